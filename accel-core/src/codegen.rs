@@ -1,0 +1,669 @@
+//! Code generation: typed IR to Rust for the CPU backend.
+//!
+//! Each collective operation becomes a call of the matching rayon skeleton in
+//! `accel_runtime::cpu` with the operation's closures as Rust closures; scalar code becomes plain
+//! Rust through the `ops` traits of this crate, so it computes exactly what the interpreter does.
+//! Failures inside closures (an index out of range, an integer division by zero) are recorded in
+//! the call's `Ctx` instead of unwinding, and each skeleton returns the first one.
+//!
+//! Conventions of the generated code: every collective variable is a *reference* (parameters are
+//! `&Array`, `let`s bind `&value`), operations yield owned values, and each operation's result is
+//! bound with its IR type so that ranks never depend on inference.
+
+use crate::ir::{ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Program, ScanKind, StencilShape, UnaryOp, Var};
+use crate::types::{ElemType, ScalarType, Type};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+
+/// The Rust type of an element.
+pub fn elem_type(t: &ElemType) -> TokenStream {
+    match t {
+        ElemType::Scalar(s) => scalar_type(*s),
+        ElemType::Tuple(ts) => {
+            let parts = ts.iter().map(elem_type);
+            quote!((#(#parts,)*))
+        }
+    }
+}
+
+fn scalar_type(s: ScalarType) -> TokenStream {
+    let id = format_ident!("{}", s.rust_name());
+    quote!(#id)
+}
+
+/// The Rust type of any value (owned form).
+pub fn value_type(t: &Type) -> TokenStream {
+    match t {
+        Type::Elem(e) => elem_type(e),
+        Type::Array { elem, rank } => {
+            let e = elem_type(elem);
+            quote!(::accel::Array<#e, #rank>)
+        }
+        Type::Segments => quote!(::accel::Segments),
+        Type::Nested(e) => {
+            let e = elem_type(e);
+            quote!(::accel::Nested<#e>)
+        }
+        Type::Seq(inner) => {
+            let i = value_type(inner);
+            quote!(::std::vec::Vec<#i>)
+        }
+        Type::Tuple(ts) => {
+            let parts = ts.iter().map(value_type);
+            quote!((#(#parts,)*))
+        }
+    }
+}
+
+/// The type of a parameter of the generated functions: collective values by reference.
+pub fn param_type(t: &Type) -> TokenStream {
+    let v = value_type(t);
+    if t.is_elem() { v } else { quote!(&#v) }
+}
+
+/// The identifier a variable has in generated code.
+pub fn var_ident(v: &Var) -> proc_macro2::Ident {
+    let base = v.name.trim_start_matches("r#");
+    format_ident!("{}_{}", base, v.id)
+}
+
+/// The CPU entry point `__cpu(__cx, params..) -> Result<T>` of a program.
+pub fn cpu_function(program: &Program) -> syn::Result<TokenStream> {
+    let params = program.params.iter().map(|(v, t)| {
+        let id = var_ident(v);
+        let ty = param_type(t);
+        quote!(#id: #ty)
+    });
+    let ret = value_type(program.result_type());
+    let body = Gen::default().tail(&program.body)?;
+    Ok(quote! {
+        #[doc(hidden)]
+        #[allow(unused_variables, unused_parens, unused_braces, non_snake_case, clippy::all)]
+        pub fn __cpu(__cx: &::accel::__private::cpu::Ctx, #(#params),*) -> ::accel::Result<#ret> {
+            ::std::result::Result::Ok(#body)
+        }
+    })
+}
+
+/// A generated expression: its tokens, and whether they denote a reference (a variable) or an
+/// owned value (a fresh result).
+struct Code {
+    tokens: TokenStream,
+    is_ref: bool,
+}
+
+impl Code {
+    fn owned(tokens: TokenStream) -> Code {
+        Code { tokens, is_ref: false }
+    }
+}
+
+/// The generator. `owned_bindings` are the `let`s whose value the generated code owns (bound as
+/// `name_o`, with `name` a reference to it), which the result may move out instead of copying.
+#[derive(Default)]
+struct Gen {
+    owned_bindings: std::cell::RefCell<std::collections::HashSet<u32>>,
+}
+
+fn owned_ident(v: &Var) -> proc_macro2::Ident {
+    format_ident!("{}_o", var_ident(v))
+}
+
+fn unsupported(what: &str) -> syn::Error {
+    syn::Error::new(Span::call_site(), format!("`{what}` is not supported by the CPU backend yet"))
+}
+
+fn ix_from_array(rank: usize, arr: &TokenStream) -> TokenStream {
+    match rank {
+        0 => quote!(()),
+        1 => quote!(#arr[0]),
+        _ => {
+            let parts = (0..rank).map(|i| quote!(#arr[#i]));
+            quote!((#(#parts),*))
+        }
+    }
+}
+
+fn ix_to_array(rank: usize, ix: TokenStream) -> TokenStream {
+    match rank {
+        0 => quote!({ let _: () = #ix; [] }),
+        1 => quote!([#ix]),
+        _ => {
+            let parts = (0..rank).map(|i| {
+                let f = syn::Index::from(i);
+                quote!(__i.#f)
+            });
+            quote!({ let __i = #ix; [#(#parts),*] })
+        }
+    }
+}
+
+fn rank_of(e: &Expr) -> usize {
+    match &e.ty {
+        Type::Array { rank, .. } => *rank,
+        Type::Elem(ElemType::Scalar(_)) => 1,
+        Type::Elem(ElemType::Tuple(ts)) => ts.len(),
+        _ => 0,
+    }
+}
+
+fn constant(c: &Const) -> TokenStream {
+    let span = Span::call_site();
+    match *c {
+        Const::Bool(b) => quote!(#b),
+        Const::Int(v, t) => {
+            let ty = scalar_type(t);
+            let lit = syn::LitInt::new(&format!("{}i128", v.unsigned_abs()), span);
+            if v < 0 {
+                quote!(((-#lit) as #ty))
+            } else {
+                let lit = syn::LitInt::new(&format!("{v}{}", t.rust_name()), span);
+                quote!(#lit)
+            }
+        }
+        Const::Float(v, t) => {
+            let ty = scalar_type(t);
+            if v.is_nan() {
+                return quote!(#ty::NAN);
+            }
+            if v.is_infinite() {
+                return if v > 0.0 { quote!(#ty::INFINITY) } else { quote!(#ty::NEG_INFINITY) };
+            }
+            let text = if t == ScalarType::F32 { format!("{:?}", (v as f32).abs()) } else { format!("{:?}", v.abs()) };
+            let lit = syn::LitFloat::new(&format!("{text}{}", t.rust_name()), span);
+            if v.is_sign_negative() { quote!((-#lit)) } else { quote!(#lit) }
+        }
+    }
+}
+
+impl Gen {
+    /// An owned value in tail position (the function's result): a `let`-bound value that the
+    /// result names is moved out rather than copied.
+    fn tail(&self, e: &Expr) -> syn::Result<TokenStream> {
+        match &e.kind {
+            ExprKind::Var(v) if self.owned_bindings.borrow().contains(&v.id) => {
+                let id = owned_ident(v);
+                Ok(quote!(#id))
+            }
+            ExprKind::Let { var, value, body } => {
+                let bind = self.let_statement(var, value)?;
+                let body = self.tail(body)?;
+                Ok(quote!({ #bind #body }))
+            }
+            ExprKind::If { cond, then, els } if !e.ty.is_elem() => {
+                let (c, t, f) = (self.scalar(cond)?, self.tail(then)?, self.tail(els)?);
+                Ok(quote!((if #c { #t } else { #f })))
+            }
+            ExprKind::Tuple(parts) if distinct_vars(parts) => {
+                let parts = parts
+                    .iter()
+                    .map(|p| if p.ty.is_elem() { self.scalar(p) } else { self.tail(p) })
+                    .collect::<syn::Result<Vec<_>>>()?;
+                Ok(quote!((#(#parts,)*)))
+            }
+            _ => self.owned(e),
+        }
+    }
+
+    /// The statements of a `let`: an element by value; a collective value by reference, owning
+    /// it in `name_o` when it is a fresh result.
+    fn let_statement(&self, var: &Var, value: &Expr) -> syn::Result<TokenStream> {
+        let id = var_ident(var);
+        let v = self.expr(value)?;
+        let t = v.tokens;
+        if value.ty.is_elem() || v.is_ref {
+            Ok(quote!(let #id = #t;))
+        } else {
+            self.owned_bindings.borrow_mut().insert(var.id);
+            let o = owned_ident(var);
+            Ok(quote!(let #o = #t; let #id = &#o;))
+        }
+    }
+
+    fn owned(&self, e: &Expr) -> syn::Result<TokenStream> {
+        let c = self.expr(e)?;
+        Ok(if c.is_ref {
+            let t = c.tokens;
+            quote!(::std::clone::Clone::clone(#t))
+        } else {
+            c.tokens
+        })
+    }
+
+    fn reference(&self, e: &Expr) -> syn::Result<TokenStream> {
+        let c = self.expr(e)?;
+        let t = c.tokens;
+        Ok(if c.is_ref { t } else { quote!(&#t) })
+    }
+
+    fn scalar(&self, e: &Expr) -> syn::Result<TokenStream> {
+        Ok(self.expr(e)?.tokens)
+    }
+
+    fn expr(&self, e: &Expr) -> syn::Result<Code> {
+        Ok(match &e.kind {
+            ExprKind::Var(v) => {
+                let id = var_ident(v);
+                Code { tokens: quote!(#id), is_ref: !e.ty.is_elem() }
+            }
+            ExprKind::Const(c) => Code::owned(constant(c)),
+            ExprKind::Let { var, value, body } => {
+                let bind = self.let_statement(var, value)?;
+                let body = self.expr(body)?;
+                let b = body.tokens;
+                // A reference into the block's own binding cannot escape it: copy it out.
+                let b = if body.is_ref { quote!(::std::clone::Clone::clone(#b)) } else { b };
+                Code::owned(quote!({ #bind #b }))
+            }
+            ExprKind::Tuple(parts) => {
+                let parts = parts
+                    .iter()
+                    .map(|p| if p.ty.is_elem() { self.scalar(p) } else { self.owned(p) })
+                    .collect::<syn::Result<Vec<_>>>()?;
+                Code::owned(quote!((#(#parts,)*)))
+            }
+            ExprKind::Proj(x, i) => {
+                let idx = syn::Index::from(*i);
+                let inner = self.expr(x)?;
+                let t = inner.tokens;
+                if e.ty.is_elem() {
+                    Code::owned(quote!((#t).#idx))
+                } else if inner.is_ref {
+                    Code { tokens: quote!((&(#t).#idx)), is_ref: true }
+                } else {
+                    Code::owned(quote!((#t).#idx))
+                }
+            }
+            ExprKind::If { cond, then, els } => {
+                let c = self.scalar(cond)?;
+                let (t, f) = if e.ty.is_elem() { (self.scalar(then)?, self.scalar(els)?) } else { (self.owned(then)?, self.owned(els)?) };
+                Code::owned(quote!((if #c { #t } else { #f })))
+            }
+            ExprKind::Unary(op, x) => {
+                let s = x.ty.as_elem().and_then(ElemType::as_scalar).expect("typed scalar");
+                let v = self.scalar(x)?;
+                Code::owned(match (op, s) {
+                    (UnaryOp::Neg, s) if s.is_float() => quote!((-(#v))),
+                    (UnaryOp::Neg, _) => quote!(::accel::__private::ops::Arith::neg(#v)),
+                    (UnaryOp::Not, ScalarType::Bool) => quote!((!(#v))),
+                    (UnaryOp::Not, _) => quote!(::accel::__private::ops::Bits::bit_not(#v)),
+                })
+            }
+            ExprKind::Binary(op, a, b) => Code::owned(self.binary(*op, a, b)?),
+            ExprKind::Cast(x, t) => {
+                let v = self.scalar(x)?;
+                let ty = scalar_type(*t);
+                Code::owned(quote!(((#v) as #ty)))
+            }
+            ExprKind::Math(f, args) => {
+                let vs = args.iter().map(|a| self.scalar(a)).collect::<syn::Result<Vec<_>>>()?;
+                let name = format_ident!("{}", f.method_name());
+                let tr = if matches!(f, MathFn::Abs | MathFn::Min | MathFn::Max) { quote!(Arith) } else { quote!(Float) };
+                Code::owned(quote!(::accel::__private::ops::#tr::#name(#(#vs),*)))
+            }
+            ExprKind::Index { array, index } => {
+                let a = self.reference(array)?;
+                let rank = rank_of(array);
+                let ix = ix_to_array(rank, self.scalar(index)?);
+                Code::owned(quote!(__cx.read(#a, #ix)))
+            }
+            ExprKind::Shape(a) => {
+                let r = self.reference(a)?;
+                let rank = rank_of(a);
+                let s = quote!(__s);
+                let ix = ix_from_array(rank, &s);
+                Code::owned(quote!({ let __s = (#r).shape(); #ix }))
+            }
+            ExprKind::Len(a) => {
+                let r = self.reference(a)?;
+                Code::owned(match a.ty {
+                    Type::Segments => quote!((#r).count()),
+                    _ => quote!((#r).len()),
+                })
+            }
+            ExprKind::Iterate { count, init, f } => {
+                let n = self.scalar(count)?;
+                let i = self.scalar(init)?;
+                let (p, _) = &f.params[0];
+                let p = var_ident(p);
+                let body = self.scalar(&f.body)?;
+                Code::owned(quote!({
+                    let __n: usize = #n;
+                    let mut __acc = #i;
+                    for _ in 0..__n { let #p = __acc; __acc = #body; }
+                    __acc
+                }))
+            }
+            ExprKind::WhileLoop { init, cond, step } => {
+                let i = self.scalar(init)?;
+                let cp = var_ident(&cond.params[0].0);
+                let c = self.scalar(&cond.body)?;
+                let sp = var_ident(&step.params[0].0);
+                let s = self.scalar(&step.body)?;
+                Code::owned(quote!({
+                    let mut __state = #i;
+                    loop {
+                        let #cp = __state;
+                        if !(#c) { break __state; }
+                        let #sp = __state;
+                        __state = #s;
+                    }
+                }))
+            }
+            ExprKind::Array(op) => self.array(op, &e.ty)?,
+        })
+    }
+
+    fn binary(&self, op: BinaryOp, a: &Expr, b: &Expr) -> syn::Result<TokenStream> {
+        let x = self.scalar(a)?;
+        let y = self.scalar(b)?;
+        let ops = quote!(::accel::__private::ops);
+        Ok(match op {
+            BinaryOp::Add => quote!(#ops::Arith::add(#x, #y)),
+            BinaryOp::Sub => quote!(#ops::Arith::sub(#x, #y)),
+            BinaryOp::Mul => quote!(#ops::Arith::mul(#x, #y)),
+            BinaryOp::Div => quote!(__cx.div(#x, #y)),
+            BinaryOp::Rem => quote!(__cx.rem(#x, #y)),
+            BinaryOp::BitAnd => quote!(#ops::Bits::bit_and(#x, #y)),
+            BinaryOp::BitOr => quote!(#ops::Bits::bit_or(#x, #y)),
+            BinaryOp::BitXor => quote!(#ops::Bits::bit_xor(#x, #y)),
+            BinaryOp::Shl => quote!(#ops::Bits::shl(#x, (#y) as u32)),
+            BinaryOp::Shr => quote!(#ops::Bits::shr(#x, (#y) as u32)),
+            BinaryOp::And => quote!(((#x) && (#y))),
+            BinaryOp::Or => quote!(((#x) || (#y))),
+            BinaryOp::Eq => quote!(((#x) == (#y))),
+            BinaryOp::Ne => quote!(((#x) != (#y))),
+            BinaryOp::Lt => quote!(((#x) < (#y))),
+            BinaryOp::Le => quote!(((#x) <= (#y))),
+            BinaryOp::Gt => quote!(((#x) > (#y))),
+            BinaryOp::Ge => quote!(((#x) >= (#y))),
+        })
+    }
+
+    /// A closure over elements: `|p0: T0, ..| -> R { body }`.
+    fn lambda(&self, l: &Lambda) -> syn::Result<TokenStream> {
+        let params = l.params.iter().map(|(v, t)| {
+            let id = var_ident(v);
+            let ty = elem_type(t.as_elem().expect("scalar closure"));
+            quote!(#id: #ty)
+        });
+        let ret = value_type(l.result_type());
+        let body = self.scalar(&l.body)?;
+        Ok(quote!(|#(#params),*| -> #ret { #body }))
+    }
+
+    /// A closure whose first parameter is an index, received as `[usize; R]`.
+    fn index_lambda(&self, l: &Lambda, rank: usize, ret: TokenStream, body: TokenStream) -> TokenStream {
+        let ix = var_ident(&l.params[0].0);
+        let arr = quote!(__ix);
+        let conv = ix_from_array(rank, &arr);
+        let rest = l.params[1..].iter().map(|(v, t)| {
+            let id = var_ident(v);
+            let ty = elem_type(t.as_elem().expect("scalar closure"));
+            quote!(, #id: #ty)
+        });
+        quote!(|__ix: [usize; #rank] #(#rest)*| -> #ret { let #ix = #conv; #body })
+    }
+
+    fn seed(&self, z: &Option<Expr>) -> syn::Result<TokenStream> {
+        Ok(match z {
+            Some(z) => {
+                let v = self.scalar(z)?;
+                quote!(::std::option::Option::Some(#v))
+            }
+            None => quote!(::std::option::Option::None),
+        })
+    }
+
+    fn shape_arg(&self, shape: &Expr) -> syn::Result<TokenStream> {
+        Ok(ix_to_array(rank_of(shape), self.scalar(shape)?))
+    }
+
+    fn array(&self, op: &ArrayOp, ty: &Type) -> syn::Result<Code> {
+        use ArrayOp::*;
+        let cpu = quote!(::accel::__private::cpu);
+        let name = op.name();
+        let call = match op {
+            Generate { shape, f } => {
+                let rank = rank_of(shape);
+                let s = self.shape_arg(shape)?;
+                let ret = value_type(f.result_type());
+                let body = self.scalar(&f.body)?;
+                let f = self.index_lambda(f, rank, ret, body);
+                quote!(#cpu::generate(__cx, #s, #f))
+            }
+            Fill { shape, value } => {
+                let rank = rank_of(shape);
+                let s = self.shape_arg(shape)?;
+                let v = self.scalar(value)?;
+                quote!({ let __v = #v; #cpu::generate(__cx, #s, move |_: [usize; #rank]| __v) })
+            }
+            Iota { n } => {
+                let n = self.scalar(n)?;
+                let el = elem_type(ty.as_array().expect("array").0);
+                quote!(#cpu::generate(__cx, [#n], |__ix: [usize; 1]| __ix[0] as #el))
+            }
+            Unit(x) => {
+                let v = self.scalar(x)?;
+                return Ok(Code::owned(quote!(::accel::Scalar::new(#v))));
+            }
+            The(a) => {
+                let r = self.reference(a)?;
+                return Ok(Code::owned(quote!((#r).get())));
+            }
+            Map { f, a } => {
+                let (a, f) = (self.reference(a)?, self.lambda(f)?);
+                quote!(#cpu::map(__cx, #a, #f))
+            }
+            IMap { f, a } => {
+                let rank = rank_of(a);
+                let a = self.reference(a)?;
+                let ret = value_type(f.result_type());
+                let body = self.scalar(&f.body)?;
+                let f = self.index_lambda(f, rank, ret, body);
+                quote!(#cpu::imap(__cx, #a, #f))
+            }
+            ZipWith { f, a, b } => {
+                let (a, b, f) = (self.reference(a)?, self.reference(b)?, self.lambda(f)?);
+                quote!(#cpu::zip_with(__cx, #a, #b, #f))
+            }
+            Fold { z, f, a } | FoldAll { z, f, a } => {
+                let (a, z, f) = (self.reference(a)?, self.seed(z)?, self.lambda(f)?);
+                let skeleton = if matches!(op, Fold { .. }) { quote!(fold) } else { quote!(fold_all) };
+                quote!(#cpu::#skeleton(__cx, #a, #z, #f, #name))
+            }
+            FoldSeg { z, f, a, segments } => {
+                let (a, s, z, f) = (self.reference(a)?, self.reference(segments)?, self.seed(z)?, self.lambda(f)?);
+                quote!(#cpu::fold_seg(__cx, #a, #s, #z, #f, #name))
+            }
+            Scan { dir, kind, z, f, a } => {
+                let (a, f) = (self.reference(a)?, self.lambda(f)?);
+                let d = direction(*dir);
+                if *kind == ScanKind::ExclusiveAndTotal {
+                    let z = self.scalar(z.as_ref().expect("scan_total has a seed"))?;
+                    quote!(#cpu::scan_total(__cx, #a, #d, #z, #f))
+                } else {
+                    let (k, z) = (scan_kind(*kind), self.seed(z)?);
+                    quote!(#cpu::scan(__cx, #a, #d, #k, #z, #f))
+                }
+            }
+            ScanSeg { kind, z, f, a, segments } => {
+                let (a, s, z, f) = (self.reference(a)?, self.reference(segments)?, self.seed(z)?, self.lambda(f)?);
+                let k = scan_kind(*kind);
+                quote!(#cpu::scan_seg(__cx, #a, #s, #k, #z, #f))
+            }
+            Backpermute { shape, f, a } => {
+                let (r2, r) = (rank_of(shape), rank_of(a));
+                let s = self.shape_arg(shape)?;
+                let a = self.reference(a)?;
+                let body = ix_to_array(r, self.scalar(&f.body)?);
+                let f = self.index_lambda(f, r2, quote!([usize; #r]), body);
+                quote!(#cpu::backpermute(__cx, #a, #s, #f))
+            }
+            Permute { defaults, f, combine, a } => {
+                let (r, r2) = (rank_of(a), rank_of(defaults));
+                let d = self.reference(defaults)?;
+                let a = self.reference(a)?;
+                let pair = self.scalar(&f.body)?;
+                let dst = ix_to_array(r2, quote!(__dst));
+                let body = quote!({
+                    let (__keep, __dst) = #pair;
+                    if __keep { ::std::option::Option::Some(#dst) } else { ::std::option::Option::None }
+                });
+                let f = self.index_lambda(f, r, quote!(::std::option::Option<[usize; #r2]>), body);
+                let c = self.lambda(combine)?;
+                quote!(#cpu::permute(__cx, #d, #a, #f, #c))
+            }
+            Reverse(a) => {
+                let a = self.reference(a)?;
+                quote!(#cpu::reverse(__cx, #a))
+            }
+            Transpose(a) => {
+                let a = self.reference(a)?;
+                quote!(#cpu::transpose(__cx, #a))
+            }
+            Reshape { shape, a } => {
+                let s = self.shape_arg(shape)?;
+                let a = self.reference(a)?;
+                quote!(#cpu::reshape(__cx, #a, #s))
+            }
+            Take { n, a } | Drop { n, a } => {
+                let n = self.scalar(n)?;
+                let a = self.reference(a)?;
+                let skeleton = format_ident!("{}", name);
+                quote!(#cpu::#skeleton(__cx, #a, #n))
+            }
+            Concat { a, b } => {
+                let (a, b) = (self.reference(a)?, self.reference(b)?);
+                quote!(#cpu::concat(__cx, #a, #b))
+            }
+            Replicate { axis, n, a } => {
+                let (n, a, ax) = (self.scalar(n)?, self.reference(a)?, axis_tokens(*axis));
+                quote!(#cpu::replicate(__cx, #a, #ax, #n))
+            }
+            Slice { axis, index, a } => {
+                let (i, a, ax) = (self.scalar(index)?, self.reference(a)?, axis_tokens(*axis));
+                quote!(#cpu::slice(__cx, #a, #ax, #i))
+            }
+            Stencil { shape, boundary, f, a } => {
+                let a = self.reference(a)?;
+                let elem = elem_type(f.params[0].1.as_elem().expect("scalar closure"));
+                let b = match boundary {
+                    Boundary::Clamp => quote!(#cpu::Boundary::Clamp),
+                    Boundary::Mirror => quote!(#cpu::Boundary::Mirror),
+                    Boundary::Wrap => quote!(#cpu::Boundary::Wrap),
+                    Boundary::Constant(v) => {
+                        let v = self.scalar(v)?;
+                        quote!(#cpu::Boundary::Constant(#v))
+                    }
+                };
+                let points = shape.points();
+                let binds = f.params.iter().enumerate().map(|(i, (v, _))| {
+                    let id = var_ident(v);
+                    quote!(let #id = __n[#i];)
+                });
+                let ret = value_type(f.result_type());
+                let body = self.scalar(&f.body)?;
+                let sh = stencil_shape(*shape);
+                quote!(#cpu::stencil(__cx, #a, #sh, #b, |__n: &[#elem; #points]| -> #ret { #(#binds)* #body }))
+            }
+            Expand { count, value, a } => {
+                let (a, c, v) = (self.reference(a)?, self.lambda(count)?, self.lambda(value)?);
+                quote!(#cpu::expand(__cx, #a, #c, #v))
+            }
+            Filter { pred, a } => {
+                let (a, p) = (self.reference(a)?, self.lambda(pred)?);
+                quote!(#cpu::filter(__cx, #a, #p))
+            }
+            Awhile { init, cond, step } => {
+                let t = value_type(ty);
+                let i = self.owned(init)?;
+                let cp = var_ident(&cond.params[0].0);
+                let c = self.reference(&cond.body)?;
+                let sp = var_ident(&step.params[0].0);
+                let s = self.owned(&step.body)?;
+                return Ok(Code::owned(quote!({
+                    let mut __state: #t = #i;
+                    loop {
+                        let __go: bool = { let #cp = &__state; (#c).get() };
+                        if !__go { break __state; }
+                        __state = { let #sp = &__state; #s };
+                    }
+                })));
+            }
+            SegmentsFromLengths(l) => {
+                let l = self.reference(l)?;
+                quote!(::accel::Segments::from_lengths("segments", #l))
+            }
+            SegmentLengths(s) => {
+                let s = self.reference(s)?;
+                return Ok(Code::owned(quote!((#s).lengths())));
+            }
+            SegmentOffsets(s) => {
+                let s = self.reference(s)?;
+                return Ok(Code::owned(quote!((#s).offsets_vector())));
+            }
+            NestedFromParts { segments, values } => {
+                let (s, v) = (self.owned(segments)?, self.owned(values)?);
+                quote!(::accel::Nested::from_segments(#s, #v))
+            }
+            NestedValues(n) => {
+                let n = self.reference(n)?;
+                return Ok(Code { tokens: quote!((#n).values()), is_ref: true });
+            }
+            NestedSegments(n) => {
+                let n = self.reference(n)?;
+                return Ok(Code { tokens: quote!((#n).segments()), is_ref: true });
+            }
+            NestedMap { .. } | Seq(_) => return Err(unsupported(name)),
+        };
+        let t = value_type(ty);
+        Ok(Code::owned(quote!({ let __r: #t = #call?; __r })))
+    }
+}
+
+/// Whether the variables among `parts` are all different (so each may be moved out once).
+fn distinct_vars(parts: &[Expr]) -> bool {
+    let ids: Vec<u32> = parts
+        .iter()
+        .filter_map(|p| match &p.kind {
+            ExprKind::Var(v) => Some(v.id),
+            _ => None,
+        })
+        .collect();
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    unique.len() == ids.len()
+}
+
+fn direction(d: Direction) -> TokenStream {
+    match d {
+        Direction::Left => quote!(::accel::__private::ir::Direction::Left),
+        Direction::Right => quote!(::accel::__private::ir::Direction::Right),
+    }
+}
+
+fn scan_kind(k: ScanKind) -> TokenStream {
+    match k {
+        ScanKind::WithSeed => quote!(::accel::__private::ir::ScanKind::WithSeed),
+        ScanKind::Inclusive => quote!(::accel::__private::ir::ScanKind::Inclusive),
+        ScanKind::ExclusiveAndTotal => quote!(::accel::__private::ir::ScanKind::ExclusiveAndTotal),
+    }
+}
+
+fn axis_tokens(a: Axis) -> TokenStream {
+    match a {
+        Axis::Rows => quote!(::accel::__private::ir::Axis::Rows),
+        Axis::Cols => quote!(::accel::__private::ir::Axis::Cols),
+    }
+}
+
+fn stencil_shape(s: StencilShape) -> TokenStream {
+    match s {
+        StencilShape::S3 => quote!(::accel::__private::ir::StencilShape::S3),
+        StencilShape::S5 => quote!(::accel::__private::ir::StencilShape::S5),
+        StencilShape::S3x3 => quote!(::accel::__private::ir::StencilShape::S3x3),
+        StencilShape::S5x5 => quote!(::accel::__private::ir::StencilShape::S5x5),
+    }
+}

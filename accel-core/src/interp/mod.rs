@@ -1,0 +1,467 @@
+//! The reference interpreter: evaluates a [`Program`]'s unfused IR directly and sequentially.
+//!
+//! It is the oracle of every test: the CPU and GPU backends are checked against it (bit for bit
+//! on integers, within rounding on floats; see `docs/semantics.md`). It is therefore deliberately
+//! plain: no fusion, no parallelism, no clever data layouts, one straightforward case per node
+//! kind (grouped by combinator family in the submodules), so that its correctness can be judged
+//! by reading it. Scalar arithmetic goes through [`crate::ops`], as the generated CPU code does,
+//! so that elements agree bit for bit.
+//!
+//! The only concession to speed: during evaluation values are held as `Val`, a [`Value`] whose
+//! arrays sit behind `Rc`, so that binding, reading or passing an array never copies it (an
+//! `xs[i]` inside a closure over a large array stays O(1)).
+
+mod array;
+mod irregular;
+mod scalar;
+#[cfg(test)]
+mod tests;
+
+use crate::error::{Error, Result};
+use crate::ir::{BinaryOp, Expr, ExprKind, Lambda, Program, Var};
+use crate::types::{ElemType, Type};
+use crate::value::{ArrayValue, ElemValue, ScalarValue, SegmentsValue, Value};
+use std::fmt;
+use std::rc::Rc;
+
+/// Evaluates a program on argument values (one per parameter, checked against the parameter
+/// types: a mismatch is [`Error::InvalidArgument`] naming the parameter).
+pub fn eval(program: &Program, args: Vec<Value>) -> Result<Value> {
+    if args.len() != program.params.len() {
+        return Err(Error::invalid_argument(
+            &program.name,
+            format!("the program has {} parameter(s) but was given {} argument(s)", program.params.len(), args.len()),
+        ));
+    }
+    let mut interp = Interp::default();
+    for ((var, ty), arg) in program.params.iter().zip(args) {
+        check_argument(&arg, ty)
+            .map_err(|why| Error::invalid_argument(&program.name, format!("parameter `{}`: {why}", var.name)))?;
+        interp.env.push((var.id, Val::from_value(arg)));
+    }
+    Ok(interp.eval(&program.body)?.into_value())
+}
+
+/// The error for IR that a correct front end never emits (ill-typed or malformed). It is a
+/// value rather than a panic because programs can also come from deserialised JSON.
+fn ill_typed(what: impl fmt::Display) -> Error {
+    Error::Backend {
+        backend: "interpreter".to_string(),
+        context: "evaluating the IR".to_string(),
+        message: format!("ill-typed IR: {what}"),
+    }
+}
+
+/// Checks an argument against its parameter type, and that its parts are consistent (`Value`'s
+/// fields are public, so a shape and its data may disagree).
+fn check_argument(v: &Value, ty: &Type) -> std::result::Result<(), String> {
+    match (v, ty) {
+        (Value::Seq(items), Type::Seq(inner)) => items
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, x)| check_argument(x, inner).map_err(|e| format!("stream item {i}: {e}"))),
+        (Value::Tuple(vs), Type::Tuple(ts)) if vs.len() == ts.len() => vs
+            .iter()
+            .zip(ts)
+            .enumerate()
+            .try_for_each(|(i, (x, t))| check_argument(x, t).map_err(|e| format!("tuple field {i}: {e}"))),
+        _ if !v.has_type(ty) => Err(format!("expected {ty}, found {}", describe(v))),
+        (Value::Array(a), _) => check_array(a),
+        (Value::Segments(s), _) => check_segments(s),
+        (Value::Nested { segments, values }, _) => {
+            check_segments(segments)?;
+            check_array(values)?;
+            if values.rank() != 1 || segments.total() != values.len() {
+                return Err(format!(
+                    "nested array with segments covering {} values but values of shape {:?}",
+                    segments.total(),
+                    values.shape
+                ));
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_array(a: &ArrayValue) -> std::result::Result<(), String> {
+    let size = a.shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    if size != Some(a.data.len()) {
+        return Err(format!("shape {:?} does not hold {} elements", a.shape, a.data.len()));
+    }
+    match a.data.iter().find(|x| !x.has_type(&a.elem)) {
+        Some(bad) => Err(format!("element {bad:?} is not of type {}", a.elem)),
+        None => Ok(()),
+    }
+}
+
+fn check_segments(s: &SegmentsValue) -> std::result::Result<(), String> {
+    if s.offsets.first() != Some(&0) || s.offsets.windows(2).any(|w| w[0] > w[1]) {
+        return Err(format!("segment offsets {:?} do not start at 0 and ascend", s.offsets));
+    }
+    Ok(())
+}
+
+/// The type of a value, as far as it shows, for messages.
+fn describe(v: &Value) -> String {
+    fn elem_type(e: &ElemValue) -> ElemType {
+        match e {
+            ElemValue::Scalar(s) => ElemType::Scalar(s.scalar_type()),
+            ElemValue::Tuple(es) => ElemType::Tuple(es.iter().map(elem_type).collect()),
+        }
+    }
+    match v {
+        Value::Elem(e) => elem_type(e).to_string(),
+        Value::Array(a) => Type::array(a.elem.clone(), a.rank()).to_string(),
+        Value::Segments(_) => "Segments".to_string(),
+        Value::Nested { values, .. } => Type::Nested(values.elem.clone()).to_string(),
+        Value::Seq(items) => match items.first() {
+            Some(x) => format!("Seq<{}>", describe(x)),
+            None => "Seq".to_string(),
+        },
+        Value::Tuple(vs) => {
+            format!("({})", vs.iter().map(describe).collect::<Vec<_>>().join(", "))
+        }
+    }
+}
+
+/// A value during evaluation: [`Value`] with its bulky parts shared, so cloning is cheap.
+#[derive(Clone, Debug)]
+enum Val {
+    Elem(ElemValue),
+    Array(Rc<ArrayValue>),
+    Segments(Rc<SegmentsValue>),
+    Nested {
+        segments: Rc<SegmentsValue>,
+        values: Rc<ArrayValue>,
+    },
+    Seq(Vec<Val>),
+    /// A tuple holding at least one collective value (see [`Val::tuple`]).
+    Tuple(Vec<Val>),
+}
+
+impl Val {
+    fn scalar(s: ScalarValue) -> Val {
+        Val::Elem(ElemValue::Scalar(s))
+    }
+
+    fn index(ix: &[usize]) -> Val {
+        Val::Elem(ElemValue::from_index(ix))
+    }
+
+    fn array(a: ArrayValue) -> Val {
+        Val::Array(Rc::new(a))
+    }
+
+    /// A tuple of elements is an element tuple, as in [`Value::tuple`].
+    fn tuple(parts: Vec<Val>) -> Val {
+        if parts.iter().all(|p| matches!(p, Val::Elem(_))) {
+            let elems = parts.into_iter().filter_map(|p| match p {
+                Val::Elem(e) => Some(e),
+                _ => None,
+            });
+            Val::Elem(ElemValue::Tuple(elems.collect()))
+        } else {
+            Val::Tuple(parts)
+        }
+    }
+
+    fn from_value(v: Value) -> Val {
+        match v {
+            Value::Elem(e) => Val::Elem(e),
+            Value::Array(a) => Val::array(a),
+            Value::Segments(s) => Val::Segments(Rc::new(s)),
+            Value::Nested { segments, values } => Val::Nested { segments: Rc::new(segments), values: Rc::new(values) },
+            Value::Seq(items) => Val::Seq(items.into_iter().map(Val::from_value).collect()),
+            Value::Tuple(vs) => Val::Tuple(vs.into_iter().map(Val::from_value).collect()),
+        }
+    }
+
+    fn into_value(self) -> Value {
+        match self {
+            Val::Elem(e) => Value::Elem(e),
+            Val::Array(a) => Value::Array(Rc::unwrap_or_clone(a)),
+            Val::Segments(s) => Value::Segments(Rc::unwrap_or_clone(s)),
+            Val::Nested { segments, values } => {
+                Value::Nested { segments: Rc::unwrap_or_clone(segments), values: Rc::unwrap_or_clone(values) }
+            }
+            Val::Seq(items) => Value::Seq(items.into_iter().map(Val::into_value).collect()),
+            Val::Tuple(vs) => Value::tuple(vs.into_iter().map(Val::into_value).collect()),
+        }
+    }
+
+    /// What kind of value this is, for messages about ill-typed IR.
+    fn kind(&self) -> &'static str {
+        match self {
+            Val::Elem(_) => "an element",
+            Val::Array(_) => "an array",
+            Val::Segments(_) => "segments",
+            Val::Nested { .. } => "a nested array",
+            Val::Seq(_) => "a stream",
+            Val::Tuple(_) => "a tuple",
+        }
+    }
+
+    fn proj(self, i: usize) -> Result<Val> {
+        let field = match self {
+            Val::Tuple(mut vs) if i < vs.len() => Some(vs.swap_remove(i)),
+            Val::Elem(ElemValue::Tuple(mut es)) if i < es.len() => Some(Val::Elem(es.swap_remove(i))),
+            _ => None,
+        };
+        field.ok_or_else(|| ill_typed(format!("field {i} of a value that has none")))
+    }
+
+    fn into_elem(self) -> Result<ElemValue> {
+        match self {
+            Val::Elem(e) => Ok(e),
+            other => Err(ill_typed(format!("expected an element, found {}", other.kind()))),
+        }
+    }
+
+    fn into_scalar(self) -> Result<ScalarValue> {
+        match self {
+            Val::Elem(ElemValue::Scalar(s)) => Ok(s),
+            other => Err(ill_typed(format!("expected a scalar, found {}", other.kind()))),
+        }
+    }
+
+    fn into_bool(self) -> Result<bool> {
+        match self.into_scalar()? {
+            ScalarValue::Bool(b) => Ok(b),
+            other => Err(ill_typed(format!("expected a bool, found {}", other.scalar_type()))),
+        }
+    }
+
+    fn into_array(self) -> Result<Rc<ArrayValue>> {
+        match self {
+            Val::Array(a) => Ok(a),
+            other => Err(ill_typed(format!("expected an array, found {}", other.kind()))),
+        }
+    }
+
+    fn into_segments(self) -> Result<Rc<SegmentsValue>> {
+        match self {
+            Val::Segments(s) => Ok(s),
+            other => Err(ill_typed(format!("expected segments, found {}", other.kind()))),
+        }
+    }
+
+    fn into_seq(self) -> Result<Vec<Val>> {
+        match self {
+            Val::Seq(items) => Ok(items),
+            other => Err(ill_typed(format!("expected a stream, found {}", other.kind()))),
+        }
+    }
+}
+
+/// The evaluator's state: nothing but the variables in scope.
+#[derive(Default)]
+struct Interp {
+    /// Bindings in scope, innermost last. Variable ids are unique in a program, so looking a
+    /// variable up from the end finds its binding; scopes end by truncating.
+    env: Vec<(u32, Val)>,
+}
+
+impl Interp {
+    fn lookup(&self, var: &Var) -> Result<Val> {
+        match self.env.iter().rev().find(|(id, _)| *id == var.id) {
+            Some((_, v)) => Ok(v.clone()),
+            None => Err(ill_typed(format!("unbound variable `{}` (#{})", var.name, var.id))),
+        }
+    }
+
+    fn eval(&mut self, e: &Expr) -> Result<Val> {
+        match &e.kind {
+            ExprKind::Var(v) => self.lookup(v),
+            ExprKind::Const(c) => Ok(Val::scalar(scalar::constant(c)?)),
+            ExprKind::Let { var, value, body } => {
+                let v = self.eval(value)?;
+                self.env.push((var.id, v));
+                let result = self.eval(body);
+                self.env.pop();
+                result
+            }
+            ExprKind::Tuple(es) => {
+                let parts = es.iter().map(|e| self.eval(e)).collect::<Result<_>>()?;
+                Ok(Val::tuple(parts))
+            }
+            ExprKind::Proj(t, i) => self.eval(t)?.proj(*i),
+            ExprKind::If { cond, then, els } => {
+                if self.eval_bool(cond)? {
+                    self.eval(then)
+                } else {
+                    self.eval(els)
+                }
+            }
+            ExprKind::Unary(op, x) => {
+                let x = self.eval_scalar(x)?;
+                Ok(Val::scalar(scalar::unary(*op, x)?))
+            }
+            // `&&` and `||` evaluate their right operand only when needed.
+            ExprKind::Binary(BinaryOp::And, a, b) => {
+                Ok(Val::scalar(ScalarValue::Bool(self.eval_bool(a)? && self.eval_bool(b)?)))
+            }
+            ExprKind::Binary(BinaryOp::Or, a, b) => {
+                Ok(Val::scalar(ScalarValue::Bool(self.eval_bool(a)? || self.eval_bool(b)?)))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let x = self.eval_scalar(a)?;
+                let y = self.eval_scalar(b)?;
+                Ok(Val::scalar(scalar::binary(*op, x, y)?))
+            }
+            ExprKind::Cast(x, t) => Ok(Val::scalar(self.eval_scalar(x)?.cast(*t))),
+            ExprKind::Math(f, args) => {
+                let xs = args.iter().map(|a| self.eval_scalar(a)).collect::<Result<Vec<_>>>()?;
+                Ok(Val::scalar(scalar::math(*f, &xs)?))
+            }
+            ExprKind::Index { array, index } => {
+                let a = self.eval_array(array)?;
+                let ix = self.eval_index(index)?;
+                Ok(Val::Elem(read(&a, &ix, "index")?.clone()))
+            }
+            ExprKind::Shape(a) => Ok(Val::index(&self.eval_array(a)?.shape)),
+            ExprKind::Len(a) => {
+                let n = match self.eval(a)? {
+                    Val::Array(a) => a.len(),
+                    Val::Nested { segments, .. } => segments.count(),
+                    Val::Segments(s) => s.count(),
+                    Val::Seq(items) => items.len(),
+                    other => return Err(ill_typed(format!("the length of {}", other.kind()))),
+                };
+                Ok(Val::scalar(ScalarValue::Usize(n)))
+            }
+            ExprKind::Iterate { count, init, f } => {
+                let n = self.eval_count(count, "iterate")?;
+                let mut x = self.eval(init)?;
+                for _ in 0..n {
+                    x = self.apply(f, [x])?;
+                }
+                Ok(x)
+            }
+            ExprKind::WhileLoop { init, cond, step } => {
+                let mut x = self.eval(init)?;
+                while self.apply(cond, [x.clone()])?.into_bool()? {
+                    x = self.apply(step, [x])?;
+                }
+                Ok(x)
+            }
+            ExprKind::Array(op) => self.array_op(op, &e.ty),
+        }
+    }
+
+    /// Applies a closure: binds its parameters to the arguments for the time of its body.
+    fn apply(&mut self, f: &Lambda, args: impl IntoIterator<Item = Val>) -> Result<Val> {
+        let mark = self.env.len();
+        let mut params = f.params.iter();
+        let mut given = 0;
+        for arg in args {
+            given += 1;
+            if let Some((var, _)) = params.next() {
+                self.env.push((var.id, arg));
+            }
+        }
+        let result = if given == f.params.len() {
+            self.eval(&f.body)
+        } else {
+            Err(ill_typed(format!("a closure of {} parameters applied to {given} arguments", f.params.len())))
+        };
+        self.env.truncate(mark);
+        result
+    }
+
+    fn apply_elem(&mut self, f: &Lambda, args: impl IntoIterator<Item = Val>) -> Result<ElemValue> {
+        self.apply(f, args)?.into_elem()
+    }
+
+    fn eval_elem(&mut self, e: &Expr) -> Result<ElemValue> {
+        self.eval(e)?.into_elem()
+    }
+
+    fn eval_opt_elem(&mut self, e: Option<&Expr>) -> Result<Option<ElemValue>> {
+        e.map(|e| self.eval_elem(e)).transpose()
+    }
+
+    fn eval_scalar(&mut self, e: &Expr) -> Result<ScalarValue> {
+        self.eval(e)?.into_scalar()
+    }
+
+    fn eval_bool(&mut self, e: &Expr) -> Result<bool> {
+        self.eval(e)?.into_bool()
+    }
+
+    fn eval_array(&mut self, e: &Expr) -> Result<Rc<ArrayValue>> {
+        self.eval(e)?.into_array()
+    }
+
+    /// An index or shape value (`()`, `usize` or a tuple of `usize`) as coordinates.
+    fn eval_index(&mut self, e: &Expr) -> Result<Vec<usize>> {
+        let v = self.eval_elem(e)?;
+        v.to_index().ok_or_else(|| ill_typed(format!("{v:?} is not an index")))
+    }
+
+    /// A count or position given as any integer type; negative is `InvalidArgument` of `op`.
+    fn eval_count(&mut self, e: &Expr, op: &str) -> Result<usize> {
+        let x = self.eval_scalar(e)?;
+        match int_value(x) {
+            Some(n) => usize::try_from(n).map_err(|_| Error::invalid_argument(op, format!("{n} is not a valid count"))),
+            None => Err(ill_typed(format!("a count of type {}", x.scalar_type()))),
+        }
+    }
+}
+
+/// The value of an integer scalar; `None` for bools and floats.
+fn int_value(x: ScalarValue) -> Option<i128> {
+    match x {
+        ScalarValue::I32(v) => Some(v.into()),
+        ScalarValue::I64(v) => Some(v.into()),
+        ScalarValue::U32(v) => Some(v.into()),
+        ScalarValue::U64(v) => Some(v.into()),
+        ScalarValue::Usize(v) => Some(v as i128),
+        ScalarValue::Bool(_) | ScalarValue::F32(_) | ScalarValue::F64(_) => None,
+    }
+}
+
+/// The number of elements of a shape.
+fn size(op: &str, shape: &[usize]) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| Error::invalid_argument(op, format!("shape {shape:?} is too large")))
+}
+
+/// The row-major coordinates of the `k`th element of a shape.
+fn unravel(mut k: usize, shape: &[usize]) -> Vec<usize> {
+    let mut ix = vec![0; shape.len()];
+    for (i, &d) in ix.iter_mut().zip(shape).rev() {
+        *i = k % d;
+        k /= d;
+    }
+    ix
+}
+
+/// The row-major position of an index that is known to be inside the shape.
+fn flat(ix: &[usize], shape: &[usize]) -> usize {
+    ix.iter().zip(shape).fold(0, |acc, (&i, &d)| acc * d + i)
+}
+
+/// A bounds-checked read; out of range is `IndexOutOfBounds` in `op`.
+fn read<'a>(a: &'a ArrayValue, ix: &[usize], op: &str) -> Result<&'a ElemValue> {
+    if ix.len() != a.rank() {
+        return Err(ill_typed(format!("an index of rank {} into an array of rank {}", ix.len(), a.rank())));
+    }
+    if ix.iter().zip(&a.shape).any(|(i, d)| i >= d) {
+        return Err(Error::index_out_of_bounds(op, ix, &a.shape));
+    }
+    Ok(&a.data[flat(ix, &a.shape)])
+}
+
+/// An array result of a node of type `ty` (which gives its element type and rank).
+fn new_array(ty: &Type, shape: Vec<usize>, data: Vec<ElemValue>) -> Result<Val> {
+    let Some((elem, rank)) = ty.as_array() else {
+        return Err(ill_typed(format!("an array operation of type {ty}")));
+    };
+    if shape.len() != rank {
+        return Err(ill_typed(format!("an array of shape {shape:?} for type {ty}")));
+    }
+    ArrayValue::new(elem.clone(), shape, data).map(Val::array).map_err(ill_typed)
+}

@@ -1,0 +1,174 @@
+//! Scalar operations on dynamic values: each dispatches on the concrete Rust type and calls the
+//! shared semantics of [`crate::ops`].
+
+use super::ill_typed;
+use crate::error::{Error, Result};
+use crate::ir::{BinaryOp, Const, MathFn, UnaryOp};
+use crate::ops::{Arith, Bits, Float};
+use crate::types::ScalarType;
+use crate::value::ScalarValue;
+use std::cmp::Ordering;
+
+/// `Some(variant(body))` for an operand of one of the listed variants, else `None`.
+macro_rules! lift1 {
+    ($a:expr, |$x:ident| $body:expr; $($t:ident)*) => {
+        match $a {
+            $(ScalarValue::$t($x) => Some(ScalarValue::$t($body)),)*
+            _ => None,
+        }
+    };
+}
+
+/// `Some(variant(body))` for two operands of the same listed variant, else `None`.
+macro_rules! lift2 {
+    ($a:expr, $b:expr, |$x:ident, $y:ident| $body:expr; $($t:ident)*) => {
+        match ($a, $b) {
+            $((ScalarValue::$t($x), ScalarValue::$t($y)) => Some(ScalarValue::$t($body)),)*
+            _ => None,
+        }
+    };
+}
+
+pub(super) fn constant(c: &Const) -> Result<ScalarValue> {
+    match *c {
+        Const::Bool(b) => Ok(ScalarValue::Bool(b)),
+        Const::Int(v, t) if t.is_integer() => Ok(ScalarValue::from_i128(v, t)),
+        Const::Float(v, ScalarType::F32) => Ok(ScalarValue::F32(v as f32)),
+        Const::Float(v, ScalarType::F64) => Ok(ScalarValue::F64(v)),
+        c => Err(ill_typed(format!("the constant {c:?}"))),
+    }
+}
+
+pub(super) fn unary(op: UnaryOp, x: ScalarValue) -> Result<ScalarValue> {
+    let r = match op {
+        UnaryOp::Neg => lift1!(x, |v| Arith::neg(v); I32 I64 U32 U64 Usize F32 F64),
+        UnaryOp::Not => lift1!(x, |v| Bits::bit_not(v); Bool I32 I64 U32 U64 Usize),
+    };
+    r.ok_or_else(|| ill_typed(format!("{op:?} of a {}", x.scalar_type())))
+}
+
+/// Every binary operator but the short-circuit `&&` and `||` (also accepted here, on bools).
+pub(super) fn binary(op: BinaryOp, a: ScalarValue, b: ScalarValue) -> Result<ScalarValue> {
+    use BinaryOp::*;
+    let r = match op {
+        Add => lift2!(a, b, |x, y| Arith::add(x, y); I32 I64 U32 U64 Usize F32 F64),
+        Sub => lift2!(a, b, |x, y| Arith::sub(x, y); I32 I64 U32 U64 Usize F32 F64),
+        Mul => lift2!(a, b, |x, y| Arith::mul(x, y); I32 I64 U32 U64 Usize F32 F64),
+        Div => lift2!(a, b, |x, y| Arith::div(x, y).ok_or_else(|| Error::division_by_zero("/"))?;
+            I32 I64 U32 U64 Usize F32 F64),
+        Rem => lift2!(a, b, |x, y| Arith::rem(x, y).ok_or_else(|| Error::division_by_zero("%"))?;
+            I32 I64 U32 U64 Usize F32 F64),
+        Eq | Ne | Lt | Le | Gt | Ge => compare(a, b).map(|ord| ScalarValue::Bool(holds(op, ord))),
+        And => lift2!(a, b, |x, y| x && y; Bool),
+        Or => lift2!(a, b, |x, y| x || y; Bool),
+        BitAnd => lift2!(a, b, |x, y| Bits::bit_and(x, y); Bool I32 I64 U32 U64 Usize),
+        BitOr => lift2!(a, b, |x, y| Bits::bit_or(x, y); Bool I32 I64 U32 U64 Usize),
+        BitXor => lift2!(a, b, |x, y| Bits::bit_xor(x, y); Bool I32 I64 U32 U64 Usize),
+        Shl | Shr if b.scalar_type().is_integer() => {
+            // The amount may be of any integer type; `as u32` keeps its low bits, and `ops`
+            // reduces it modulo the width, as Rust's `wrapping_shl` does.
+            let ScalarValue::U32(amount) = b.cast(ScalarType::U32) else { unreachable!("a cast to u32 gives a u32") };
+            if op == Shl {
+                lift1!(a, |x| Bits::shl(x, amount); I32 I64 U32 U64 Usize)
+            } else {
+                lift1!(a, |x| Bits::shr(x, amount); I32 I64 U32 U64 Usize)
+            }
+        }
+        Shl | Shr => None,
+    };
+    r.ok_or_else(|| ill_typed(format!("`{}` on {} and {}", op.symbol(), a.scalar_type(), b.scalar_type())))
+}
+
+/// The order of two scalars of the same type (`Some(None)` for unordered floats), or `None`
+/// for operands of different types.
+fn compare(a: ScalarValue, b: ScalarValue) -> Option<Option<Ordering>> {
+    use ScalarValue::*;
+    match (a, b) {
+        (Bool(x), Bool(y)) => Some(x.partial_cmp(&y)),
+        (I32(x), I32(y)) => Some(x.partial_cmp(&y)),
+        (I64(x), I64(y)) => Some(x.partial_cmp(&y)),
+        (U32(x), U32(y)) => Some(x.partial_cmp(&y)),
+        (U64(x), U64(y)) => Some(x.partial_cmp(&y)),
+        (Usize(x), Usize(y)) => Some(x.partial_cmp(&y)),
+        (F32(x), F32(y)) => Some(x.partial_cmp(&y)),
+        (F64(x), F64(y)) => Some(x.partial_cmp(&y)),
+        _ => None,
+    }
+}
+
+/// Whether a comparison holds for an order; with IEEE floats a NaN operand makes every
+/// comparison false except `!=`.
+fn holds(op: BinaryOp, ord: Option<Ordering>) -> bool {
+    use Ordering::*;
+    match op {
+        BinaryOp::Eq => ord == Some(Equal),
+        BinaryOp::Ne => ord != Some(Equal),
+        BinaryOp::Lt => ord == Some(Less),
+        BinaryOp::Le => matches!(ord, Some(Less | Equal)),
+        BinaryOp::Gt => ord == Some(Greater),
+        BinaryOp::Ge => matches!(ord, Some(Greater | Equal)),
+        _ => unreachable!("only called for comparisons"),
+    }
+}
+
+pub(super) fn math(f: MathFn, args: &[ScalarValue]) -> Result<ScalarValue> {
+    use MathFn::*;
+    use ScalarValue::{Bool, F32, F64, I32};
+    let r = match (f, args) {
+        (Abs, &[x]) => lift1!(x, |v| Arith::abs(v); I32 I64 U32 U64 Usize F32 F64),
+        (Min, &[x, y]) => lift2!(x, y, |a, b| Arith::min(a, b); I32 I64 U32 U64 Usize F32 F64),
+        (Max, &[x, y]) => lift2!(x, y, |a, b| Arith::max(a, b); I32 I64 U32 U64 Usize F32 F64),
+        (Powi, &[F32(x), I32(n)]) => Some(F32(Float::powi(x, n))),
+        (Powi, &[F64(x), I32(n)]) => Some(F64(Float::powi(x, n))),
+        (IsNan, &[F32(x)]) => Some(Bool(Float::is_nan(x))),
+        (IsNan, &[F64(x)]) => Some(Bool(Float::is_nan(x))),
+        (IsFinite, &[F32(x)]) => Some(Bool(Float::is_finite(x))),
+        (IsFinite, &[F64(x)]) => Some(Bool(Float::is_finite(x))),
+        (Atan2, &[x, y]) => lift2!(x, y, |a, b| Float::atan2(a, b); F32 F64),
+        (Powf, &[x, y]) => lift2!(x, y, |a, b| Float::powf(a, b); F32 F64),
+        (MulAdd, &[F32(x), F32(y), F32(z)]) => Some(F32(Float::mul_add(x, y, z))),
+        (MulAdd, &[F64(x), F64(y), F64(z)]) => Some(F64(Float::mul_add(x, y, z))),
+        (_, &[F32(x)]) => float1(f).map(|(g, _)| F32(g(x))),
+        (_, &[F64(x)]) => float1(f).map(|(_, g)| F64(g(x))),
+        _ => None,
+    };
+    r.ok_or_else(|| {
+        let types: Vec<_> = args.iter().map(|a| a.scalar_type().to_string()).collect();
+        ill_typed(format!("`{}` of ({})", f.method_name(), types.join(", ")))
+    })
+}
+
+/// A float function at both float types.
+type FloatFn = (fn(f32) -> f32, fn(f64) -> f64);
+
+/// The one-argument float functions.
+fn float1(f: MathFn) -> Option<FloatFn> {
+    macro_rules! both {
+        ($m:ident) => {
+            Some((<f32 as Float>::$m, <f64 as Float>::$m))
+        };
+    }
+    use MathFn::*;
+    match f {
+        Sqrt => both!(sqrt),
+        Exp => both!(exp),
+        Ln => both!(ln),
+        Log2 => both!(log2),
+        Log10 => both!(log10),
+        Sin => both!(sin),
+        Cos => both!(cos),
+        Tan => both!(tan),
+        Asin => both!(asin),
+        Acos => both!(acos),
+        Atan => both!(atan),
+        Sinh => both!(sinh),
+        Cosh => both!(cosh),
+        Tanh => both!(tanh),
+        Floor => both!(floor),
+        Ceil => both!(ceil),
+        Round => both!(round),
+        Trunc => both!(trunc),
+        Erf => both!(erf),
+        Atan2 | Powf | Powi | Abs | Min | Max | MulAdd | IsNan | IsFinite => None,
+    }
+}

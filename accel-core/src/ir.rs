@@ -1,0 +1,560 @@
+//! The combinator IR.
+//!
+//! A program is one typed expression tree over two levels, as in Accelerate (ICFP'13 §2): the
+//! scalar language of closures ([`ExprKind::Binary`], [`ExprKind::Index`], ...) and the collective
+//! language of array combinators ([`ArrayOp`]). Source `let`s become [`ExprKind::Let`], so a
+//! let-bound array used twice is one node, computed once. Closures are [`Lambda`]s whose
+//! parameters are fresh variables; tuple patterns are already desugared into projections.
+//!
+//! What the IR can express beyond the current front end (later passes lower it):
+//! - irregular arrays: [`Type::Nested`] with [`ArrayOp::NestedFromParts`],
+//!   [`ArrayOp::NestedValues`], [`ArrayOp::NestedSegments`] and [`ArrayOp::NestedMap`] (parallel
+//!   code per row, to be flattened into segmented operations, Haskell'17 §3-4);
+//! - segment descriptors: [`Type::Segments`] built by [`ArrayOp::SegmentsFromLengths`] and read by
+//!   [`ArrayOp::SegmentLengths`] / [`ArrayOp::SegmentOffsets`]; the segmented skeletons
+//!   ([`ArrayOp::FoldSeg`], [`ArrayOp::ScanSeg`]) take a descriptor, not raw lengths;
+//! - streams: [`Type::Seq`] and the operations of [`SeqOp`] (Haskell'17 §2);
+//! - kernel plans: see [`crate::plan`], built from this IR.
+//!
+//! Every node carries its type; the front end guarantees that the IR it emits is well typed.
+
+use crate::types::{ElemType, ScalarType, Type};
+use serde::{Deserialize, Serialize};
+
+/// A variable: a unique id plus the source name (for messages and generated code).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Var {
+    pub id: u32,
+    pub name: String,
+}
+
+/// A whole `#[accel]` function.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct Program {
+    pub name: String,
+    pub params: Vec<(Var, Type)>,
+    pub body: Expr,
+}
+
+impl Program {
+    pub fn result_type(&self) -> &Type {
+        &self.body.ty
+    }
+
+    /// Serialises the program (the macro embeds this text in the user's binary).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("the IR is always serialisable")
+    }
+
+    /// Reads a program written by [`Program::to_json`].
+    pub fn from_json(text: &str) -> Result<Program, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}
+
+/// A typed expression.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Type,
+}
+
+/// A closure: parameters with their types, and a body.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct Lambda {
+    pub params: Vec<(Var, Type)>,
+    pub body: Box<Expr>,
+}
+
+impl Lambda {
+    pub fn result_type(&self) -> &Type {
+        &self.body.ty
+    }
+}
+
+/// A scalar literal.
+#[derive(Clone, Copy, PartialEq, Debug, Serialize, Deserialize)]
+pub enum Const {
+    Bool(bool),
+    /// An integer literal of the given integer type (its value fits that type).
+    Int(i128, ScalarType),
+    /// A float literal of type `f32` or `f64`.
+    Float(f64, ScalarType),
+}
+
+impl Const {
+    pub fn scalar_type(&self) -> ScalarType {
+        match self {
+            Const::Bool(_) => ScalarType::Bool,
+            Const::Int(_, t) | Const::Float(_, t) => *t,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum UnaryOp {
+    /// Arithmetic negation (wrapping for integers).
+    Neg,
+    /// Logical not for `bool`, bitwise not for integers.
+    Not,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    /// Integer division by zero is `Error::DivisionByZero`.
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Short-circuit `&&`.
+    And,
+    /// Short-circuit `||`.
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// Shifts take any integer amount, reduced modulo the bit width (`wrapping_shl`).
+    Shl,
+    Shr,
+}
+
+impl BinaryOp {
+    pub fn symbol(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            And => "&&",
+            Or => "||",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            Shl => "<<",
+            Shr => ">>",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
+    }
+}
+
+/// Functions of the scalar language beyond operators. Float functions follow Rust's `f32`/`f64`
+/// methods; `Min`/`Max` also apply to integers; `Abs` to signed integers (wrapping).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum MathFn {
+    Sqrt,
+    Exp,
+    Ln,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Sinh,
+    Cosh,
+    Tanh,
+    Powf,
+    Powi,
+    Abs,
+    Min,
+    Max,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    MulAdd,
+    Erf,
+    IsNan,
+    IsFinite,
+}
+
+impl MathFn {
+    /// The method name in source.
+    pub fn method_name(self) -> &'static str {
+        use MathFn::*;
+        match self {
+            Sqrt => "sqrt",
+            Exp => "exp",
+            Ln => "ln",
+            Log2 => "log2",
+            Log10 => "log10",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Atan2 => "atan2",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Powf => "powf",
+            Powi => "powi",
+            Abs => "abs",
+            Min => "min",
+            Max => "max",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Trunc => "trunc",
+            MulAdd => "mul_add",
+            Erf => "erf",
+            IsNan => "is_nan",
+            IsFinite => "is_finite",
+        }
+    }
+
+    pub const ALL: [MathFn; 28] = {
+        use MathFn::*;
+        [
+            Sqrt, Exp, Ln, Log2, Log10, Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Tanh,
+            Powf, Powi, Abs, Min, Max, Floor, Ceil, Round, Trunc, MulAdd, Erf, IsNan, IsFinite,
+        ]
+    };
+
+    pub fn from_method_name(name: &str) -> Option<MathFn> {
+        MathFn::ALL.into_iter().find(|f| f.method_name() == name)
+    }
+
+    /// Number of arguments, the receiver included.
+    pub fn arity(self) -> usize {
+        use MathFn::*;
+        match self {
+            Atan2 | Powf | Powi | Min | Max => 2,
+            MulAdd => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// Direction of a scan.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Direction {
+    Left,
+    Right,
+}
+
+/// What a scan returns along the scanned dimension of length `n`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum ScanKind {
+    /// `scanl z f` / `scanr z f`: `n + 1` values, the seed first (last for `scanr`).
+    WithSeed,
+    /// `scanl1` / `scanr1`: `n` values, no seed.
+    Inclusive,
+    /// `scanl_total`: the `n` exclusive prefixes and, separately, the total.
+    ExclusiveAndTotal,
+}
+
+/// The axis of a row/column `replicate` or `slice`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Axis {
+    Rows,
+    Cols,
+}
+
+/// The neighbourhood of a stencil.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum StencilShape {
+    /// Vector, `|l, c, r|`.
+    S3,
+    /// Vector, five neighbours.
+    S5,
+    /// Matrix, `[[E; 3]; 3]`, passed as 9 parameters in row-major order.
+    S3x3,
+    /// Matrix, `[[E; 5]; 5]`, passed as 25 parameters in row-major order.
+    S5x5,
+}
+
+impl StencilShape {
+    /// Rank of the arrays the stencil applies to.
+    pub fn rank(self) -> usize {
+        match self {
+            StencilShape::S3 | StencilShape::S5 => 1,
+            StencilShape::S3x3 | StencilShape::S5x5 => 2,
+        }
+    }
+
+    /// Half width of the neighbourhood along each dimension.
+    pub fn radius(self) -> usize {
+        match self {
+            StencilShape::S3 | StencilShape::S3x3 => 1,
+            StencilShape::S5 | StencilShape::S5x5 => 2,
+        }
+    }
+
+    /// Number of neighbours (closure parameters).
+    pub fn points(self) -> usize {
+        let w = 2 * self.radius() + 1;
+        w.pow(self.rank() as u32)
+    }
+
+    pub fn method_name(self) -> &'static str {
+        match self {
+            StencilShape::S3 => "stencil3",
+            StencilShape::S5 => "stencil5",
+            StencilShape::S3x3 => "stencil3x3",
+            StencilShape::S5x5 => "stencil5x5",
+        }
+    }
+}
+
+/// What a stencil reads outside the array.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub enum Boundary {
+    /// The nearest element inside.
+    Clamp,
+    /// Reflection about the edge, the edge not repeated: index -1 reads 1.
+    Mirror,
+    /// Periodic: index -1 reads n-1.
+    Wrap,
+    /// A fixed value (an element expression).
+    Constant(Box<Expr>),
+}
+
+/// The collective operations.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub enum ArrayOp {
+    // --- build ---
+    /// `generate(shape, |ix| e)`.
+    Generate { shape: Expr, f: Lambda },
+    /// `fill(shape, v)`.
+    Fill { shape: Expr, value: Expr },
+    /// `iota(n)`: `0, 1, .., n-1` of the result's element type.
+    Iota { n: Expr },
+    /// `unit(e)`: a rank-0 array.
+    Unit(Expr),
+    /// The element of a rank-0 array (`s.get()`), a scalar-language value.
+    The(Expr),
+
+    // --- elementwise ---
+    Map { f: Lambda, a: Expr },
+    /// `imap(|ix, x| e)`.
+    IMap { f: Lambda, a: Expr },
+    /// Result shape is the intersection of the two shapes.
+    ZipWith { f: Lambda, a: Expr, b: Expr },
+
+    // --- reduce (innermost dimension; `z: None` is the `fold1` form) ---
+    Fold { z: Option<Expr>, f: Lambda, a: Expr },
+    /// Reduce every element to a rank-0 array.
+    FoldAll { z: Option<Expr>, f: Lambda, a: Expr },
+    /// Reduce each segment of the innermost dimension.
+    FoldSeg { z: Option<Expr>, f: Lambda, a: Expr, segments: Expr },
+
+    // --- scan (innermost dimension) ---
+    Scan { dir: Direction, kind: ScanKind, z: Option<Expr>, f: Lambda, a: Expr },
+    /// Left scans restarted at every segment: `WithSeed` (n+1 per segment) or `Inclusive`.
+    ScanSeg { kind: ScanKind, z: Option<Expr>, f: Lambda, a: Expr, segments: Expr },
+
+    // --- move ---
+    /// Gather: `f` maps each index of `shape` to an index of `a`.
+    Backpermute { shape: Expr, f: Lambda, a: Expr },
+    /// Scatter: `f` maps each index of `a` to `(keep, destination)`; kept elements are combined
+    /// into `defaults` in ascending source order as `combine(new, old)`.
+    Permute { defaults: Expr, f: Lambda, combine: Lambda, a: Expr },
+    /// Reverse the innermost dimension.
+    Reverse(Expr),
+    /// Swap the two dimensions of a matrix.
+    Transpose(Expr),
+    /// Same elements, new shape of the same size.
+    Reshape { shape: Expr, a: Expr },
+    /// The first `n` of the innermost dimension (fewer if shorter).
+    Take { n: Expr, a: Expr },
+    /// All but the first `n` of the innermost dimension.
+    Drop { n: Expr, a: Expr },
+    /// Concatenation along the innermost dimension; outer dimensions intersect.
+    Concat { a: Expr, b: Expr },
+    /// Vector -> matrix: `Rows` repeats the vector as `n` rows, `Cols` as `n` columns.
+    Replicate { axis: Axis, n: Expr, a: Expr },
+    /// Matrix -> vector: one row or one column.
+    Slice { axis: Axis, index: Expr, a: Expr },
+
+    // --- neighbourhood ---
+    Stencil { shape: StencilShape, boundary: Boundary, f: Lambda, a: Expr },
+
+    // --- irregular ---
+    /// For each `x`, `count(x)` results `value(x, i)`, concatenated in order.
+    Expand { count: Lambda, value: Lambda, a: Expr },
+    /// The elements satisfying `pred`, in order.
+    Filter { pred: Lambda, a: Expr },
+
+    // --- control ---
+    /// Array-level loop: while `cond(x)` (a `Scalar<bool>`) holds, `x = step(x)`.
+    Awhile { init: Expr, cond: Lambda, step: Lambda },
+
+    // --- segments and nested arrays ---
+    SegmentsFromLengths(Expr),
+    SegmentLengths(Expr),
+    /// `n + 1` offsets, the first 0 and the last the total length.
+    SegmentOffsets(Expr),
+    NestedFromParts { segments: Expr, values: Expr },
+    NestedValues(Expr),
+    NestedSegments(Expr),
+    /// Parallel code per row; lowered by flattening into segmented operations.
+    NestedMap { f: Lambda, a: Expr },
+
+    // --- streams ---
+    Seq(SeqOp),
+}
+
+/// Stream operations (Haskell'17 §2).
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub enum SeqOp {
+    /// A stream parameter of the program.
+    StreamIn(Expr),
+    /// `produce(n, |i| array)`.
+    Produce { n: Expr, f: Lambda },
+    Map { f: Lambda, s: Expr },
+    ZipWith { f: Lambda, a: Expr, b: Expr },
+    /// Reduce a stream of arrays to one array.
+    Fold { z: Expr, f: Lambda, s: Expr },
+    /// A stream of arrays -> the stream of their elements.
+    Elements(Expr),
+    /// A stream of scalars -> the vector of them.
+    Tabulate(Expr),
+    /// Concatenate a stream of arrays into one.
+    Collect(Expr),
+}
+
+/// The node kinds.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub enum ExprKind {
+    Var(Var),
+    Const(Const),
+    Let { var: Var, value: Box<Expr>, body: Box<Expr> },
+    Tuple(Vec<Expr>),
+    /// Field `i` of a tuple.
+    Proj(Box<Expr>, usize),
+    /// A conditional at either level (scalar `if` or array `if`).
+    If { cond: Box<Expr>, then: Box<Expr>, els: Box<Expr> },
+
+    // --- scalar language ---
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// `e as T`, with Rust's semantics (float -> int saturates, NaN -> 0).
+    Cast(Box<Expr>, ScalarType),
+    Math(MathFn, Vec<Expr>),
+    /// `xs[ix]`: a bounds-checked read of any array in scope.
+    Index { array: Box<Expr>, index: Box<Expr> },
+    /// The shape of an array as an index value.
+    Shape(Box<Expr>),
+    /// The number of elements of an array (the number of rows of a nested array).
+    Len(Box<Expr>),
+    /// `iterate(n, init, f)`: apply `f` `n` times.
+    Iterate { count: Box<Expr>, init: Box<Expr>, f: Lambda },
+    /// `while_loop(init, cond, step)`.
+    WhileLoop { init: Box<Expr>, cond: Lambda, step: Lambda },
+
+    // --- collective language ---
+    Array(Box<ArrayOp>),
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, ty: Type) -> Expr {
+        Expr { kind, ty }
+    }
+
+    pub fn var(v: Var, ty: Type) -> Expr {
+        Expr::new(ExprKind::Var(v), ty)
+    }
+
+    pub fn array(op: ArrayOp, ty: Type) -> Expr {
+        Expr::new(ExprKind::Array(Box::new(op)), ty)
+    }
+
+    pub fn usize(n: usize) -> Expr {
+        Expr::new(
+            ExprKind::Const(Const::Int(n as i128, ScalarType::Usize)),
+            Type::scalar(ScalarType::Usize),
+        )
+    }
+
+    pub fn elem_type(&self) -> Option<&ElemType> {
+        self.ty.as_elem()
+    }
+}
+
+impl ArrayOp {
+    /// The name of the combinator as the user writes it.
+    pub fn name(&self) -> &'static str {
+        use ArrayOp::*;
+        match self {
+            Generate { .. } => "generate",
+            Fill { .. } => "fill",
+            Iota { .. } => "iota",
+            Unit(_) => "unit",
+            The(_) => "get",
+            Map { .. } => "map",
+            IMap { .. } => "imap",
+            ZipWith { .. } => "zip_with",
+            Fold { z: Some(_), .. } => "fold",
+            Fold { z: None, .. } => "fold1",
+            FoldAll { .. } => "fold_all",
+            FoldSeg { .. } => "fold_seg",
+            Scan { dir, kind, .. } => match (dir, kind) {
+                (Direction::Left, ScanKind::WithSeed) => "scanl",
+                (Direction::Left, ScanKind::Inclusive) => "scanl1",
+                (Direction::Left, ScanKind::ExclusiveAndTotal) => "scanl_total",
+                (Direction::Right, ScanKind::WithSeed) => "scanr",
+                (Direction::Right, ScanKind::Inclusive) => "scanr1",
+                (Direction::Right, ScanKind::ExclusiveAndTotal) => "scanr_total",
+            },
+            ScanSeg { kind: ScanKind::Inclusive, .. } => "scanl1_seg",
+            ScanSeg { .. } => "scanl_seg",
+            Backpermute { .. } => "backpermute",
+            Permute { .. } => "permute",
+            Reverse(_) => "reverse",
+            Transpose(_) => "transpose",
+            Reshape { .. } => "reshape",
+            Take { .. } => "take",
+            Drop { .. } => "drop",
+            Concat { .. } => "concat",
+            Replicate { axis: Axis::Rows, .. } => "replicate_rows",
+            Replicate { axis: Axis::Cols, .. } => "replicate_cols",
+            Slice { axis: Axis::Rows, .. } => "slice_row",
+            Slice { axis: Axis::Cols, .. } => "slice_col",
+            Stencil { shape, .. } => shape.method_name(),
+            Expand { .. } => "expand",
+            Filter { .. } => "filter",
+            Awhile { .. } => "awhile",
+            SegmentsFromLengths(_) => "segments_from_lengths",
+            SegmentLengths(_) => "lengths",
+            SegmentOffsets(_) => "offsets",
+            NestedFromParts { .. } => "nested",
+            NestedValues(_) => "values",
+            NestedSegments(_) => "segments",
+            NestedMap { .. } => "nested_map",
+            Seq(op) => match op {
+                SeqOp::StreamIn(_) => "stream_in",
+                SeqOp::Produce { .. } => "produce",
+                SeqOp::Map { .. } => "seq_map",
+                SeqOp::ZipWith { .. } => "seq_zip_with",
+                SeqOp::Fold { .. } => "seq_fold",
+                SeqOp::Elements(_) => "elements",
+                SeqOp::Tabulate(_) => "tabulate",
+                SeqOp::Collect(_) => "collect",
+            },
+        }
+    }
+}

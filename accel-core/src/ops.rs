@@ -1,0 +1,192 @@
+//! The semantics of scalar operations, shared by the reference interpreter and the generated CPU
+//! code so that both compute bit-identical elements.
+//!
+//! Integers wrap on overflow (as they do on the GPU); division and remainder by zero return `None`
+//! and become `Error::DivisionByZero`; shifts reduce their amount modulo the bit width. Floats
+//! follow IEEE 754 through Rust's own operators and `std` methods, and `erf` comes from `libm`.
+
+/// Arithmetic on every numeric type.
+pub trait Arith: Copy {
+    fn add(self, b: Self) -> Self;
+    fn sub(self, b: Self) -> Self;
+    fn mul(self, b: Self) -> Self;
+    /// `None` for an integer division by zero.
+    fn div(self, b: Self) -> Option<Self>;
+    /// `None` for an integer remainder by zero.
+    fn rem(self, b: Self) -> Option<Self>;
+    fn neg(self) -> Self;
+    /// `min`/`max` with Rust's semantics (for floats a NaN operand is ignored).
+    fn min(self, b: Self) -> Self;
+    fn max(self, b: Self) -> Self;
+    fn abs(self) -> Self;
+}
+
+/// Bit operations on integers (`Not` is also defined for `bool`).
+pub trait Bits: Copy {
+    fn bit_and(self, b: Self) -> Self;
+    fn bit_or(self, b: Self) -> Self;
+    fn bit_xor(self, b: Self) -> Self;
+    fn bit_not(self) -> Self;
+    fn shl(self, amount: u32) -> Self;
+    fn shr(self, amount: u32) -> Self;
+}
+
+/// The float functions of the scalar language.
+pub trait Float: Copy {
+    fn sqrt(self) -> Self;
+    fn exp(self) -> Self;
+    fn ln(self) -> Self;
+    fn log2(self) -> Self;
+    fn log10(self) -> Self;
+    fn sin(self) -> Self;
+    fn cos(self) -> Self;
+    fn tan(self) -> Self;
+    fn asin(self) -> Self;
+    fn acos(self) -> Self;
+    fn atan(self) -> Self;
+    fn atan2(self, b: Self) -> Self;
+    fn sinh(self) -> Self;
+    fn cosh(self) -> Self;
+    fn tanh(self) -> Self;
+    fn powf(self, b: Self) -> Self;
+    fn powi(self, b: i32) -> Self;
+    fn floor(self) -> Self;
+    fn ceil(self) -> Self;
+    fn round(self) -> Self;
+    fn trunc(self) -> Self;
+    fn mul_add(self, b: Self, c: Self) -> Self;
+    fn erf(self) -> Self;
+    fn is_nan(self) -> bool;
+    fn is_finite(self) -> bool;
+}
+
+macro_rules! int_ops {
+    ($($t:ty, $abs:expr;)*) => {$(
+        impl Arith for $t {
+            #[inline(always)] fn add(self, b: Self) -> Self { self.wrapping_add(b) }
+            #[inline(always)] fn sub(self, b: Self) -> Self { self.wrapping_sub(b) }
+            #[inline(always)] fn mul(self, b: Self) -> Self { self.wrapping_mul(b) }
+            #[inline(always)] fn div(self, b: Self) -> Option<Self> {
+                if b == 0 { None } else { Some(self.wrapping_div(b)) }
+            }
+            #[inline(always)] fn rem(self, b: Self) -> Option<Self> {
+                if b == 0 { None } else { Some(self.wrapping_rem(b)) }
+            }
+            #[inline(always)] fn neg(self) -> Self { self.wrapping_neg() }
+            #[inline(always)] fn min(self, b: Self) -> Self { Ord::min(self, b) }
+            #[inline(always)] fn max(self, b: Self) -> Self { Ord::max(self, b) }
+            #[inline(always)] fn abs(self) -> Self { let f: fn($t) -> $t = $abs; f(self) }
+        }
+        impl Bits for $t {
+            #[inline(always)] fn bit_and(self, b: Self) -> Self { self & b }
+            #[inline(always)] fn bit_or(self, b: Self) -> Self { self | b }
+            #[inline(always)] fn bit_xor(self, b: Self) -> Self { self ^ b }
+            #[inline(always)] fn bit_not(self) -> Self { !self }
+            #[inline(always)] fn shl(self, amount: u32) -> Self { self.wrapping_shl(amount) }
+            #[inline(always)] fn shr(self, amount: u32) -> Self { self.wrapping_shr(amount) }
+        }
+    )*};
+}
+
+int_ops! {
+    i32, |x| x.wrapping_abs();
+    i64, |x| x.wrapping_abs();
+    u32, |x| x;
+    u64, |x| x;
+    usize, |x| x;
+}
+
+impl Bits for bool {
+    #[inline(always)]
+    fn bit_and(self, b: Self) -> Self {
+        self & b
+    }
+    #[inline(always)]
+    fn bit_or(self, b: Self) -> Self {
+        self | b
+    }
+    #[inline(always)]
+    fn bit_xor(self, b: Self) -> Self {
+        self ^ b
+    }
+    #[inline(always)]
+    fn bit_not(self) -> Self {
+        !self
+    }
+    #[inline(always)]
+    fn shl(self, _: u32) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn shr(self, _: u32) -> Self {
+        self
+    }
+}
+
+macro_rules! float_ops {
+    ($($t:ident, $erf:path;)*) => {$(
+        impl Arith for $t {
+            #[inline(always)] fn add(self, b: Self) -> Self { self + b }
+            #[inline(always)] fn sub(self, b: Self) -> Self { self - b }
+            #[inline(always)] fn mul(self, b: Self) -> Self { self * b }
+            #[inline(always)] fn div(self, b: Self) -> Option<Self> { Some(self / b) }
+            #[inline(always)] fn rem(self, b: Self) -> Option<Self> { Some(self % b) }
+            #[inline(always)] fn neg(self) -> Self { -self }
+            #[inline(always)] fn min(self, b: Self) -> Self { $t::min(self, b) }
+            #[inline(always)] fn max(self, b: Self) -> Self { $t::max(self, b) }
+            #[inline(always)] fn abs(self) -> Self { $t::abs(self) }
+        }
+        impl Float for $t {
+            #[inline(always)] fn sqrt(self) -> Self { $t::sqrt(self) }
+            #[inline(always)] fn exp(self) -> Self { $t::exp(self) }
+            #[inline(always)] fn ln(self) -> Self { $t::ln(self) }
+            #[inline(always)] fn log2(self) -> Self { $t::log2(self) }
+            #[inline(always)] fn log10(self) -> Self { $t::log10(self) }
+            #[inline(always)] fn sin(self) -> Self { $t::sin(self) }
+            #[inline(always)] fn cos(self) -> Self { $t::cos(self) }
+            #[inline(always)] fn tan(self) -> Self { $t::tan(self) }
+            #[inline(always)] fn asin(self) -> Self { $t::asin(self) }
+            #[inline(always)] fn acos(self) -> Self { $t::acos(self) }
+            #[inline(always)] fn atan(self) -> Self { $t::atan(self) }
+            #[inline(always)] fn atan2(self, b: Self) -> Self { $t::atan2(self, b) }
+            #[inline(always)] fn sinh(self) -> Self { $t::sinh(self) }
+            #[inline(always)] fn cosh(self) -> Self { $t::cosh(self) }
+            #[inline(always)] fn tanh(self) -> Self { $t::tanh(self) }
+            #[inline(always)] fn powf(self, b: Self) -> Self { $t::powf(self, b) }
+            #[inline(always)] fn powi(self, b: i32) -> Self { $t::powi(self, b) }
+            #[inline(always)] fn floor(self) -> Self { $t::floor(self) }
+            #[inline(always)] fn ceil(self) -> Self { $t::ceil(self) }
+            #[inline(always)] fn round(self) -> Self { $t::round(self) }
+            #[inline(always)] fn trunc(self) -> Self { $t::trunc(self) }
+            #[inline(always)] fn mul_add(self, b: Self, c: Self) -> Self { $t::mul_add(self, b, c) }
+            #[inline(always)] fn erf(self) -> Self { $erf(self) }
+            #[inline(always)] fn is_nan(self) -> bool { $t::is_nan(self) }
+            #[inline(always)] fn is_finite(self) -> bool { $t::is_finite(self) }
+        }
+    )*};
+}
+
+float_ops! {
+    f32, libm::erff;
+    f64, libm::erf;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_wrap_and_division_by_zero_is_none() {
+        assert_eq!(Arith::add(i32::MAX, 1), i32::MIN);
+        assert_eq!(Arith::div(7u32, 0), None);
+        assert_eq!(Arith::div(i32::MIN, -1), Some(i32::MIN));
+        assert_eq!(Bits::shl(1u32, 33), 2);
+        assert_eq!(Arith::abs(i32::MIN), i32::MIN);
+    }
+
+    #[test]
+    fn erf_matches_tabulated_values() {
+        assert!((Float::erf(0.5f64) - 0.520_499_877_813_046_5).abs() < 1e-15);
+        assert!((Float::erf(1.0f32) - 0.842_700_8).abs() < 1e-6);
+    }
+}

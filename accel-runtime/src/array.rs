@@ -1,0 +1,363 @@
+//! Dense, row-major host arrays of rank 0 to 3.
+
+use crate::elem::{Columns, Elem};
+use crate::shape;
+use accel_core::{Error, Result};
+use std::fmt;
+
+/// A dense, row-major array of rank `R` whose elements are stored column by column
+/// (see [`Elem`]).
+///
+/// ```
+/// use accel_runtime::{Array, Matrix, Vector};
+///
+/// let m = Matrix::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
+/// assert_eq!((m.rows(), m.cols()), (2, 3));
+/// assert_eq!(m.at([1, 0]), Some(4));
+/// assert_eq!(m.at([2, 0]), None);
+/// let v: Vector<(f32, bool)> = [(1.0, true), (2.0, false)].into_iter().collect();
+/// assert_eq!(v.to_vec()[1], (2.0, false));
+/// let a = Array::from_shape_fn([2, 2, 2], |[i, j, k]| i * 4 + j * 2 + k);
+/// assert_eq!(a.to_vec(), (0..8).collect::<Vec<_>>());
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct Array<E: Elem, const R: usize> {
+    shape: [usize; R],
+    data: E::Columns,
+}
+
+/// A rank-0 array: exactly one element.
+pub type Scalar<E> = Array<E, 0>;
+/// A rank-1 array.
+pub type Vector<E> = Array<E, 1>;
+/// A rank-2 array: rows of columns.
+pub type Matrix<E> = Array<E, 2>;
+
+impl<E: Elem, const R: usize> Array<E, R> {
+    /// The array of `shape` holding `v` in row-major order; `ShapeMismatch` if the sizes differ.
+    pub fn from_shape_vec(shape: [usize; R], v: Vec<E>) -> Result<Self> {
+        Self::from_columns(shape, E::Columns::from_vec(v))
+    }
+
+    /// The array of `shape` whose element at `ix` is `f(ix)`, called in row-major order.
+    ///
+    /// Panics if the shape's size does not fit in memory; [`crate::cpu::generate`] reports that
+    /// as an error instead.
+    pub fn from_shape_fn(shape: [usize; R], mut f: impl FnMut([usize; R]) -> E) -> Self {
+        let n = shape::size(shape);
+        let mut ix = [0; R];
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(f(ix));
+            shape::step(shape, &mut ix);
+        }
+        Array { shape, data: E::Columns::from_vec(v) }
+    }
+
+    /// The array of `shape` over existing columns; `ShapeMismatch` if the sizes differ.
+    pub fn from_columns(shape: [usize; R], cols: E::Columns) -> Result<Self> {
+        let size = shape::size(shape);
+        if size != cols.len() {
+            return Err(Error::shape_mismatch(
+                "from_shape_vec",
+                format!("{} elements for shape {shape:?}", Size(size)),
+                format!("{} elements", cols.len()),
+            ));
+        }
+        Ok(Array { shape, data: cols })
+    }
+
+    /// Callers guarantee `cols.len() == size(shape)`.
+    pub(crate) fn from_parts_unchecked(shape: [usize; R], cols: E::Columns) -> Self {
+        debug_assert_eq!(shape::size(shape), cols.len());
+        Array { shape, data: cols }
+    }
+
+    pub fn shape(&self) -> [usize; R] {
+        self.shape
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    pub fn rank(&self) -> usize {
+        R
+    }
+
+    /// The elements in row-major order.
+    pub fn to_vec(&self) -> Vec<E> {
+        self.data.to_vec()
+    }
+
+    /// The column storage.
+    pub fn columns(&self) -> &E::Columns {
+        &self.data
+    }
+
+    /// The column storage, by value.
+    pub fn into_columns(self) -> E::Columns {
+        self.data
+    }
+
+    /// Element at row-major position `i`. Panics if `i >= len()`; use [`Array::at`] for a checked
+    /// read.
+    #[inline]
+    pub fn get_linear(&self, i: usize) -> E {
+        self.data.get(i)
+    }
+
+    /// Element at `ix`, or `None` outside the shape.
+    pub fn at(&self, ix: [usize; R]) -> Option<E> {
+        shape::contains(self.shape, ix).then(|| self.data.get(shape::to_linear(self.shape, ix)))
+    }
+
+    /// The elements in row-major order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = E> + ExactSizeIterator + '_ {
+        self.data.iter_range(0..self.data.len())
+    }
+}
+
+impl<E: Elem> Vector<E> {
+    /// ```
+    /// use accel_runtime::Vector;
+    /// assert_eq!(Vector::from_vec(vec![1u32, 2]).shape(), [2]);
+    /// ```
+    pub fn from_vec(v: Vec<E>) -> Self {
+        Array { shape: [v.len()], data: E::Columns::from_vec(v) }
+    }
+
+    pub fn from_slice(v: &[E]) -> Self {
+        Self::from_vec(v.to_vec())
+    }
+}
+
+impl<E: Elem> FromIterator<E> for Vector<E> {
+    fn from_iter<I: IntoIterator<Item = E>>(iter: I) -> Self {
+        Self::from_vec(iter.into_iter().collect())
+    }
+}
+
+impl<E: Elem> Scalar<E> {
+    /// ```
+    /// use accel_runtime::Scalar;
+    /// assert_eq!(Scalar::new(2.5f64).get(), 2.5);
+    /// ```
+    pub fn new(e: E) -> Self {
+        Array { shape: [], data: E::Columns::from_vec(vec![e]) }
+    }
+
+    /// The one element.
+    pub fn get(&self) -> E {
+        self.data.get(0)
+    }
+}
+
+impl<E: Elem> Matrix<E> {
+    pub fn rows(&self) -> usize {
+        self.shape[0]
+    }
+
+    pub fn cols(&self) -> usize {
+        self.shape[1]
+    }
+}
+
+/// Writes a size that may have saturated.
+struct Size(usize);
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 == usize::MAX { f.write_str("more than usize::MAX") } else { write!(f, "{}", self.0) }
+    }
+}
+
+impl<E: Elem, const R: usize> fmt::Debug for Array<E, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Array").field("shape", &self.shape).field("data", &self.data).finish()
+    }
+}
+
+/// Dimensions longer than this print only their first and last [`EDGE`] entries.
+const ELIDE_ABOVE: usize = 10;
+const EDGE: usize = 3;
+
+impl<E: Elem, const R: usize> fmt::Display for Array<E, R> {
+    /// Prints like a nested Rust array, one row per line, eliding the middle of long dimensions.
+    ///
+    /// ```
+    /// use accel_runtime::{Matrix, Vector};
+    /// let v = Vector::from_vec((0..20).collect::<Vec<i32>>());
+    /// assert_eq!(v.to_string(), "[0, 1, 2, ..., 17, 18, 19]");
+    /// let m = Matrix::from_shape_vec([2, 2], vec![1.0f32, 2.0, 3.0, 4.0])?;
+    /// assert_eq!(m.to_string(), "[[1.0, 2.0],\n [3.0, 4.0]]");
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if R == 0 {
+            return write!(f, "{:?}", self.data.get(0));
+        }
+        self.fmt_dim(f, 0, 0)
+    }
+}
+
+impl<E: Elem, const R: usize> Array<E, R> {
+    /// Prints dimension `d` of the sub-array starting at row-major position `start`.
+    fn fmt_dim(&self, f: &mut fmt::Formatter<'_>, d: usize, start: usize) -> fmt::Result {
+        let n = self.shape[d];
+        let stride: usize = self.shape[d + 1..].iter().product();
+        f.write_str("[")?;
+        for i in 0..n {
+            if n > ELIDE_ABOVE && i == EDGE {
+                f.write_str(if d + 1 == R { "..., " } else { "...,\n" })?;
+                if d + 1 < R {
+                    f.write_str(&" ".repeat(d + 1))?;
+                }
+            }
+            if n > ELIDE_ABOVE && (EDGE..n - EDGE).contains(&i) {
+                continue;
+            }
+            if d + 1 == R {
+                write!(f, "{:?}", self.data.get(start + i))?;
+            } else {
+                self.fmt_dim(f, d + 1, start + i * stride)?;
+            }
+            if i + 1 < n {
+                if d + 1 == R {
+                    f.write_str(", ")?;
+                } else {
+                    // A blank line between the matrices of a rank-3 array.
+                    f.write_str(if R - d > 2 { ",\n\n" } else { ",\n" })?;
+                    f.write_str(&" ".repeat(d + 1))?;
+                }
+            }
+        }
+        f.write_str("]")
+    }
+}
+
+#[cfg(feature = "ndarray")]
+mod nd {
+    //! Conversions to and from `ndarray`, rank 0 to 3. Arrays in any ndarray layout convert in
+    //! logical (row-major) order.
+
+    use super::*;
+    use ndarray::{ArrayBase, Data, Ix0, Ix1, Ix2, Ix3};
+
+    macro_rules! ndarray_rank {
+        ($($r:literal $ix:ident),*) => {$(
+            impl<E: Elem> From<&Array<E, $r>> for ndarray::Array<E, $ix> {
+                fn from(a: &Array<E, $r>) -> Self {
+                    ndarray::Array::from_shape_vec(ndarray::Dim(a.shape()), a.to_vec())
+                        .unwrap_or_else(|e| unreachable!("an array's size matches its shape: {e}"))
+                }
+            }
+
+            impl<E: Elem, S: Data<Elem = E>> From<&ArrayBase<S, $ix>> for Array<E, $r> {
+                fn from(a: &ArrayBase<S, $ix>) -> Self {
+                    let mut shape = [0; $r];
+                    shape.copy_from_slice(a.shape());
+                    let v = match a.as_slice() {
+                        Some(s) => s.to_vec(),
+                        None => a.iter().copied().collect(),
+                    };
+                    Array::from_parts_unchecked(shape, E::Columns::from_vec(v))
+                }
+            }
+        )*};
+    }
+
+    ndarray_rank!(0 Ix0, 1 Ix1, 2 Ix2, 3 Ix3);
+
+    impl<E: Elem, const R: usize> Array<E, R> {
+        /// Converts an `ndarray` array of the same rank (0 to 3), in logical order whatever its
+        /// layout.
+        ///
+        /// ```
+        /// use accel_runtime::Matrix;
+        /// let nd = ndarray::array![[1, 2, 3], [4, 5, 6]];
+        /// let m = Matrix::from_ndarray(&nd.t());
+        /// assert_eq!(m.shape(), [3, 2]);
+        /// assert_eq!(m.to_vec(), vec![1, 4, 2, 5, 3, 6]);
+        /// let back: ndarray::Array2<i32> = (&m).into();
+        /// assert_eq!(back, nd.t());
+        /// ```
+        pub fn from_ndarray<S: Data<Elem = E>, D>(a: &ArrayBase<S, D>) -> Self
+        where
+            Self: for<'a> From<&'a ArrayBase<S, D>>,
+        {
+            Self::from(a)
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn every_rank_round_trips() {
+            let s = Scalar::new(2.5f64);
+            let nd: ndarray::Array0<f64> = (&s).into();
+            assert_eq!(Scalar::from_ndarray(&nd), s);
+            let v = Vector::from_vec(vec![(1u32, true), (2, false)]);
+            let nd: ndarray::Array1<(u32, bool)> = (&v).into();
+            assert_eq!(Vector::from_ndarray(&nd), v);
+            let a = Array::from_shape_fn([2, 3, 4], |[i, j, k]| (i * 12 + j * 4 + k) as i64);
+            let nd: ndarray::Array3<i64> = (&a).into();
+            assert_eq!(nd[[1, 2, 3]], 23);
+            assert_eq!(Array::from_ndarray(&nd), a);
+            let sliced = nd.slice(ndarray::s![.., ..;2, 1..]);
+            let b = Array::<i64, 3>::from_ndarray(&sliced);
+            assert_eq!(b.shape(), [2, 2, 3]);
+            assert_eq!(b.at([1, 1, 0]), Some(12 + 8 + 1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_mismatch_is_an_error() {
+        let e = Matrix::from_shape_vec([2, 3], vec![1, 2, 3]).unwrap_err();
+        assert!(matches!(e, Error::ShapeMismatch { .. }), "{e}");
+        assert!(e.to_string().contains("6 elements"));
+        let e = Matrix::<u32>::from_shape_vec([usize::MAX, 2], vec![]).unwrap_err();
+        assert!(e.to_string().contains("more than usize::MAX"), "{e}");
+    }
+
+    #[test]
+    fn accessors() {
+        let a = Array::from_shape_fn([2, 3, 4], |[i, j, k]| (i * 100 + j * 10 + k) as i64);
+        assert_eq!((a.len(), a.rank(), a.is_empty()), (24, 3, false));
+        assert_eq!(a.at([1, 2, 3]), Some(123));
+        assert_eq!(a.at([1, 3, 0]), None);
+        assert_eq!(a.get_linear(23), 123);
+        assert_eq!(a.iter().next_back(), Some(123));
+        assert_eq!(a.columns().len(), 24);
+        let e: Vector<f32> = Vector::from_vec(vec![]);
+        assert!(e.is_empty());
+        assert_eq!(Scalar::new((1u64, false)).get(), (1, false));
+        assert_eq!(Vector::from_slice(&[1usize, 2]).into_columns(), vec![1, 2]);
+    }
+
+    #[test]
+    fn display_elides_long_dimensions() {
+        let s = Scalar::new(3i32);
+        assert_eq!(s.to_string(), "3");
+        let m = Matrix::from_shape_fn([12, 2], |[i, j]| (i * 2 + j) as u32);
+        let text = m.to_string();
+        assert!(text.starts_with("[[0, 1],\n [2, 3],\n [4, 5],\n ...,\n [18, 19],"), "{text}");
+        let a = Array::from_shape_fn([2, 1, 2], |[i, _, k]| i * 2 + k);
+        assert_eq!(a.to_string(), "[[[0, 1]],\n\n [[2, 3]]]");
+        let e: Matrix<i32> = Matrix::from_shape_vec([0, 3], vec![]).unwrap();
+        assert_eq!(e.to_string(), "[]");
+    }
+}

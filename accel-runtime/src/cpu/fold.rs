@@ -1,0 +1,112 @@
+//! `fold` (each row of the innermost dimension) and `fold_all` (every element).
+//!
+//! Algorithm: rows are grouped into tasks of about equal work, each row folded in exact source
+//! order, so many short rows run in parallel with bit-identical results to a sequential fold.
+//! A long row (at least `2 * MIN_CHUNK` elements, `fold_all` included) is cut into chunks: each
+//! chunk is `fold1`-reduced in parallel and the partials are combined left to right after the
+//! seed, `f(..f(f(z, p0), p1).., pk)`: operands regrouped, never reordered, so any associative
+//! `f` gives the sequential result (floats within rounding of the regrouping).
+//!
+//! Memory traffic: one sequential read of the input; the output is one element per row.
+//!
+//! Limits: a `fold1` of an empty row is `EmptyReduction`, decided before any work starts.
+
+use super::par::{alloc_len, fold_range, innermost, par_items};
+use super::{Ctx, check_rank_drop};
+use crate::array::{Array, Scalar};
+use crate::elem::{Columns, Elem};
+use accel_core::{Error, Result};
+
+/// Reduces the innermost dimension: `[.., n]` to `[..]`. `z` is the seed (`None` for `fold1`);
+/// `op` names the combinator in errors.
+///
+/// ```
+/// use accel_runtime::{cpu::{self, Ctx}, Matrix};
+/// let m = Matrix::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
+/// let sums = cpu::fold::<_, 2, 1>(&Ctx::new(), &m, Some(0), |a, b| a + b, "sum")?;
+/// assert_eq!(sums.to_vec(), vec![6, 15]);
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+pub fn fold<E: Elem, const R: usize, const R1: usize>(
+    cx: &Ctx,
+    a: &Array<E, R>,
+    z: Option<E>,
+    f: impl Fn(E, E) -> E + Sync + Send,
+    op: &str,
+) -> Result<Array<E, R1>> {
+    check_rank_drop::<R, R1>(op)?;
+    let (rows, n) = innermost(op, a.shape())?;
+    let mut shape = [0; R1];
+    shape.copy_from_slice(&a.shape()[..R1]);
+    alloc_len::<E, R1>(op, shape)?;
+    if z.is_none() && n == 0 && rows > 0 {
+        return Err(Error::empty_reduction(op));
+    }
+    let cols = a.columns();
+    let (out, _) = par_items(
+        rows,
+        |k| k * n,
+        |k| k,
+        |k, mut out| {
+            if let Some(v) = fold_range(cols, k * n..(k + 1) * n, z, &f) {
+                out.set(0, v);
+            }
+        },
+    );
+    cx.check()?;
+    Ok(Array::from_parts_unchecked(shape, out))
+}
+
+/// Reduces every element, in row-major order, to a scalar; empty gives `z` (`EmptyReduction`
+/// without a seed).
+///
+/// ```
+/// use accel_runtime::{cpu::{self, Ctx}, Vector};
+/// let v = Vector::from_vec((1..=100).map(|i| i as f32).collect());
+/// let s = cpu::fold_all(&Ctx::new(), &v, Some(0.0), |a, b| a + b, "sum")?;
+/// assert_eq!(s.get(), 5050.0);
+/// let max = cpu::fold_all(&Ctx::new(), &v, None, f32::max, "maximum")?;
+/// assert_eq!(max.get(), 100.0);
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+pub fn fold_all<E: Elem, const R: usize>(
+    cx: &Ctx,
+    a: &Array<E, R>,
+    z: Option<E>,
+    f: impl Fn(E, E) -> E + Sync + Send,
+    op: &str,
+) -> Result<Scalar<E>> {
+    let v = fold_range(a.columns(), 0..a.len(), z, &f).ok_or_else(|| Error::empty_reduction(op))?;
+    cx.check()?;
+    Ok(Scalar::from_parts_unchecked([], E::Columns::from_vec(vec![v])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::{Matrix, Vector};
+
+    #[test]
+    fn rows_and_empty_rows() {
+        let cx = Ctx::new();
+        let m = Matrix::from_shape_vec([3, 0], Vec::<i32>::new()).unwrap();
+        assert_eq!(fold::<_, 2, 1>(&cx, &m, Some(7), |a, b| a + b, "fold").unwrap().to_vec(), vec![7; 3]);
+        let e = fold::<_, 2, 1>(&cx, &m, None, |a, b| a + b, "maximum").unwrap_err();
+        assert_eq!(e, Error::empty_reduction("maximum"));
+        let none = Matrix::from_shape_vec([0, 4], Vec::<i32>::new()).unwrap();
+        assert!(fold::<_, 2, 1>(&cx, &none, None, |a, b| a + b, "fold1").unwrap().is_empty());
+        let e = fold_all(&cx, &Vector::<u32>::from_vec(vec![]), None, |a, b| a + b, "fold1").unwrap_err();
+        assert_eq!(e, Error::empty_reduction("fold1"));
+    }
+
+    #[test]
+    fn seed_comes_first() {
+        let cx = Ctx::new();
+        let v = Vector::from_vec(vec![2.0f64, 3.0]);
+        // f(f(z, 2), 3) with f(a, b) = a - b.
+        assert_eq!(fold_all(&cx, &v, Some(10.0), |a, b| a - b, "fold").unwrap().get(), 5.0);
+        let s = Scalar::new(4i64);
+        assert_eq!(fold_all(&cx, &s, Some(1), |a, b| a * b, "product").unwrap().get(), 4);
+        assert!(fold::<_, 0, 0>(&cx, &s, Some(1), |a, b| a * b, "product").is_err());
+    }
+}

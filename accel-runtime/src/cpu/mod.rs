@@ -1,0 +1,180 @@
+//! The CPU backend: one rayon skeleton per combinator, instantiated by generated code with the
+//! fused element functions as closures (DESIGN.md §3, "Codegen").
+//!
+//! Every skeleton takes a [`Ctx`] first. Closures cannot return errors without slowing the inner
+//! loops, so an out-of-range read or a division by zero inside a closure is recorded in the
+//! context (the first one wins) and the closure goes on with a default value; the skeleton
+//! returns the recorded error once its parallel loop is done. Skeletons check their own
+//! arguments (shapes, segments, counts) before starting and return those errors directly.
+//!
+//! ```
+//! use accel_runtime::cpu::{self, Ctx};
+//! use accel_runtime::Vector;
+//!
+//! let cx = Ctx::new();
+//! let xs = Vector::from_vec(vec![1, 2, 3, 4]);
+//! let ys = cpu::map(&cx, &xs, |x| x * 10)?;
+//! let sum = cpu::fold_all(&cx, &ys, Some(0), |a, b| a + b, "sum")?;
+//! assert_eq!(sum.get(), 100);
+//! let out = cpu::map(&cx, &xs, |x| cx.read(&xs, [x as usize]))
+//!     .unwrap_err();
+//! assert!(out.to_string().contains("index [4] is out of bounds for shape [4]"));
+//! # Ok::<(), accel_runtime::Error>(())
+//! ```
+
+mod expand;
+mod fold;
+mod map;
+mod movement;
+mod par;
+mod permute;
+mod scan;
+mod segmented;
+mod stencil;
+
+pub use expand::{expand, filter};
+pub use fold::{fold, fold_all};
+pub use map::{generate, imap, map, zip_with};
+pub use movement::{concat, drop, replicate, reshape, reverse, slice, take, transpose};
+pub use permute::{backpermute, permute};
+pub use scan::{scan, scan_total};
+pub use segmented::{fold_seg, scan_seg};
+pub use stencil::{Boundary, stencil};
+
+use crate::array::Array;
+use crate::elem::Elem;
+use crate::shape;
+use accel_core::ops::Arith;
+use accel_core::{Error, Result};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Per-call context: the first error raised inside a closure, recorded without unwinding.
+///
+/// ```
+/// use accel_runtime::cpu::Ctx;
+/// use accel_runtime::Error;
+///
+/// let cx = Ctx::new();
+/// assert_eq!(cx.div(7, 2), 3);
+/// assert_eq!(cx.rem(7, 0), 0); // recorded, and a default value goes on
+/// cx.fail(Error::empty_reduction("later errors are dropped"));
+/// assert_eq!(cx.check(), Err(Error::division_by_zero("%")));
+/// assert_eq!(cx.check(), Ok(())); // taken
+/// ```
+#[derive(Debug, Default)]
+pub struct Ctx {
+    failed: AtomicBool,
+    error: Mutex<Option<Error>>,
+}
+
+impl Ctx {
+    pub fn new() -> Ctx {
+        Ctx::default()
+    }
+
+    /// Records `e` unless an error is already recorded.
+    #[cold]
+    pub fn fail(&self, e: Error) {
+        let mut slot = self.error.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if slot.is_none() {
+            *slot = Some(e);
+            self.failed.store(true, Ordering::Release);
+        }
+    }
+
+    /// Whether an error has been recorded (cheap: one atomic load).
+    #[inline]
+    pub fn failed(&self) -> bool {
+        self.failed.load(Ordering::Acquire)
+    }
+
+    /// Takes the recorded error, if any.
+    pub fn check(&self) -> Result<()> {
+        if !self.failed() {
+            return Ok(());
+        }
+        let mut slot = self.error.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.failed.store(false, Ordering::Release);
+        slot.take().map_or(Ok(()), Err)
+    }
+
+    /// `a[ix]`, or `E::default()` after recording `IndexOutOfBounds` (op `index`).
+    #[inline]
+    pub fn read<E: Elem, const R: usize>(&self, a: &Array<E, R>, ix: [usize; R]) -> E {
+        if shape::contains(a.shape(), ix) {
+            a.get_linear(shape::to_linear(a.shape(), ix))
+        } else {
+            self.fail(Error::index_out_of_bounds("index", &ix, &a.shape()));
+            E::default()
+        }
+    }
+
+    /// `a / b`, or the default after recording `DivisionByZero` (integer division by zero).
+    #[inline]
+    pub fn div<T: Arith + Default>(&self, a: T, b: T) -> T {
+        a.div(b).unwrap_or_else(|| {
+            self.fail(Error::division_by_zero("/"));
+            T::default()
+        })
+    }
+
+    /// `a % b`, or the default after recording `DivisionByZero` (integer remainder by zero).
+    #[inline]
+    pub fn rem<T: Arith + Default>(&self, a: T, b: T) -> T {
+        a.rem(b).unwrap_or_else(|| {
+            self.fail(Error::division_by_zero("%"));
+            T::default()
+        })
+    }
+}
+
+/// Checks the `R1 == R - 1` relation of a skeleton that removes the innermost dimension.
+fn check_rank_drop<const R: usize, const R1: usize>(op: &str) -> Result<()> {
+    match R.checked_sub(1) {
+        Some(r) if r == R1 => Ok(()),
+        Some(r) => Err(Error::invalid_argument(op, format!("a rank-{R} input gives a rank-{r} result, not rank {R1}"))),
+        None => Err(Error::invalid_argument(op, "a scalar (rank 0) has no dimension to reduce")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::Vector;
+
+    #[test]
+    fn first_error_wins_across_threads() {
+        use rayon::prelude::*;
+        let cx = Ctx::new();
+        (0..1000).into_par_iter().for_each(|i| {
+            if i % 7 == 3 {
+                cx.fail(Error::division_by_zero("/"));
+            }
+        });
+        assert!(cx.failed());
+        assert_eq!(cx.check(), Err(Error::division_by_zero("/")));
+        assert!(!cx.failed());
+    }
+
+    #[test]
+    fn reads_are_checked() {
+        let cx = Ctx::new();
+        let v = Vector::from_vec(vec![5u32, 6]);
+        assert_eq!(cx.read(&v, [1]), 6);
+        assert!(cx.check().is_ok());
+        assert_eq!(cx.read(&v, [2]), 0);
+        assert_eq!(cx.check(), Err(Error::index_out_of_bounds("index", &[2], &[2])));
+        assert_eq!(cx.div(1.0f32, 0.0), f32::INFINITY);
+        assert_eq!(cx.div(i32::MIN, -1), i32::MIN);
+        assert!(cx.check().is_ok());
+    }
+
+    #[test]
+    fn rank_drop_is_checked() {
+        assert!(check_rank_drop::<2, 1>("fold").is_ok());
+        let e = check_rank_drop::<2, 2>("fold").unwrap_err();
+        assert!(e.to_string().contains("rank-1 result, not rank 2"), "{e}");
+        assert!(check_rank_drop::<0, 0>("fold").is_err());
+    }
+}

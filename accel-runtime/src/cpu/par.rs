@@ -1,0 +1,312 @@
+//! Work splitting shared by the skeletons.
+//!
+//! Every skeleton allocates its result once and hands disjoint regions of it to rayon tasks
+//! ([`par_write`]). Regions are either uniform chunks of the output ([`par_build`],
+//! [`par_build_indexed`], [`par_map`]) or groups of consecutive *items* (rows, segments) of about
+//! equal work ([`par_items`]), so that a million short segments and one huge segment both split
+//! well. A task is never smaller than [`MIN_CHUNK`] elements, below which rayon's overhead (about
+//! a microsecond a task) outweighs the work.
+
+use crate::elem::{Columns, ColumnsMut, Elem};
+use crate::shape;
+use accel_core::{Error, Result};
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Fewest elements worth a task of their own.
+pub(crate) const MIN_CHUNK: usize = 1 << 14;
+
+/// Tasks per thread: more than one, so that work stealing can even out uneven tasks.
+const TASKS_PER_THREAD: usize = 4;
+
+/// Length of the chunks that `work` elements are cut into.
+pub(crate) fn chunk_len(work: usize) -> usize {
+    work.div_ceil(rayon::current_num_threads() * TASKS_PER_THREAD).max(MIN_CHUNK)
+}
+
+/// Whether a run of `n` elements is worth splitting at all.
+pub(crate) fn is_long(n: usize) -> bool {
+    n >= 2 * MIN_CHUNK
+}
+
+/// A writable region of a result being built.
+pub(crate) struct Out<'a, E: Elem>(<E::Columns as Columns<E>>::Mut<'a>);
+
+impl<'a, E: Elem> Out<'a, E> {
+    pub(crate) fn new(cols: &'a mut E::Columns) -> Self {
+        Out(cols.view_mut())
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> E {
+        self.0.get(i)
+    }
+
+    #[inline]
+    pub(crate) fn set(&mut self, i: usize, e: E) {
+        self.0.set(i, e);
+    }
+
+    pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
+        let (a, b) = self.0.split_at(mid);
+        (Out(a), Out(b))
+    }
+
+    /// The regions `0..ends[0]`, `ends[0]..ends[1]`, ...; the last end must be `len()`.
+    pub(crate) fn split_ends(self, ends: &[usize]) -> Vec<Self> {
+        let mut parts = Vec::with_capacity(ends.len());
+        let mut rest = self;
+        let mut at = 0;
+        for &end in ends {
+            let (part, tail) = rest.split_at(end - at);
+            parts.push(part);
+            rest = tail;
+            at = end;
+        }
+        parts
+    }
+}
+
+/// The element count of a result of `shape`, if its storage can be allocated at all.
+pub(crate) fn alloc_len<E: Elem, const R: usize>(op: &str, shape: [usize; R]) -> Result<usize> {
+    let n = shape::checked_size(shape)
+        .filter(|n| n.checked_mul(size_of::<E>()).is_some_and(|b| b <= isize::MAX as usize))
+        .ok_or_else(|| Error::invalid_argument(op, format!("a result of shape {shape:?} is too large to allocate")))?;
+    Ok(n)
+}
+
+/// The number of rows and the innermost extent of `shape`; rank 0 has no innermost dimension.
+pub(crate) fn innermost<const R: usize>(op: &str, shape: [usize; R]) -> Result<(usize, usize)> {
+    if R == 0 {
+        return Err(Error::invalid_argument(op, "a scalar (rank 0) has no innermost dimension to work along"));
+    }
+    let rows = shape[..R - 1].iter().fold(1usize, |acc, &d| acc.saturating_mul(d));
+    Ok((rows, shape[R - 1]))
+}
+
+/// `shape` with its innermost extent replaced.
+pub(crate) fn with_innermost<const R: usize>(mut shape: [usize; R], n: usize) -> [usize; R] {
+    shape[R - 1] = n;
+    shape
+}
+
+/// Uniform chunk ends covering `0..n`.
+pub(crate) fn uniform_ends(n: usize, chunk: usize) -> Vec<usize> {
+    (1..=n.div_ceil(chunk)).map(|c| (c * chunk).min(n)).collect()
+}
+
+/// Allocates `ends.last()` elements and fills region `g` (`ends[g - 1]..ends[g]`, from 0) with
+/// `fill(g, region)` on the thread pool; returns the columns and each region's result in order.
+pub(crate) fn par_write<E: Elem, T: Send>(
+    ends: &[usize],
+    fill: impl Fn(usize, Out<'_, E>) -> T + Sync,
+) -> (E::Columns, Vec<T>) {
+    let total = ends.last().copied().unwrap_or(0);
+    let mut cols = E::Columns::filled(total, E::default());
+    let regions = Out::new(&mut cols).split_ends(ends);
+    let results = if regions.len() <= 1 {
+        regions.into_iter().enumerate().map(|(g, r)| fill(g, r)).collect()
+    } else {
+        regions.into_par_iter().enumerate().map(|(g, r)| fill(g, r)).collect()
+    };
+    (cols, results)
+}
+
+/// `n` elements, element `i` being `f(i)`.
+pub(crate) fn par_build<E: Elem>(n: usize, f: impl Fn(usize) -> E + Sync) -> E::Columns {
+    let chunk = chunk_len(n);
+    par_write(&uniform_ends(n, chunk), |g, mut out: Out<'_, E>| {
+        let start = g * chunk;
+        for j in 0..out.len() {
+            out.set(j, f(start + j));
+        }
+    })
+    .0
+}
+
+/// The elements of `shape`, element `ix` (at linear position `i`) being `f(i, ix)`; indices are
+/// stepped, not divided out, per element.
+pub(crate) fn par_build_indexed<E: Elem, const R: usize>(
+    shape: [usize; R],
+    f: impl Fn(usize, [usize; R]) -> E + Sync,
+) -> E::Columns {
+    let n = shape::size(shape);
+    let chunk = chunk_len(n);
+    par_write(&uniform_ends(n, chunk), |g, mut out: Out<'_, E>| {
+        let start = g * chunk;
+        let mut ix = shape::from_linear(shape, start);
+        for j in 0..out.len() {
+            out.set(j, f(start + j, ix));
+            shape::step(shape, &mut ix);
+        }
+    })
+    .0
+}
+
+/// `f` of every element of `cols`, reading each chunk as one run.
+pub(crate) fn par_map<A: Elem, B: Elem>(cols: &A::Columns, f: impl Fn(A) -> B + Sync) -> B::Columns {
+    let n = cols.len();
+    let chunk = chunk_len(n);
+    par_write(&uniform_ends(n, chunk), |g, mut out: Out<'_, B>| {
+        let start = g * chunk;
+        for (j, x) in cols.iter_range(start..start + out.len()).enumerate() {
+            out.set(j, f(x));
+        }
+    })
+    .0
+}
+
+/// Splits items `0..count` into consecutive groups of at least `target` work (the last may have
+/// less), where `work_before(k)` is the cumulative, non-decreasing work of the items before `k`
+/// and grows by at least 1 per item. Returns each group's end.
+pub(crate) fn group_ends(count: usize, target: usize, work_before: impl Fn(usize) -> usize) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut start = 0;
+    while start < count {
+        let goal = work_before(start).saturating_add(target);
+        let (mut lo, mut hi) = (start + 1, count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if work_before(mid) >= goal {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        ends.push(lo);
+        start = lo;
+    }
+    ends
+}
+
+/// Runs `item(k, out)` for items `0..count` (rows, segments) in parallel groups of about equal
+/// work. Item `k` reads `in_before(k)..in_before(k + 1)` and writes its own region
+/// `out_before(k)..out_before(k + 1)` of the result. Returns the result and each item's value.
+pub(crate) fn par_items<E: Elem, T: Send>(
+    count: usize,
+    in_before: impl Fn(usize) -> usize + Sync,
+    out_before: impl Fn(usize) -> usize + Sync,
+    item: impl Fn(usize, Out<'_, E>) -> T + Sync,
+) -> (E::Columns, Vec<T>) {
+    let work = |k: usize| in_before(k) + k;
+    let ends = group_ends(count, chunk_len(work(count)), work);
+    let out_ends: Vec<usize> = ends.iter().map(|&e| out_before(e)).collect();
+    let (cols, groups) = par_write(&out_ends, |g, out: Out<'_, E>| {
+        let first = if g == 0 { 0 } else { ends[g - 1] };
+        let mut values = Vec::with_capacity(ends[g] - first);
+        let mut rest = out;
+        for k in first..ends[g] {
+            let (mine, tail) = rest.split_at(out_before(k + 1) - out_before(k));
+            values.push(item(k, mine));
+            rest = tail;
+        }
+        values
+    });
+    (cols, groups.into_iter().flatten().collect())
+}
+
+/// Left fold of `cols[range]` from `z` (`fold1` when `z` is `None`; `None` for an empty range
+/// then). Short ranges fold in exact source order; long ones fold chunks in parallel and combine
+/// the chunk results left to right after `z`: regrouped, never reordered.
+pub(crate) fn fold_range<E: Elem>(
+    cols: &E::Columns,
+    range: Range<usize>,
+    z: Option<E>,
+    f: &(impl Fn(E, E) -> E + Sync),
+) -> Option<E> {
+    if !is_long(range.len()) {
+        let mut it = cols.iter_range(range);
+        let init = match z {
+            Some(z) => z,
+            None => it.next()?,
+        };
+        return Some(it.fold(init, f));
+    }
+    let chunk = chunk_len(range.len());
+    let starts: Vec<usize> = range.clone().step_by(chunk).collect();
+    let partials: Vec<E> = starts.into_par_iter().map(|s| fold1_run(cols, s..(s + chunk).min(range.end), f)).collect();
+    let mut parts = partials.into_iter();
+    let init = match z {
+        Some(z) => z,
+        None => parts.next()?,
+    };
+    Some(parts.fold(init, f))
+}
+
+/// `fold1` of a non-empty run, sequentially.
+pub(crate) fn fold1_run<E: Elem>(cols: &E::Columns, run: Range<usize>, f: &impl Fn(E, E) -> E) -> E {
+    cols.iter_range(run.start + 1..run.end).fold(cols.get(run.start), f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_cover_all_items_with_enough_work_each() {
+        let weights = [5usize, 0, 0, 100, 1, 1, 1, 1, 50, 0];
+        let before = |k: usize| weights[..k].iter().sum::<usize>() + k;
+        let ends = group_ends(weights.len(), 10, before);
+        assert_eq!(*ends.last().unwrap(), weights.len());
+        let mut start = 0;
+        for (g, &e) in ends.iter().enumerate() {
+            assert!(e > start);
+            if g + 1 < ends.len() {
+                assert!(before(e) - before(start) >= 10);
+            }
+            start = e;
+        }
+        assert!(group_ends(0, 10, before).is_empty());
+    }
+
+    #[test]
+    fn items_write_their_own_regions() {
+        let lens = [3usize, 0, 5, 1];
+        let offs: Vec<usize> = std::iter::once(0)
+            .chain(lens.iter().scan(0, |a, l| {
+                *a += l;
+                Some(*a)
+            }))
+            .collect();
+        let (cols, vals) = par_items::<u32, usize>(
+            4,
+            |k| offs[k],
+            |k| offs[k],
+            |k, mut out| {
+                for j in 0..out.len() {
+                    out.set(j, k as u32);
+                }
+                out.len()
+            },
+        );
+        assert_eq!(cols, vec![0, 0, 0, 2, 2, 2, 2, 2, 3]);
+        assert_eq!(vals, lens);
+    }
+
+    #[test]
+    fn long_folds_keep_operand_order() {
+        // String-like concatenation via (first, last) pairs is associative but not commutative.
+        let n = 5 * MIN_CHUNK + 7;
+        let cols = <(Vec<u64>, Vec<u64>)>::from_vec((0..n as u64).map(|i| (i, i)).collect());
+        let cat = |a: (u64, u64), b: (u64, u64)| {
+            assert_eq!(a.1 + 1, b.0, "operands out of order");
+            (a.0, b.1)
+        };
+        assert_eq!(fold_range(&cols, 0..n, None, &cat), Some((0, n as u64 - 1)));
+        assert_eq!(fold_range(&cols, 3..3, None, &cat), None);
+    }
+
+    #[test]
+    fn oversized_results_are_errors() {
+        assert!(alloc_len::<f64, 2>("generate", [usize::MAX / 4, 2]).is_err());
+        assert_eq!(alloc_len::<f64, 2>("generate", [3, 2]), Ok(6));
+        assert!(innermost("fold", []).is_err());
+        assert_eq!(innermost("fold", [2, 0]), Ok((2, 0)));
+        assert_eq!(innermost("fold", [0, 3]), Ok((0, 3)));
+    }
+}

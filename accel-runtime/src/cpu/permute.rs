@@ -1,0 +1,266 @@
+//! `backpermute` (gather) and `permute` (scatter with a combining function).
+//!
+//! Algorithm: `backpermute` is a parallel loop over the output that reads `a[f(ix)]`.
+//! `permute` first computes every source's destination in parallel, then applies the combines in
+//! ascending source order per destination, by one of two strategies:
+//! - *partials* (a histogram: few destinations for many sources): each chunk of sources combines
+//!   its elements into a private partial result per destination, later sources on the left
+//!   (`combine(x, partial)`); the partials are then applied to `defaults` in chunk order, in
+//!   parallel over destinations;
+//! - *buckets* (many destinations): the destination range is cut into blocks; a stable counting
+//!   sort places every source index in its block's bucket, in source order; each block then
+//!   applies its bucket sequentially, blocks in parallel.
+//!
+//! Both keep the order of operands for each destination, so an associative `combine` gives the
+//! sequential result (floats within rounding of the regrouping in the partials strategy).
+//!
+//! Memory traffic: `backpermute` writes the output once and reads the sources at random.
+//! `permute` writes one destination index per source, then either one partial result per chunk
+//! and destination or one bucket slot per source, and combines at random into the result.
+//!
+//! Limits: a source out of range (`backpermute`) or a destination out of range (`permute`) is
+//! `IndexOutOfBounds`. A heavily skewed scatter to many destinations runs one block at a time.
+
+use super::Ctx;
+use super::par::{Out, alloc_len, chunk_len, is_long, par_build, par_build_indexed, uniform_ends};
+use crate::array::Array;
+use crate::elem::{Columns, Elem};
+use crate::shape;
+use accel_core::{Error, Result};
+use rayon::prelude::*;
+
+/// The array of `shape` whose element at `ix` is `a[f(ix)]`.
+///
+/// ```
+/// use accel_runtime::{cpu::{self, Ctx}, Vector};
+/// let v = Vector::from_vec(vec![10, 20, 30]);
+/// let r = cpu::backpermute(&Ctx::new(), &v, [2], |[i]| [2 - i])?;
+/// assert_eq!(r.to_vec(), vec![30, 20]);
+/// assert!(cpu::backpermute(&Ctx::new(), &v, [4], |[i]| [i]).is_err());
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+pub fn backpermute<E: Elem, const R: usize, const R2: usize>(
+    cx: &Ctx,
+    a: &Array<E, R>,
+    shape: [usize; R2],
+    f: impl Fn([usize; R2]) -> [usize; R] + Sync + Send,
+) -> Result<Array<E, R2>> {
+    alloc_len::<E, R2>("backpermute", shape)?;
+    let (src_shape, cols) = (a.shape(), a.columns());
+    let out = par_build_indexed(shape, |_, ix| {
+        let src = f(ix);
+        if shape::contains(src_shape, src) {
+            cols.get(shape::to_linear(src_shape, src))
+        } else {
+            cx.fail(Error::index_out_of_bounds("backpermute", &src, &src_shape));
+            E::default()
+        }
+    });
+    cx.check()?;
+    Ok(Array::from_parts_unchecked(shape, out))
+}
+
+/// Marks a dropped source.
+const DROPPED: usize = usize::MAX;
+
+/// Starts from a copy of `defaults`; for each source index of `a` in ascending row-major order
+/// with `f(ix) == Some(dst)`, element `dst` becomes `combine(a[ix], old)`. `None` drops the
+/// source.
+///
+/// ```
+/// use accel_runtime::{cpu::{self, Ctx}, Vector};
+/// let keys = Vector::from_vec(vec![1usize, 0, 1, 3, 1]);
+/// let zeros = Vector::from_vec(vec![0u32; 3]);
+/// let ones = cpu::map(&Ctx::new(), &keys, |_| 1u32)?;
+/// let hist = cpu::permute(&Ctx::new(), &zeros, &ones, |[i]| {
+///     let k = keys.get_linear(i);
+///     (k < 3).then_some([k])
+/// }, |new, old| new + old)?;
+/// assert_eq!(hist.to_vec(), vec![1, 3, 0]);
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+pub fn permute<E: Elem, const R: usize, const R2: usize>(
+    cx: &Ctx,
+    defaults: &Array<E, R2>,
+    a: &Array<E, R>,
+    f: impl Fn([usize; R]) -> Option<[usize; R2]> + Sync + Send,
+    combine: impl Fn(E, E) -> E + Sync + Send,
+) -> Result<Array<E, R2>> {
+    let dshape = defaults.shape();
+    let dest = |ix: [usize; R]| match f(ix) {
+        None => DROPPED,
+        Some(d) if shape::contains(dshape, d) => shape::to_linear(dshape, d),
+        Some(d) => {
+            cx.fail(Error::index_out_of_bounds("permute", &d, &dshape));
+            DROPPED
+        }
+    };
+    let n = a.len();
+    let m = defaults.len();
+    let src = a.columns();
+    let mut out = defaults.columns().clone();
+    if !is_long(n) {
+        let mut view = Out::new(&mut out);
+        let mut ix = [0; R];
+        for x in a.iter() {
+            let d = dest(ix);
+            if d != DROPPED {
+                view.set(d, combine(x, view.get(d)));
+            }
+            shape::step(a.shape(), &mut ix);
+        }
+    } else {
+        let chunk = chunk_len(n);
+        let mut dst = vec![DROPPED; n];
+        dst.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
+            let mut ix = shape::from_linear(a.shape(), c * chunk);
+            for slot in part {
+                *slot = dest(ix);
+                shape::step(a.shape(), &mut ix);
+            }
+        });
+        cx.check()?;
+        let chunks = n.div_ceil(chunk);
+        if m.saturating_mul(chunks) <= n / 2 {
+            out = by_partials(defaults.columns(), src, &dst, chunk, &combine);
+        } else {
+            by_buckets(&mut out, src, &dst, chunk, &combine);
+        }
+    }
+    cx.check()?;
+    Ok(Array::from_parts_unchecked(dshape, out))
+}
+
+/// The partials strategy: one private partial result per chunk of sources and destination.
+fn by_partials<E: Elem>(
+    defaults: &E::Columns,
+    src: &E::Columns,
+    dst: &[usize],
+    chunk: usize,
+    combine: &(impl Fn(E, E) -> E + Sync),
+) -> E::Columns {
+    let m = defaults.len();
+    let partials: Vec<Vec<Option<E>>> = dst
+        .par_chunks(chunk)
+        .enumerate()
+        .map(|(c, part)| {
+            let mut acc: Vec<Option<E>> = vec![None; m];
+            for (&d, x) in part.iter().zip(src.iter_range(c * chunk..c * chunk + part.len())) {
+                if d != DROPPED {
+                    acc[d] = Some(acc[d].map_or(x, |old| combine(x, old)));
+                }
+            }
+            acc
+        })
+        .collect();
+    par_build(m, |d| partials.iter().fold(defaults.get(d), |old, p| p[d].map_or(old, |new| combine(new, old))))
+}
+
+/// The buckets strategy: a stable counting sort of source indices by destination block, then
+/// one task per block.
+fn by_buckets<E: Elem>(
+    out: &mut E::Columns,
+    src: &E::Columns,
+    dst: &[usize],
+    chunk: usize,
+    combine: &(impl Fn(E, E) -> E + Sync),
+) {
+    let m = out.len();
+    let block = chunk_len(m);
+    let blocks = m.div_ceil(block);
+    // counts[c][b]: sources of chunk c bound for block b.
+    let counts: Vec<Vec<usize>> = dst
+        .par_chunks(chunk)
+        .map(|part| {
+            let mut k = vec![0; blocks];
+            for &d in part.iter().filter(|&&d| d != DROPPED) {
+                k[d / block] += 1;
+            }
+            k
+        })
+        .collect();
+    // Buckets are block-major, chunk-minor: every block's sources in ascending source order.
+    let kept: usize = counts.iter().flatten().sum();
+    let mut order = vec![0usize; kept];
+    let mut slots: Vec<Vec<&mut [usize]>> = counts.iter().map(|_| Vec::with_capacity(blocks)).collect();
+    let mut block_ends = Vec::with_capacity(blocks);
+    let mut rest = order.as_mut_slice();
+    let mut at = 0;
+    for b in 0..blocks {
+        for (c, k) in counts.iter().enumerate() {
+            let (slot, tail) = rest.split_at_mut(k[b]);
+            slots[c].push(slot);
+            rest = tail;
+            at += k[b];
+        }
+        block_ends.push(at);
+    }
+    slots.into_par_iter().enumerate().for_each(|(c, mut mine)| {
+        let mut fill = vec![0; blocks];
+        for (j, &d) in dst[c * chunk..].iter().take(chunk).enumerate() {
+            if d != DROPPED {
+                let b = d / block;
+                mine[b][fill[b]] = c * chunk + j;
+                fill[b] += 1;
+            }
+        }
+    });
+    let order = &order;
+    Out::new(out).split_ends(&uniform_ends(m, block)).into_par_iter().enumerate().for_each(|(b, mut part)| {
+        let from = if b == 0 { 0 } else { block_ends[b - 1] };
+        for &j in &order[from..block_ends[b]] {
+            let d = dst[j] - b * block;
+            part.set(d, combine(src.get(j), part.get(d)));
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::{Matrix, Vector};
+    use crate::cpu::par::MIN_CHUNK;
+
+    /// Composition of affine maps `x -> a x + b` (wrapping): associative, not commutative, so
+    /// any reordering of operands shows.
+    fn compose(new: (u64, u64), old: (u64, u64)) -> (u64, u64) {
+        (new.0.wrapping_mul(old.0), new.0.wrapping_mul(old.1).wrapping_add(new.1))
+    }
+
+    fn affine(j: usize) -> (u64, u64) {
+        (2 * j as u64 + 3, j as u64 ^ 0x5555)
+    }
+
+    #[test]
+    fn both_strategies_match_the_sequential_scatter() {
+        let n = 6 * MIN_CHUNK + 5;
+        let xs = Vector::from_vec((0..n).map(affine).collect());
+        let cx = Ctx::new();
+        for m in [1, 7, 300, n / 3, 2 * n] {
+            let key = |j: usize| (!j.is_multiple_of(5)).then_some(j.wrapping_mul(2_654_435_761) % m);
+            let defaults = Vector::from_vec((0..m).map(|d| affine(d + 1)).collect());
+            let got = permute(&cx, &defaults, &xs, |[j]| key(j).map(|d| [d]), compose).unwrap();
+            let mut want = defaults.to_vec();
+            for j in 0..n {
+                if let Some(d) = key(j) {
+                    want[d] = compose(affine(j), want[d]);
+                }
+            }
+            assert_eq!(got.to_vec(), want, "m = {m}");
+        }
+    }
+
+    #[test]
+    fn out_of_range_destinations_are_errors() {
+        let cx = Ctx::new();
+        let defaults = Matrix::from_shape_vec([2, 2], vec![0i32; 4]).unwrap();
+        let xs = Vector::from_vec(vec![1, 2, 3]);
+        let e = permute(&cx, &defaults, &xs, |[i]| Some([i, 0]), |a, b| a + b).unwrap_err();
+        assert_eq!(e, Error::index_out_of_bounds("permute", &[2, 0], &[2, 2]));
+        let big = Vector::from_vec(vec![1i32; 3 * MIN_CHUNK]);
+        let e = permute(&cx, &defaults, &big, |[i]| Some([0, i]), |a, b| a + b).unwrap_err();
+        assert!(matches!(e, Error::IndexOutOfBounds { .. }));
+        let e = backpermute(&cx, &xs, [2, 2], |[i, j]| [i * 2 + j]).unwrap_err();
+        assert_eq!(e, Error::index_out_of_bounds("backpermute", &[3], &[3]));
+    }
+}

@@ -1,0 +1,152 @@
+//! Stencils: `stencil3`, `stencil5` on vectors, `stencil3x3`, `stencil5x5` on matrices.
+//!
+//! Algorithm: a parallel loop over the output in equal chunks. The neighbour offsets are
+//! computed once, both as index offsets and as linear offsets; an element whose whole
+//! neighbourhood lies inside the array (the interior, nearly all of a large array) reads its
+//! neighbours by linear offset with no boundary logic, and only the border applies the boundary
+//! per coordinate.
+//!
+//! Memory traffic: each input element is read once per neighbourhood it belongs to, from
+//! nearby rows that stay in cache; each output element is written once.
+//!
+//! Limits: the array's rank must be the stencil's (1 or 2), and the closure takes exactly
+//! `shape.points()` neighbours. `Mirror` reflects periodically (period `2n - 2`), so it stays
+//! inside even when the radius exceeds `n - 1`.
+
+use super::Ctx;
+use super::par::par_build_indexed;
+use crate::array::Array;
+use crate::elem::{Columns, Elem};
+use crate::shape;
+use accel_core::ir::StencilShape;
+use accel_core::{Error, Result};
+
+/// What a stencil reads outside the array, per coordinate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Boundary<E> {
+    /// The nearest edge element.
+    Clamp,
+    /// Reflection without repeating the edge: `-1` reads 1, `n` reads `n - 2`.
+    Mirror,
+    /// Periodic: `-1` reads `n - 1`.
+    Wrap,
+    /// This value whenever any coordinate is outside.
+    Constant(E),
+}
+
+impl<E: Copy> Boundary<E> {
+    /// The coordinate read for `i` along a dimension of extent `n` (`n > 0`), or the constant
+    /// value that replaces the read.
+    fn place(&self, i: isize, n: usize) -> Result<usize, E> {
+        let n = n as isize;
+        if (0..n).contains(&i) {
+            return Ok(i as usize);
+        }
+        Ok(match *self {
+            Boundary::Clamp => i.clamp(0, n - 1) as usize,
+            Boundary::Wrap => i.rem_euclid(n) as usize,
+            Boundary::Mirror if n == 1 => 0,
+            Boundary::Mirror => {
+                let p = i.rem_euclid(2 * n - 2);
+                (if p < n { p } else { 2 * n - 2 - p }) as usize
+            }
+            Boundary::Constant(v) => return Err(v),
+        })
+    }
+}
+
+/// Applies `f` to the neighbourhood of every element; neighbours come in row-major order of their
+/// offsets (`[l, c, r]` for `S3`, `n[r][c]` flattened for `S3x3`).
+///
+/// ```
+/// use accel_core::ir::StencilShape;
+/// use accel_runtime::cpu::{self, Boundary, Ctx};
+/// use accel_runtime::Vector;
+/// let v = Vector::from_vec(vec![1, 2, 3]);
+/// let sums = cpu::stencil(&Ctx::new(), &v, StencilShape::S3, Boundary::Clamp, |[l, c, r]: &[i32; 3]| l + c + r)?;
+/// assert_eq!(sums.to_vec(), vec![4, 6, 8]);
+/// let zero = cpu::stencil(&Ctx::new(), &v, StencilShape::S3, Boundary::Constant(0), |n: &[i32; 3]| n[0] + n[2])?;
+/// assert_eq!(zero.to_vec(), vec![2, 4, 2]);
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+pub fn stencil<A: Elem, B: Elem, const R: usize, const P: usize>(
+    cx: &Ctx,
+    a: &Array<A, R>,
+    shape: StencilShape,
+    boundary: Boundary<A>,
+    f: impl Fn(&[A; P]) -> B + Sync + Send,
+) -> Result<Array<B, R>> {
+    let op = shape.method_name();
+    if R != shape.rank() {
+        return Err(Error::invalid_argument(op, format!("it applies to arrays of rank {}, not {R}", shape.rank())));
+    }
+    if P != shape.points() {
+        return Err(Error::invalid_argument(op, format!("it has {} neighbours, not {P}", shape.points())));
+    }
+    let (radius, width) = (shape.radius() as isize, 2 * shape.radius() + 1);
+    let extent = a.shape();
+    let offsets: [[isize; R]; P] = std::array::from_fn(|k| {
+        let mut rest = k;
+        let mut o = [0; R];
+        for d in (0..R).rev() {
+            o[d] = (rest % width) as isize - radius;
+            rest /= width;
+        }
+        o
+    });
+    let strides: [isize; R] = std::array::from_fn(|d| extent[d + 1..].iter().product::<usize>() as isize);
+    let linear: [isize; P] = std::array::from_fn(|k| (0..R).map(|d| offsets[k][d] * strides[d]).sum());
+    let cols = a.columns();
+    let out = par_build_indexed(extent, |i, ix| {
+        let interior = (0..R).all(|d| ix[d] as isize >= radius && ix[d] as isize + radius < extent[d] as isize);
+        let hood: [A; P] = if interior {
+            std::array::from_fn(|k| cols.get((i as isize + linear[k]) as usize))
+        } else {
+            std::array::from_fn(|k| {
+                let mut at = [0; R];
+                for d in 0..R {
+                    match boundary.place(ix[d] as isize + offsets[k][d], extent[d]) {
+                        Ok(p) => at[d] = p,
+                        Err(v) => return v,
+                    }
+                }
+                cols.get(shape::to_linear(extent, at))
+            })
+        };
+        f(&hood)
+    });
+    cx.check()?;
+    Ok(Array::from_parts_unchecked(extent, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::{Matrix, Vector};
+
+    #[test]
+    fn boundaries_place_coordinates() {
+        let b = Boundary::<i32>::Mirror;
+        assert_eq!([-2, -1, 5, 6].map(|i| b.place(i, 5)), [Ok(2), Ok(1), Ok(3), Ok(2)]);
+        assert_eq!([-2, -1, 2, 3].map(|i| b.place(i, 2)), [Ok(0), Ok(1), Ok(0), Ok(1)]);
+        assert_eq!(b.place(-2, 1), Ok(0));
+        assert_eq!(Boundary::<i32>::Wrap.place(-1, 4), Ok(3));
+        assert_eq!(Boundary::<i32>::Clamp.place(9, 4), Ok(3));
+        assert_eq!(Boundary::Constant(1).place(4, 4), Err(1));
+        assert_eq!(Boundary::Constant(1).place(3, 4), Ok(3));
+    }
+
+    #[test]
+    fn matrix_neighbourhoods_are_row_major() {
+        let cx = Ctx::new();
+        let m = Matrix::from_shape_fn([3, 4], |[i, j]| (i * 10 + j) as i32);
+        let up_left = stencil(&cx, &m, StencilShape::S3x3, Boundary::Constant(-1), |n: &[i32; 9]| n[0]).unwrap();
+        assert_eq!(up_left.to_vec(), vec![-1, -1, -1, -1, -1, 0, 1, 2, -1, 10, 11, 12]);
+        let wrap = stencil(&cx, &m, StencilShape::S5x5, Boundary::Wrap, |n: &[i32; 25]| n[24]).unwrap();
+        assert_eq!(wrap.at([2, 3]), Some(11));
+        assert!(stencil(&cx, &m, StencilShape::S3, Boundary::Clamp, |n: &[i32; 3]| n[0]).is_err());
+        assert!(stencil(&cx, &m, StencilShape::S3x3, Boundary::Clamp, |n: &[i32; 3]| n[0]).is_err());
+        let e = Vector::<f32>::from_vec(vec![]);
+        assert!(stencil(&cx, &e, StencilShape::S5, Boundary::Mirror, |n: &[f32; 5]| n[2]).unwrap().is_empty());
+    }
+}

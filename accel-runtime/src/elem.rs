@@ -1,0 +1,391 @@
+//! Array elements and their structure-of-arrays storage.
+//!
+//! An element is a scalar (`f32 f64 i32 i64 u32 u64 usize bool`) or a tuple of elements. Arrays
+//! store elements column by column, as Accelerate does: a `Vector<(f32, i32)>` is a `Vec<f32>`
+//! beside a `Vec<i32>`. That keeps every column a plain slice, so a reduction over `f32` runs
+//! over a `&[f32]`, and a column can be copied to a device as it is.
+//!
+//! Storage is reached through [`Columns`] (read) and [`ColumnsMut`] (write a disjoint part).
+//! Parallel skeletons allocate the result once, split its [`ColumnsMut`] view into disjoint
+//! regions with [`ColumnsMut::split_at`] and fill the regions on different threads: no
+//! per-element allocation, no locking, and no `unsafe`.
+
+use accel_core::types::{ElemType, ScalarType};
+use accel_core::value::{ElemValue, ScalarValue};
+use std::fmt::Debug;
+use std::ops::Range;
+
+/// A type that can be an array element.
+///
+/// ```
+/// use accel_runtime::Elem;
+/// use accel_core::types::{ElemType, ScalarType};
+///
+/// assert_eq!(f32::elem_type(), ElemType::Scalar(ScalarType::F32));
+/// let v = (1.5f32, 7i32).to_value();
+/// assert_eq!(<(f32, i32)>::from_value(&v), Some((1.5, 7)));
+/// ```
+pub trait Elem: Copy + Default + PartialEq + Debug + Send + Sync + 'static {
+    /// Structure-of-arrays storage: `Vec<T>` for a scalar, a tuple of the parts' columns for
+    /// tuples.
+    type Columns: Columns<Self>;
+
+    /// The element type in accel's type language.
+    fn elem_type() -> ElemType;
+
+    /// The element as a dynamic value (for the reference interpreter).
+    fn to_value(self) -> ElemValue;
+
+    /// The element from a dynamic value; `None` if the value has another type.
+    fn from_value(v: &ElemValue) -> Option<Self>;
+}
+
+/// Column storage of elements of type `E`.
+///
+/// ```
+/// use accel_runtime::Columns;
+///
+/// let cols = <(Vec<f32>, Vec<i32>)>::from_vec(vec![(1.0, 1), (2.0, 2)]);
+/// assert_eq!(cols.0, vec![1.0, 2.0]);
+/// assert_eq!(cols.get(1), (2.0, 2));
+/// assert_eq!(cols.iter_range(0..2).rev().collect::<Vec<_>>(), vec![(2.0, 2), (1.0, 1)]);
+/// ```
+pub trait Columns<E>: Clone + Default + PartialEq + Debug + Send + Sync + 'static {
+    /// Iterator over a range of elements, in either direction.
+    type Iter<'a>: DoubleEndedIterator<Item = E> + ExactSizeIterator
+    where
+        Self: 'a;
+
+    /// A mutable view of a contiguous part of the columns.
+    type Mut<'a>: ColumnsMut<E>
+    where
+        Self: 'a;
+
+    /// Number of elements.
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i`. Panics if `i >= len` (callers check indices first).
+    fn get(&self, i: usize) -> E;
+
+    fn from_vec(v: Vec<E>) -> Self;
+
+    fn to_vec(&self) -> Vec<E> {
+        self.iter_range(0..self.len()).collect()
+    }
+
+    /// `n` copies of `e` (all-zero values are allocated zeroed, so untouched pages cost nothing).
+    fn filled(n: usize, e: E) -> Self;
+
+    /// The elements of `range`. Panics if the range is outside `0..len`.
+    fn iter_range(&self, range: Range<usize>) -> Self::Iter<'_>;
+
+    /// A mutable view of all elements, to be split into disjoint regions.
+    fn view_mut(&mut self) -> Self::Mut<'_>;
+}
+
+/// A mutable view of a contiguous run of elements in [`Columns`]; views of disjoint runs can be
+/// written from different threads.
+pub trait ColumnsMut<E>: Send + Sized {
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i` of the view. Panics if `i >= len`.
+    fn get(&self, i: usize) -> E;
+
+    /// Writes element `i` of the view. Panics if `i >= len`.
+    fn set(&mut self, i: usize, e: E);
+
+    /// The views of `0..mid` and `mid..len`. Panics if `mid > len`.
+    fn split_at(self, mid: usize) -> (Self, Self);
+}
+
+/// Integer element types usable as counts and segment lengths.
+///
+/// ```
+/// use accel_runtime::IndexLike;
+///
+/// assert_eq!(3i32.to_index(), Some(3));
+/// assert_eq!((-1i64).to_index(), None);
+/// ```
+pub trait IndexLike: Elem {
+    /// The value as a `usize`; `None` when negative (or too large for `usize`).
+    fn to_index(self) -> Option<usize>;
+}
+
+macro_rules! scalar_elem {
+    ($($t:ty => $variant:ident),* $(,)?) => {$(
+        impl Elem for $t {
+            type Columns = Vec<$t>;
+
+            fn elem_type() -> ElemType {
+                ElemType::Scalar(ScalarType::$variant)
+            }
+
+            fn to_value(self) -> ElemValue {
+                ElemValue::Scalar(ScalarValue::$variant(self))
+            }
+
+            fn from_value(v: &ElemValue) -> Option<Self> {
+                match v {
+                    ElemValue::Scalar(ScalarValue::$variant(x)) => Some(*x),
+                    _ => None,
+                }
+            }
+        }
+
+        impl Columns<$t> for Vec<$t> {
+            type Iter<'a> = std::iter::Copied<std::slice::Iter<'a, $t>>;
+            type Mut<'a> = &'a mut [$t];
+
+            #[inline]
+            fn len(&self) -> usize {
+                Vec::len(self)
+            }
+
+            #[inline]
+            fn get(&self, i: usize) -> $t {
+                self[i]
+            }
+
+            fn from_vec(v: Vec<$t>) -> Self {
+                v
+            }
+
+            fn to_vec(&self) -> Vec<$t> {
+                self.clone()
+            }
+
+            fn filled(n: usize, e: $t) -> Self {
+                vec![e; n]
+            }
+
+            #[inline]
+            fn iter_range(&self, range: Range<usize>) -> Self::Iter<'_> {
+                self[range].iter().copied()
+            }
+
+            #[inline]
+            fn view_mut(&mut self) -> Self::Mut<'_> {
+                self.as_mut_slice()
+            }
+        }
+
+        impl ColumnsMut<$t> for &mut [$t] {
+            #[inline]
+            fn len(&self) -> usize {
+                <[$t]>::len(self)
+            }
+
+            #[inline]
+            fn get(&self, i: usize) -> $t {
+                self[i]
+            }
+
+            #[inline]
+            fn set(&mut self, i: usize, e: $t) {
+                self[i] = e;
+            }
+
+            #[inline]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                self.split_at_mut(mid)
+            }
+        }
+    )*};
+}
+
+scalar_elem! {
+    bool => Bool,
+    i32 => I32,
+    i64 => I64,
+    u32 => U32,
+    u64 => U64,
+    usize => Usize,
+    f32 => F32,
+    f64 => F64,
+}
+
+macro_rules! index_like {
+    ($($t:ty),*) => {$(
+        impl IndexLike for $t {
+            #[inline]
+            fn to_index(self) -> Option<usize> {
+                usize::try_from(self).ok()
+            }
+        }
+    )*};
+}
+
+index_like!(i32, i64, u32, u64, usize);
+
+/// Iterator over the columns of a tuple, advancing all of them together.
+#[derive(Clone, Debug)]
+pub struct TupleIter<T>(T);
+
+macro_rules! tuple_elem {
+    ($n:literal; $($T:ident $C:ident $M:ident $I:ident $idx:tt),+) => {
+        impl<$($T: Elem),+> Elem for ($($T,)+) {
+            type Columns = ($($T::Columns,)+);
+
+            fn elem_type() -> ElemType {
+                ElemType::Tuple(vec![$($T::elem_type()),+])
+            }
+
+            fn to_value(self) -> ElemValue {
+                ElemValue::Tuple(vec![$(self.$idx.to_value()),+])
+            }
+
+            fn from_value(v: &ElemValue) -> Option<Self> {
+                match v {
+                    ElemValue::Tuple(parts) if parts.len() == $n => {
+                        Some(($($T::from_value(&parts[$idx])?,)+))
+                    }
+                    _ => None,
+                }
+            }
+        }
+
+        impl<$($T: Copy,)+ $($C: Columns<$T>),+> Columns<($($T,)+)> for ($($C,)+) {
+            type Iter<'a> = TupleIter<($($C::Iter<'a>,)+)>;
+            type Mut<'a> = ($($C::Mut<'a>,)+);
+
+            #[inline]
+            fn len(&self) -> usize {
+                self.0.len()
+            }
+
+            #[inline]
+            fn get(&self, i: usize) -> ($($T,)+) {
+                ($(self.$idx.get(i),)+)
+            }
+
+            fn from_vec(v: Vec<($($T,)+)>) -> Self {
+                ($($C::from_vec(v.iter().map(|t| t.$idx).collect()),)+)
+            }
+
+            fn filled(n: usize, e: ($($T,)+)) -> Self {
+                ($($C::filled(n, e.$idx),)+)
+            }
+
+            #[inline]
+            fn iter_range(&self, range: Range<usize>) -> Self::Iter<'_> {
+                TupleIter(($(self.$idx.iter_range(range.clone()),)+))
+            }
+
+            #[inline]
+            fn view_mut(&mut self) -> Self::Mut<'_> {
+                ($(self.$idx.view_mut(),)+)
+            }
+        }
+
+        impl<$($T,)+ $($M: ColumnsMut<$T>),+> ColumnsMut<($($T,)+)> for ($($M,)+) {
+            #[inline]
+            fn len(&self) -> usize {
+                self.0.len()
+            }
+
+            #[inline]
+            fn get(&self, i: usize) -> ($($T,)+) {
+                ($(self.$idx.get(i),)+)
+            }
+
+            #[inline]
+            fn set(&mut self, i: usize, e: ($($T,)+)) {
+                $(self.$idx.set(i, e.$idx);)+
+            }
+
+            #[inline]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                let halves = ($(self.$idx.split_at(mid),)+);
+                (($(halves.$idx.0,)+), ($(halves.$idx.1,)+))
+            }
+        }
+
+        impl<$($T,)+ $($I: Iterator<Item = $T>),+> Iterator for TupleIter<($($I,)+)> {
+            type Item = ($($T,)+);
+
+            #[inline]
+            fn next(&mut self) -> Option<Self::Item> {
+                Some(($(self.0.$idx.next()?,)+))
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                // All columns have the same length.
+                self.0.0.size_hint()
+            }
+        }
+
+        impl<$($T,)+ $($I: DoubleEndedIterator<Item = $T>),+> DoubleEndedIterator
+            for TupleIter<($($I,)+)>
+        {
+            #[inline]
+            fn next_back(&mut self) -> Option<Self::Item> {
+                Some(($(self.0.$idx.next_back()?,)+))
+            }
+        }
+
+        impl<$($T,)+ $($I: ExactSizeIterator<Item = $T>),+> ExactSizeIterator
+            for TupleIter<($($I,)+)>
+        {
+        }
+    };
+}
+
+tuple_elem!(2; A CA MA IA 0, B CB MB IB 1);
+tuple_elem!(3; A CA MA IA 0, B CB MB IB 1, C CC MC IC 2);
+tuple_elem!(4; A CA MA IA 0, B CB MB IB 1, C CC MC IC 2, D CD MD ID 3);
+tuple_elem!(5; A CA MA IA 0, B CB MB IB 1, C CC MC IC 2, D CD MD ID 3, F CF MF IF 4);
+tuple_elem!(6; A CA MA IA 0, B CB MB IB 1, C CC MC IC 2, D CD MD ID 3, F CF MF IF 4, G CG MG IG 5);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars_round_trip_through_values() {
+        assert_eq!(f64::from_value(&2.5f64.to_value()), Some(2.5));
+        assert_eq!(bool::from_value(&true.to_value()), Some(true));
+        assert_eq!(usize::from_value(&7usize.to_value()), Some(7));
+        assert_eq!(i32::from_value(&7u32.to_value()), None);
+        assert_eq!(u64::elem_type(), ElemType::Scalar(ScalarType::U64));
+    }
+
+    #[test]
+    fn nested_tuples_are_columns_of_columns() {
+        type T = ((f32, i32), u64, bool);
+        let xs: Vec<T> = vec![((1.0, -1), 10, true), ((2.0, -2), 20, false), ((3.0, -3), 30, true)];
+        let cols = <T as Elem>::Columns::from_vec(xs.clone());
+        assert_eq!(cols.0.0, vec![1.0, 2.0, 3.0]);
+        assert_eq!(cols.2, vec![true, false, true]);
+        assert_eq!(cols.len(), 3);
+        assert_eq!(cols.to_vec(), xs);
+        assert_eq!(cols.iter_range(1..3).len(), 2);
+        assert_eq!(T::from_value(&xs[1].to_value()), Some(xs[1]));
+        assert_eq!(T::elem_type().to_string(), "((f32, i32), u64, bool)", "the type follows the tuple's structure");
+    }
+
+    #[test]
+    fn split_views_write_disjoint_parts() {
+        let mut cols = <(Vec<i32>, Vec<f64>)>::filled(5, (0, 0.0));
+        let (mut a, mut b) = cols.view_mut().split_at(2);
+        a.set(1, (1, 1.5));
+        b.set(0, (2, 2.5));
+        assert_eq!((a.len(), b.len(), b.get(0)), (2, 3, (2, 2.5)));
+        assert_eq!(cols.to_vec()[1..3], [(1, 1.5), (2, 2.5)]);
+    }
+
+    #[test]
+    fn index_like_rejects_negative_values() {
+        assert_eq!((-3i32).to_index(), None);
+        assert_eq!(u64::MAX.to_index(), usize::try_from(u64::MAX).ok());
+        assert_eq!(0usize.to_index(), Some(0));
+    }
+}

@@ -1,0 +1,9 @@
+// `#[accel]` takes no arguments
+use accel::prelude::*;
+
+#[accel(gpu)]
+fn f(xs: Vector<f32>) -> Vector<f32> {
+    xs
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+// a stencil boundary used as a value
+use accel::prelude::*;
+
+#[accel]
+fn f(xs: Vector<f32>) -> Vector<f32> {
+    xs.map(|x| Clamp)
+}
+
+fn main() {}

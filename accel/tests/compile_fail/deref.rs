@@ -1,0 +1,9 @@
+// `*` dereference
+use accel::prelude::*;
+
+#[accel]
+fn f(xs: Vector<f32>) -> Vector<f32> {
+    xs.map(|x| *x + 1.0)
+}
+
+fn main() {}

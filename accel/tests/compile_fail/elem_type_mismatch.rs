@@ -1,0 +1,9 @@
+// operands of different element types
+use accel::prelude::*;
+
+#[accel]
+fn f(xs: Vector<f32>, ys: Vector<f64>) -> Vector<f32> {
+    xs.zip_with(ys, |x, y| x + y)
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+// an array indexed by a float
+use accel::prelude::*;
+
+#[accel]
+fn f(xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> {
+    xs.map(|x| ys[x])
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+// a matrix indexed by one number
+use accel::prelude::*;
+
+#[accel]
+fn f(m: Matrix<f32>, xs: Vector<usize>) -> Vector<f32> {
+    xs.map(|i| m[i])
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+// an unsupported literal suffix
+use accel::prelude::*;
+
+#[accel]
+fn f(xs: Vector<i32>) -> Vector<i32> {
+    xs.map(|x| x + 1i8 as i32)
+}
+
+fn main() {}

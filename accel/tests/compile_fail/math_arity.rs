@@ -1,0 +1,9 @@
+// `powf` without its exponent
+use accel::prelude::*;
+
+#[accel]
+fn f(xs: Vector<f32>) -> Vector<f32> {
+    xs.map(|x| x.powf())
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+// `!` on a float
+use accel::prelude::*;
+
+#[accel]
+fn f(xs: Vector<f32>) -> Vector<f32> {
+    xs.map(|x| !x)
+}
+
+fn main() {}

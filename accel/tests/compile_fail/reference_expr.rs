@@ -1,0 +1,9 @@
+// `&` on a value
+use accel::prelude::*;
+
+#[accel]
+fn f(xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> {
+    xs.zip_with(&ys, |x, y| x + y)
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+// `Some` outside a `permute` index closure
+use accel::prelude::*;
+
+#[accel]
+fn f(xs: Vector<f32>) -> Vector<f32> {
+    xs.map(|x| Some(x))
+}
+
+fn main() {}

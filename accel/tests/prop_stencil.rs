@@ -1,0 +1,338 @@
+//! Neighbourhood combinators: `stencil3 stencil5 stencil3x3 stencil5x5` with the boundaries
+//! `Clamp Mirror Wrap Constant(v)`.
+//!
+//! The closure runs the same scalar code in the same order on every backend, so results are
+//! compared exactly (floats bit for bit) against an oracle that evaluates the same expression on
+//! neighbours read through the boundary rules of docs/semantics.md. Weights differ per position
+//! so that a neighbour read from the wrong side, or a transposed neighbourhood, changes the
+//! result.
+
+#[macro_use]
+mod common;
+
+use accel::prelude::*;
+use common::*;
+use proptest::prelude::*;
+
+#[accel]
+fn s3_i64(xs: Vector<i64>) -> (Vector<i64>, Vector<i64>, Vector<i64>, Vector<i64>) {
+    (
+        xs.stencil3(Clamp, |l, c, r| l + c * 10 + r * 100),
+        xs.stencil3(Mirror, |l, c, r| l + c * 10 + r * 100),
+        xs.stencil3(Wrap, |l, c, r| l + c * 10 + r * 100),
+        xs.stencil3(Constant(-7), |l, c, r| l + c * 10 + r * 100),
+    )
+}
+
+#[accel]
+fn s3_f32(xs: Vector<f32>) -> (Vector<f32>, Vector<f32>) {
+    (
+        xs.stencil3(Mirror, |l, c, r| l * 0.25 + c * 0.5 - r * 0.125),
+        xs.stencil3(Constant(1.5), |l, c, r| l * 0.25 + c * 0.5 - r * 0.125),
+    )
+}
+
+#[accel]
+fn s3_tuple(xs: Vector<(f32, i32)>) -> Vector<(f32, i32)> {
+    xs.stencil3(Wrap, |l, c, r| (l.0 - r.0, c.1 * 2 + l.1 - r.1))
+}
+
+#[accel]
+fn s5_i32(xs: Vector<i32>) -> (Vector<i32>, Vector<i32>, Vector<i32>, Vector<i32>) {
+    (
+        xs.stencil5(Clamp, |a, b, c, d, e| a + b * 3 + c * 9 + d * 27 + e * 81),
+        xs.stencil5(Mirror, |a, b, c, d, e| a + b * 3 + c * 9 + d * 27 + e * 81),
+        xs.stencil5(Wrap, |a, b, c, d, e| a + b * 3 + c * 9 + d * 27 + e * 81),
+        xs.stencil5(Constant(5), |a, b, c, d, e| a + b * 3 + c * 9 + d * 27 + e * 81),
+    )
+}
+
+#[accel]
+fn s5_f64_to_bool(xs: Vector<f64>) -> Vector<bool> {
+    xs.stencil5(Clamp, |a, b, c, d, e| c > a && c >= b && c >= d && c > e)
+}
+
+#[accel]
+fn s3x3_i64(m: Matrix<i64>) -> (Matrix<i64>, Matrix<i64>, Matrix<i64>, Matrix<i64>) {
+    (
+        m.stencil3x3(Clamp, |n| n[0][0] + n[0][1] * 2 + n[0][2] * 4 + n[1][0] * 8 + n[1][1] * 16 + n[1][2] * 32 + n[2][0] * 64 + n[2][1] * 128 + n[2][2] * 256),
+        m.stencil3x3(Mirror, |n| n[0][0] + n[0][1] * 2 + n[0][2] * 4 + n[1][0] * 8 + n[1][1] * 16 + n[1][2] * 32 + n[2][0] * 64 + n[2][1] * 128 + n[2][2] * 256),
+        m.stencil3x3(Wrap, |n| n[0][0] + n[0][1] * 2 + n[0][2] * 4 + n[1][0] * 8 + n[1][1] * 16 + n[1][2] * 32 + n[2][0] * 64 + n[2][1] * 128 + n[2][2] * 256),
+        m.stencil3x3(Constant(3), |n| n[0][0] + n[0][1] * 2 + n[0][2] * 4 + n[1][0] * 8 + n[1][1] * 16 + n[1][2] * 32 + n[2][0] * 64 + n[2][1] * 128 + n[2][2] * 256),
+    )
+}
+
+#[accel]
+fn s3x3_f32_pattern(m: Matrix<f32>) -> Matrix<f32> {
+    m.stencil3x3(Mirror, |[[a, b, c], [d, e, f], [g, h, i]]| (a - c + g - i) * 0.25 + (b - h) * 0.5 + d * 0.125 - f + e * 2.0)
+}
+
+#[accel]
+fn s5x5_i64(m: Matrix<i64>) -> (Matrix<i64>, Matrix<i64>, Matrix<i64>, Matrix<i64>) {
+    (
+        m.stencil5x5(Clamp, |n| {
+            let r0 = n[0][0] + n[0][1] * 3 + n[0][2] * 5 + n[0][3] * 7 + n[0][4] * 11;
+            let r1 = n[1][0] + n[1][1] * 3 + n[1][2] * 5 + n[1][3] * 7 + n[1][4] * 11;
+            let r2 = n[2][0] + n[2][1] * 3 + n[2][2] * 5 + n[2][3] * 7 + n[2][4] * 11;
+            let r3 = n[3][0] + n[3][1] * 3 + n[3][2] * 5 + n[3][3] * 7 + n[3][4] * 11;
+            let r4 = n[4][0] + n[4][1] * 3 + n[4][2] * 5 + n[4][3] * 7 + n[4][4] * 11;
+            r0 + r1 * 13 + r2 * 169 + r3 * 2197 + r4 * 28561
+        }),
+        m.stencil5x5(Mirror, |n| {
+            let r0 = n[0][0] + n[0][1] * 3 + n[0][2] * 5 + n[0][3] * 7 + n[0][4] * 11;
+            let r1 = n[1][0] + n[1][1] * 3 + n[1][2] * 5 + n[1][3] * 7 + n[1][4] * 11;
+            let r2 = n[2][0] + n[2][1] * 3 + n[2][2] * 5 + n[2][3] * 7 + n[2][4] * 11;
+            let r3 = n[3][0] + n[3][1] * 3 + n[3][2] * 5 + n[3][3] * 7 + n[3][4] * 11;
+            let r4 = n[4][0] + n[4][1] * 3 + n[4][2] * 5 + n[4][3] * 7 + n[4][4] * 11;
+            r0 + r1 * 13 + r2 * 169 + r3 * 2197 + r4 * 28561
+        }),
+        m.stencil5x5(Wrap, |n| {
+            let r0 = n[0][0] + n[0][1] * 3 + n[0][2] * 5 + n[0][3] * 7 + n[0][4] * 11;
+            let r1 = n[1][0] + n[1][1] * 3 + n[1][2] * 5 + n[1][3] * 7 + n[1][4] * 11;
+            let r2 = n[2][0] + n[2][1] * 3 + n[2][2] * 5 + n[2][3] * 7 + n[2][4] * 11;
+            let r3 = n[3][0] + n[3][1] * 3 + n[3][2] * 5 + n[3][3] * 7 + n[3][4] * 11;
+            let r4 = n[4][0] + n[4][1] * 3 + n[4][2] * 5 + n[4][3] * 7 + n[4][4] * 11;
+            r0 + r1 * 13 + r2 * 169 + r3 * 2197 + r4 * 28561
+        }),
+        m.stencil5x5(Constant(-2), |n| {
+            let r0 = n[0][0] + n[0][1] * 3 + n[0][2] * 5 + n[0][3] * 7 + n[0][4] * 11;
+            let r1 = n[1][0] + n[1][1] * 3 + n[1][2] * 5 + n[1][3] * 7 + n[1][4] * 11;
+            let r2 = n[2][0] + n[2][1] * 3 + n[2][2] * 5 + n[2][3] * 7 + n[2][4] * 11;
+            let r3 = n[3][0] + n[3][1] * 3 + n[3][2] * 5 + n[3][3] * 7 + n[3][4] * 11;
+            let r4 = n[4][0] + n[4][1] * 3 + n[4][2] * 5 + n[4][3] * 7 + n[4][4] * 11;
+            r0 + r1 * 13 + r2 * 169 + r3 * 2197 + r4 * 28561
+        }),
+    )
+}
+
+#[accel]
+fn s5x5_f64(m: Matrix<f64>) -> Matrix<f64> {
+    m.stencil5x5(Wrap, |n| n[0][0] * 0.5 - n[4][4] + n[2][2] * 3.0 - n[0][4] * 0.25 + n[4][0] * 0.125 + n[1][3] - n[3][1] * 2.0)
+}
+
+/// How a coordinate `i` (possibly outside `0..n`) is read: `None` means the constant.
+#[derive(Clone, Copy, Debug)]
+enum Rule {
+    Clamp,
+    Mirror,
+    Wrap,
+    Constant,
+}
+
+const RULES: [Rule; 4] = [Rule::Clamp, Rule::Mirror, Rule::Wrap, Rule::Constant];
+
+/// docs/semantics.md, "Neighbourhood": the in-range coordinate a boundary reads for `i`.
+fn coord(rule: Rule, i: i64, n: usize) -> Option<usize> {
+    let n = n as i64;
+    if (0..n).contains(&i) {
+        return Some(i as usize);
+    }
+    let j = match rule {
+        Rule::Clamp => i.clamp(0, n - 1),
+        Rule::Wrap => i.rem_euclid(n),
+        Rule::Mirror if n == 1 => 0,
+        Rule::Mirror => {
+            // Reflect without repeating the edge (-1 -> 1, n -> n - 2), repeatedly: the reads
+            // are periodic with period 2 (n - 1).
+            let period = 2 * (n - 1);
+            let m = i.rem_euclid(period);
+            if m < n { m } else { period - m }
+        }
+        Rule::Constant => return None,
+    };
+    Some(j as usize)
+}
+
+/// The neighbourhood of width `2 radius + 1` around every element of a vector, in order.
+fn neighbourhoods_1d<T: Copy>(xs: &[T], radius: i64, rule: Rule, constant: T) -> Vec<Vec<T>> {
+    (0..xs.len() as i64)
+        .map(|i| (-radius..=radius).map(|o| coord(rule, i + o, xs.len()).map_or(constant, |j| xs[j])).collect())
+        .collect()
+}
+
+/// The same for a matrix: row-major neighbourhoods, row-major points; the constant wherever any
+/// coordinate is outside.
+fn neighbourhoods_2d<T: Copy>(m: &[T], rows: usize, cols: usize, radius: i64, rule: Rule, constant: T) -> Vec<Vec<T>> {
+    let mut out = Vec::with_capacity(rows * cols);
+    for i in 0..rows as i64 {
+        for j in 0..cols as i64 {
+            let mut points = Vec::new();
+            for di in -radius..=radius {
+                for dj in -radius..=radius {
+                    let v = match (coord(rule, i + di, rows), coord(rule, j + dj, cols)) {
+                        (Some(a), Some(b)) => m[a * cols + b],
+                        _ => constant,
+                    };
+                    points.push(v);
+                }
+            }
+            out.push(points);
+        }
+    }
+    out
+}
+
+fn weigh3(p: &[i64]) -> i64 {
+    p[0].wrapping_add(p[1].wrapping_mul(10)).wrapping_add(p[2].wrapping_mul(100))
+}
+
+fn weigh5(p: &[i32]) -> i32 {
+    [1, 3, 9, 27, 81].iter().zip(p).fold(0i32, |acc, (w, &x)| acc.wrapping_add(x.wrapping_mul(*w)))
+}
+
+fn weigh3x3(p: &[i64]) -> i64 {
+    p.iter().enumerate().fold(0i64, |acc, (k, &x)| acc.wrapping_add(x.wrapping_mul(1 << k)))
+}
+
+fn weigh5x5(p: &[i64]) -> i64 {
+    let row = |r: usize| {
+        [1i64, 3, 5, 7, 11].iter().zip(&p[r * 5..r * 5 + 5]).fold(0i64, |acc, (w, &x)| acc.wrapping_add(x.wrapping_mul(*w)))
+    };
+    [1i64, 13, 169, 2197, 28561].iter().enumerate().fold(0i64, |acc, (r, w)| acc.wrapping_add(row(r).wrapping_mul(*w)))
+}
+
+/// Small integers, so that the weighted sums are far from wrapping and easy to read in a
+/// failure; wrapping itself is covered elsewhere.
+fn vals() -> impl Strategy<Value = i64> + Clone {
+    -1000i64..1000
+}
+
+proptest! {
+    #![proptest_config(config(24))]
+
+    #[test]
+    fn stencil3_with_every_boundary(xs in vec_sized(vals(), size())) {
+        let v = Vector::from_vec(xs.clone());
+        let (cpu, interp) = both!(s3_i64(&v));
+        let cpu = [cpu.0, cpu.1, cpu.2, cpu.3];
+        let interp = [interp.0, interp.1, interp.2, interp.3];
+        for (k, rule) in RULES.into_iter().enumerate() {
+            let want: Vec<i64> = neighbourhoods_1d(&xs, 1, rule, -7).iter().map(|p| weigh3(p)).collect();
+            all_same(&format!("stencil3 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
+        }
+    }
+
+    #[test]
+    fn stencil3_of_floats_and_tuples(xs in vec_sized(f32s(), size()), is in prop::collection::vec(small_i32s(), 0..200)) {
+        let v = Vector::from_vec(xs.clone());
+        let ((m_cpu, c_cpu), (m_int, c_int)) = both!(s3_f32(&v));
+        let f = |p: &Vec<f32>| p[0] * 0.25 + p[1] * 0.5 - p[2] * 0.125;
+        let want: Vec<f32> = neighbourhoods_1d(&xs, 1, Rule::Mirror, 0.0).iter().map(f).collect();
+        all_same_bits("stencil3 f32 Mirror", &m_cpu.to_vec(), &m_int.to_vec(), &want)?;
+        let want: Vec<f32> = neighbourhoods_1d(&xs, 1, Rule::Constant, 1.5).iter().map(f).collect();
+        all_same_bits("stencil3 f32 Constant", &c_cpu.to_vec(), &c_int.to_vec(), &want)?;
+        let ps: Vec<(f32, i32)> = is.iter().map(|&i| (i as f32 * 0.5, i)).collect();
+        let v: Vector<(f32, i32)> = ps.iter().copied().collect();
+        let (cpu, interp) = both!(s3_tuple(&v));
+        let want: Vec<(f32, i32)> = neighbourhoods_1d(&ps, 1, Rule::Wrap, (0.0, 0))
+            .iter()
+            .map(|p| (p[0].0 - p[2].0, p[1].1 * 2 + p[0].1 - p[2].1))
+            .collect();
+        all_same("stencil3 tuples Wrap", &cpu.to_vec(), &interp.to_vec(), &want)?;
+    }
+
+    #[test]
+    fn stencil5_with_every_boundary(xs in vec_sized(small_i32s(), size())) {
+        let v = Vector::from_vec(xs.clone());
+        let (cpu, interp) = both!(s5_i32(&v));
+        let cpu = [cpu.0, cpu.1, cpu.2, cpu.3];
+        let interp = [interp.0, interp.1, interp.2, interp.3];
+        for (k, rule) in RULES.into_iter().enumerate() {
+            let want: Vec<i32> = neighbourhoods_1d(&xs, 2, rule, 5).iter().map(|p| weigh5(p)).collect();
+            all_same(&format!("stencil5 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
+        }
+    }
+
+    #[test]
+    fn stencil5_to_another_type(xs in vec_sized(f64s(), size())) {
+        let v = Vector::from_vec(xs.clone());
+        let (cpu, interp) = both!(s5_f64_to_bool(&v));
+        let want: Vec<bool> = neighbourhoods_1d(&xs, 2, Rule::Clamp, 0.0)
+            .iter()
+            .map(|p| p[2] > p[0] && p[2] >= p[1] && p[2] >= p[3] && p[2] > p[4])
+            .collect();
+        all_same("stencil5 local maxima", &cpu.to_vec(), &interp.to_vec(), &want)?;
+    }
+
+    #[test]
+    fn stencil3x3_with_every_boundary(((r, c), m) in matrix_of(vals())) {
+        let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
+        let (cpu, interp) = both!(s3x3_i64(&mm));
+        let cpu = [cpu.0, cpu.1, cpu.2, cpu.3];
+        let interp = [interp.0, interp.1, interp.2, interp.3];
+        for (k, rule) in RULES.into_iter().enumerate() {
+            let want: Vec<i64> = neighbourhoods_2d(&m, r, c, 1, rule, 3).iter().map(|p| weigh3x3(p)).collect();
+            all_same(&format!("stencil3x3 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
+            prop_assert_eq!(cpu[k].shape(), [r, c]);
+        }
+    }
+
+    #[test]
+    fn stencil3x3_slice_pattern(((r, c), m) in matrix_of(f32s())) {
+        let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
+        let (cpu, interp) = both!(s3x3_f32_pattern(&mm));
+        let want: Vec<f32> = neighbourhoods_2d(&m, r, c, 1, Rule::Mirror, 0.0)
+            .iter()
+            .map(|p| {
+                let [a, b, c, d, e, f, g, h, i] = [p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]];
+                (a - c + g - i) * 0.25 + (b - h) * 0.5 + d * 0.125 - f + e * 2.0
+            })
+            .collect();
+        all_same_bits("stencil3x3 f32 Mirror (slice pattern)", &cpu.to_vec(), &interp.to_vec(), &want)?;
+    }
+
+    #[test]
+    fn stencil5x5_with_every_boundary(((r, c), m) in matrix_of(vals())) {
+        let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
+        let (cpu, interp) = both!(s5x5_i64(&mm));
+        let cpu = [cpu.0, cpu.1, cpu.2, cpu.3];
+        let interp = [interp.0, interp.1, interp.2, interp.3];
+        for (k, rule) in RULES.into_iter().enumerate() {
+            let want: Vec<i64> = neighbourhoods_2d(&m, r, c, 2, rule, -2).iter().map(|p| weigh5x5(p)).collect();
+            all_same(&format!("stencil5x5 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
+        }
+    }
+
+    #[test]
+    fn stencil5x5_of_floats(((r, c), m) in matrix_of(f64s())) {
+        let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
+        let (cpu, interp) = both!(s5x5_f64(&mm));
+        let want: Vec<f64> = neighbourhoods_2d(&m, r, c, 2, Rule::Wrap, 0.0)
+            .iter()
+            .map(|p| p[0] * 0.5 - p[24] + p[12] * 3.0 - p[4] * 0.25 + p[20] * 0.125 + p[8] - p[16] * 2.0)
+            .collect();
+        all_same_bits("stencil5x5 f64 Wrap", &cpu.to_vec(), &interp.to_vec(), &want)?;
+    }
+}
+
+proptest! {
+    // Large inputs cross the CPU backend's chunk boundaries (a few cases: the interpreter is slow).
+    #![proptest_config(config(3))]
+
+    #[test]
+    fn large_stencils(n in large_size(), seed in any::<u64>()) {
+        let mut rng = SplitMix::new(seed);
+        let xs: Vec<i64> = (0..n).map(|_| rng.below(2000) as i64 - 1000).collect();
+        let v = Vector::from_vec(xs.clone());
+        let (cpu, interp) = both!(s3_i64(&v));
+        let cpu = [cpu.0, cpu.1, cpu.2, cpu.3];
+        let interp = [interp.0, interp.1, interp.2, interp.3];
+        for (k, rule) in RULES.into_iter().enumerate() {
+            let want: Vec<i64> = neighbourhoods_1d(&xs, 1, rule, -7).iter().map(|p| weigh3(p)).collect();
+            all_same(&format!("stencil3 {rule:?} (large)"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
+        }
+        // About n elements in rows of an odd length.
+        let (r, c) = (n / 257, 257);
+        let m: Vec<f32> = rng.f32s(r * c, -10.0, 10.0);
+        let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
+        let (cpu, interp) = both!(s3x3_f32_pattern(&mm));
+        let want: Vec<f32> = neighbourhoods_2d(&m, r, c, 1, Rule::Mirror, 0.0)
+            .iter()
+            .map(|p| {
+                let [a, b, c, d, e, f, g, h, i] = [p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]];
+                (a - c + g - i) * 0.25 + (b - h) * 0.5 + d * 0.125 - f + e * 2.0
+            })
+            .collect();
+        all_same_bits("stencil3x3 (large)", &cpu.to_vec(), &interp.to_vec(), &want)?;
+    }
+}

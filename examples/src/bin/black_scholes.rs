@@ -1,0 +1,49 @@
+//! Black-Scholes prices of random European options on accel's backend, checked against the
+//! interpreter and against the textbook at-the-money values.
+
+use accel::prelude::*;
+use accel_examples::black_scholes::{AT_THE_MONEY, black_scholes};
+use accel_examples::rng::SplitMix64;
+use accel_examples::{check, timed};
+use std::error::Error;
+
+const N: usize = 1 << 20;
+/// Options the interpreter re-prices (it runs about 10^5 options a second).
+const CHECKED: usize = 1 << 14;
+/// Absolute tolerance of the at-the-money prices.
+const ATM_TOL: f32 = 1e-3;
+
+pub fn main() -> Result<(), Box<dyn Error>> {
+    let rt = Runtime::new()?;
+    println!("black_scholes: {N} random options, {:?} backend with {} threads", rt.backend(), rt.threads());
+    let mut rng = SplitMix64::new(3);
+    let price = rng.vec_f32(N, 5.0, 30.0);
+    let strike = rng.vec_f32(N, 1.0, 100.0);
+    let years = rng.vec_f32(N, 0.25, 10.0);
+    let vector = |v: &[f32]| Vector::from_slice(v);
+
+    let (got, t) = timed(|| black_scholes(&rt, &vector(&price), &vector(&strike), &vector(&years)));
+    let (calls, puts) = got?;
+    println!("  accel:       calls {calls}\n               puts  {puts}\n               in {t:.2?}");
+    let (want, t) = timed(|| {
+        black_scholes::reference(&vector(&price[..CHECKED]), &vector(&strike[..CHECKED]), &vector(&years[..CHECKED]))
+    });
+    let (want_calls, want_puts) = want?;
+    // Elementwise code computes bit for bit what the interpreter computes: tolerance 0.
+    check::exact("calls", &calls.to_vec()[..CHECKED], &want_calls.to_vec())?;
+    check::exact("puts", &puts.to_vec()[..CHECKED], &want_puts.to_vec())?;
+    println!("  interpreter: the first {CHECKED} options bit-identical, in {t:.2?}");
+
+    let ([s, k, years], (want_call, want_put)) = AT_THE_MONEY;
+    let (call, put) = black_scholes(&rt, &vector(&[s]), &vector(&[k]), &vector(&[years]))?;
+    let (call, put) = (call.get_linear(0), put.get_linear(0));
+    println!(
+        "  S = {s}, K = {k}, T = {years}: call {call:.4} (expected {want_call}), put {put:.4} (expected {want_put}), \
+         tolerance {ATM_TOL:.0e}"
+    );
+    if (call - want_call).abs() > ATM_TOL || (put - want_put).abs() > ATM_TOL {
+        return Err(check::Mismatch(format!("at-the-money prices {call}, {put}")).into());
+    }
+    println!("{}", black_scholes::plan());
+    Ok(())
+}

@@ -1,0 +1,38 @@
+//! Runs every example in turn; stops at the first failure.
+
+#[path = "black_scholes.rs"]
+mod black_scholes;
+#[path = "blur.rs"]
+mod blur;
+#[path = "dotp.rs"]
+mod dotp;
+#[path = "filter.rs"]
+mod filter;
+#[path = "histogram.rs"]
+mod histogram;
+#[path = "mandelbrot.rs"]
+mod mandelbrot;
+#[path = "saxpy.rs"]
+mod saxpy;
+
+use std::error::Error;
+use std::time::Instant;
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let start = Instant::now();
+    let examples: [(&str, fn() -> Result<(), Box<dyn Error>>); 7] = [
+        ("dotp", dotp::main),
+        ("saxpy", saxpy::main),
+        ("black_scholes", black_scholes::main),
+        ("histogram", histogram::main),
+        ("mandelbrot", mandelbrot::main),
+        ("blur", blur::main),
+        ("filter", filter::main),
+    ];
+    for (name, run) in examples {
+        println!("=== {name}");
+        run().map_err(|e| format!("{name}: {e}"))?;
+    }
+    println!("=== all {} examples agree with the reference interpreter ({:.1?})", examples.len(), start.elapsed());
+    Ok(())
+}

@@ -1,0 +1,33 @@
+//! Runnable accel programs, each with a binary in `src/bin/` that runs it on random input, checks
+//! it against the reference interpreter and prints its kernel plan.
+//!
+//! | module | program | combinators |
+//! | --- | --- | --- |
+//! | [`dotp`] | dot product | `zip_with`, `fold_all` |
+//! | [`saxpy`] | `a * x + y` | `zip_with` with a scalar parameter |
+//! | [`black_scholes`] | European option prices (ICFP'13, Fig. 1) | `zip`, `zip_with`, `unzip` |
+//! | [`histogram`] | counts per bin | `map`, `permute` into `fill` |
+//! | [`mandelbrot`] | escape-time fractal | `generate`, scalar `while_loop` |
+//! | [`blur`] | 3×3 binomial blur | `stencil3x3` with `Clamp` |
+//! | [`filter`] | the primes of a vector | `filter`, scalar `while_loop` |
+//!
+//! `cargo run --release -p accel-examples --bin demo` runs them all.
+
+pub mod black_scholes;
+pub mod blur;
+pub mod check;
+pub mod dotp;
+pub mod filter;
+pub mod histogram;
+pub mod mandelbrot;
+pub mod rng;
+pub mod saxpy;
+
+use std::time::{Duration, Instant};
+
+/// Runs `f`, returning its result and how long it took.
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let start = Instant::now();
+    let out = f();
+    (out, start.elapsed())
+}
