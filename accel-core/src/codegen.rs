@@ -10,7 +10,10 @@
 //! `&Array`, `let`s bind `&value`), operations yield owned values, and each operation's result is
 //! bound with its IR type so that ranks never depend on inference.
 
-use crate::ir::{ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Program, ScanKind, StencilShape, UnaryOp, Var};
+use crate::ir::{
+    ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Program, ScanKind,
+    StencilShape, UnaryOp, Var,
+};
 use crate::types::{ElemType, ScalarType, Type};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -276,7 +279,11 @@ impl Gen {
             }
             ExprKind::If { cond, then, els } => {
                 let c = self.scalar(cond)?;
-                let (t, f) = if e.ty.is_elem() { (self.scalar(then)?, self.scalar(els)?) } else { (self.owned(then)?, self.owned(els)?) };
+                let (t, f) = if e.ty.is_elem() {
+                    (self.scalar(then)?, self.scalar(els)?)
+                } else {
+                    (self.owned(then)?, self.owned(els)?)
+                };
                 Code::owned(quote!((if #c { #t } else { #f })))
             }
             ExprKind::Unary(op, x) => {
@@ -298,7 +305,8 @@ impl Gen {
             ExprKind::Math(f, args) => {
                 let vs = args.iter().map(|a| self.scalar(a)).collect::<syn::Result<Vec<_>>>()?;
                 let name = format_ident!("{}", f.method_name());
-                let tr = if matches!(f, MathFn::Abs | MathFn::Min | MathFn::Max) { quote!(Arith) } else { quote!(Float) };
+                let tr =
+                    if matches!(f, MathFn::Abs | MathFn::Min | MathFn::Max) { quote!(Arith) } else { quote!(Float) };
                 Code::owned(quote!(::accel::__private::ops::#tr::#name(#(#vs),*)))
             }
             ExprKind::Index { array, index } => {

@@ -19,7 +19,8 @@ pub enum Error {
     /// destination, a slice index, ...
     #[error(
         "index {} is out of bounds for shape {} in `{op}`; check the index computation, or guard it with `if` or `.min(len - 1)`",
-        Dims(index), Dims(shape)
+        Dims(index),
+        Dims(shape)
     )]
     IndexOutOfBounds { op: String, index: Vec<usize>, shape: Vec<usize> },
 

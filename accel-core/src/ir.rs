@@ -78,8 +78,21 @@ pub enum Const {
     Bool(bool),
     /// An integer literal of the given integer type (its value fits that type).
     Int(i128, ScalarType),
-    /// A float literal of type `f32` or `f64`.
-    Float(f64, ScalarType),
+    /// A float literal of type `f32` or `f64` (serialised by its bits, so that infinities and
+    /// NaN survive the trip through the embedded JSON).
+    Float(#[serde(with = "float_bits")] f64, ScalarType),
+}
+
+mod float_bits {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(v.to_bits())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        u64::deserialize(d).map(f64::from_bits)
+    }
 }
 
 impl Const {
@@ -229,8 +242,8 @@ impl MathFn {
     pub const ALL: [MathFn; 28] = {
         use MathFn::*;
         [
-            Sqrt, Exp, Ln, Log2, Log10, Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Tanh,
-            Powf, Powi, Abs, Min, Max, Floor, Ceil, Round, Trunc, MulAdd, Erf, IsNan, IsFinite,
+            Sqrt, Exp, Ln, Log2, Log10, Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Tanh, Powf, Powi, Abs, Min,
+            Max, Floor, Ceil, Round, Trunc, MulAdd, Erf, IsNan, IsFinite,
         ]
     };
 
@@ -338,81 +351,175 @@ pub enum Boundary {
 pub enum ArrayOp {
     // --- build ---
     /// `generate(shape, |ix| e)`.
-    Generate { shape: Expr, f: Lambda },
+    Generate {
+        shape: Expr,
+        f: Lambda,
+    },
     /// `fill(shape, v)`.
-    Fill { shape: Expr, value: Expr },
+    Fill {
+        shape: Expr,
+        value: Expr,
+    },
     /// `iota(n)`: `0, 1, .., n-1` of the result's element type.
-    Iota { n: Expr },
+    Iota {
+        n: Expr,
+    },
     /// `unit(e)`: a rank-0 array.
     Unit(Expr),
     /// The element of a rank-0 array (`s.get()`), a scalar-language value.
     The(Expr),
 
     // --- elementwise ---
-    Map { f: Lambda, a: Expr },
+    Map {
+        f: Lambda,
+        a: Expr,
+    },
     /// `imap(|ix, x| e)`.
-    IMap { f: Lambda, a: Expr },
+    IMap {
+        f: Lambda,
+        a: Expr,
+    },
     /// Result shape is the intersection of the two shapes.
-    ZipWith { f: Lambda, a: Expr, b: Expr },
+    ZipWith {
+        f: Lambda,
+        a: Expr,
+        b: Expr,
+    },
 
     // --- reduce (innermost dimension; `z: None` is the `fold1` form) ---
-    Fold { z: Option<Expr>, f: Lambda, a: Expr },
+    Fold {
+        z: Option<Expr>,
+        f: Lambda,
+        a: Expr,
+    },
     /// Reduce every element to a rank-0 array.
-    FoldAll { z: Option<Expr>, f: Lambda, a: Expr },
+    FoldAll {
+        z: Option<Expr>,
+        f: Lambda,
+        a: Expr,
+    },
     /// Reduce each segment of the innermost dimension.
-    FoldSeg { z: Option<Expr>, f: Lambda, a: Expr, segments: Expr },
+    FoldSeg {
+        z: Option<Expr>,
+        f: Lambda,
+        a: Expr,
+        segments: Expr,
+    },
 
     // --- scan (innermost dimension) ---
-    Scan { dir: Direction, kind: ScanKind, z: Option<Expr>, f: Lambda, a: Expr },
+    Scan {
+        dir: Direction,
+        kind: ScanKind,
+        z: Option<Expr>,
+        f: Lambda,
+        a: Expr,
+    },
     /// Left scans restarted at every segment: `WithSeed` (n+1 per segment) or `Inclusive`.
-    ScanSeg { kind: ScanKind, z: Option<Expr>, f: Lambda, a: Expr, segments: Expr },
+    ScanSeg {
+        kind: ScanKind,
+        z: Option<Expr>,
+        f: Lambda,
+        a: Expr,
+        segments: Expr,
+    },
 
     // --- move ---
     /// Gather: `f` maps each index of `shape` to an index of `a`.
-    Backpermute { shape: Expr, f: Lambda, a: Expr },
+    Backpermute {
+        shape: Expr,
+        f: Lambda,
+        a: Expr,
+    },
     /// Scatter: `f` maps each index of `a` to `(keep, destination)`; kept elements are combined
     /// into `defaults` in ascending source order as `combine(new, old)`.
-    Permute { defaults: Expr, f: Lambda, combine: Lambda, a: Expr },
+    Permute {
+        defaults: Expr,
+        f: Lambda,
+        combine: Lambda,
+        a: Expr,
+    },
     /// Reverse the innermost dimension.
     Reverse(Expr),
     /// Swap the two dimensions of a matrix.
     Transpose(Expr),
     /// Same elements, new shape of the same size.
-    Reshape { shape: Expr, a: Expr },
+    Reshape {
+        shape: Expr,
+        a: Expr,
+    },
     /// The first `n` of the innermost dimension (fewer if shorter).
-    Take { n: Expr, a: Expr },
+    Take {
+        n: Expr,
+        a: Expr,
+    },
     /// All but the first `n` of the innermost dimension.
-    Drop { n: Expr, a: Expr },
+    Drop {
+        n: Expr,
+        a: Expr,
+    },
     /// Concatenation along the innermost dimension; outer dimensions intersect.
-    Concat { a: Expr, b: Expr },
+    Concat {
+        a: Expr,
+        b: Expr,
+    },
     /// Vector -> matrix: `Rows` repeats the vector as `n` rows, `Cols` as `n` columns.
-    Replicate { axis: Axis, n: Expr, a: Expr },
+    Replicate {
+        axis: Axis,
+        n: Expr,
+        a: Expr,
+    },
     /// Matrix -> vector: one row or one column.
-    Slice { axis: Axis, index: Expr, a: Expr },
+    Slice {
+        axis: Axis,
+        index: Expr,
+        a: Expr,
+    },
 
     // --- neighbourhood ---
-    Stencil { shape: StencilShape, boundary: Boundary, f: Lambda, a: Expr },
+    Stencil {
+        shape: StencilShape,
+        boundary: Boundary,
+        f: Lambda,
+        a: Expr,
+    },
 
     // --- irregular ---
     /// For each `x`, `count(x)` results `value(x, i)`, concatenated in order.
-    Expand { count: Lambda, value: Lambda, a: Expr },
+    Expand {
+        count: Lambda,
+        value: Lambda,
+        a: Expr,
+    },
     /// The elements satisfying `pred`, in order.
-    Filter { pred: Lambda, a: Expr },
+    Filter {
+        pred: Lambda,
+        a: Expr,
+    },
 
     // --- control ---
     /// Array-level loop: while `cond(x)` (a `Scalar<bool>`) holds, `x = step(x)`.
-    Awhile { init: Expr, cond: Lambda, step: Lambda },
+    Awhile {
+        init: Expr,
+        cond: Lambda,
+        step: Lambda,
+    },
 
     // --- segments and nested arrays ---
     SegmentsFromLengths(Expr),
     SegmentLengths(Expr),
     /// `n + 1` offsets, the first 0 and the last the total length.
     SegmentOffsets(Expr),
-    NestedFromParts { segments: Expr, values: Expr },
+    NestedFromParts {
+        segments: Expr,
+        values: Expr,
+    },
     NestedValues(Expr),
     NestedSegments(Expr),
     /// Parallel code per row; lowered by flattening into segmented operations.
-    NestedMap { f: Lambda, a: Expr },
+    NestedMap {
+        f: Lambda,
+        a: Expr,
+    },
 
     // --- streams ---
     Seq(SeqOp),
@@ -424,11 +531,25 @@ pub enum SeqOp {
     /// A stream parameter of the program.
     StreamIn(Expr),
     /// `produce(n, |i| array)`.
-    Produce { n: Expr, f: Lambda },
-    Map { f: Lambda, s: Expr },
-    ZipWith { f: Lambda, a: Expr, b: Expr },
+    Produce {
+        n: Expr,
+        f: Lambda,
+    },
+    Map {
+        f: Lambda,
+        s: Expr,
+    },
+    ZipWith {
+        f: Lambda,
+        a: Expr,
+        b: Expr,
+    },
     /// Reduce a stream of arrays to one array.
-    Fold { z: Expr, f: Lambda, s: Expr },
+    Fold {
+        z: Expr,
+        f: Lambda,
+        s: Expr,
+    },
     /// A stream of arrays -> the stream of their elements.
     Elements(Expr),
     /// A stream of scalars -> the vector of them.
@@ -442,12 +563,20 @@ pub enum SeqOp {
 pub enum ExprKind {
     Var(Var),
     Const(Const),
-    Let { var: Var, value: Box<Expr>, body: Box<Expr> },
+    Let {
+        var: Var,
+        value: Box<Expr>,
+        body: Box<Expr>,
+    },
     Tuple(Vec<Expr>),
     /// Field `i` of a tuple.
     Proj(Box<Expr>, usize),
     /// A conditional at either level (scalar `if` or array `if`).
-    If { cond: Box<Expr>, then: Box<Expr>, els: Box<Expr> },
+    If {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        els: Box<Expr>,
+    },
 
     // --- scalar language ---
     Unary(UnaryOp, Box<Expr>),
@@ -456,15 +585,26 @@ pub enum ExprKind {
     Cast(Box<Expr>, ScalarType),
     Math(MathFn, Vec<Expr>),
     /// `xs[ix]`: a bounds-checked read of any array in scope.
-    Index { array: Box<Expr>, index: Box<Expr> },
+    Index {
+        array: Box<Expr>,
+        index: Box<Expr>,
+    },
     /// The shape of an array as an index value.
     Shape(Box<Expr>),
     /// The number of elements of an array (the number of rows of a nested array).
     Len(Box<Expr>),
     /// `iterate(n, init, f)`: apply `f` `n` times.
-    Iterate { count: Box<Expr>, init: Box<Expr>, f: Lambda },
+    Iterate {
+        count: Box<Expr>,
+        init: Box<Expr>,
+        f: Lambda,
+    },
     /// `while_loop(init, cond, step)`.
-    WhileLoop { init: Box<Expr>, cond: Lambda, step: Lambda },
+    WhileLoop {
+        init: Box<Expr>,
+        cond: Lambda,
+        step: Lambda,
+    },
 
     // --- collective language ---
     Array(Box<ArrayOp>),
@@ -484,10 +624,7 @@ impl Expr {
     }
 
     pub fn usize(n: usize) -> Expr {
-        Expr::new(
-            ExprKind::Const(Const::Int(n as i128, ScalarType::Usize)),
-            Type::scalar(ScalarType::Usize),
-        )
+        Expr::new(ExprKind::Const(Const::Int(n as i128, ScalarType::Usize)), Type::scalar(ScalarType::Usize))
     }
 
     pub fn elem_type(&self) -> Option<&ElemType> {
@@ -556,5 +693,32 @@ impl ArrayOp {
                 SeqOp::Collect(_) => "collect",
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_survive_json_with_non_finite_constants() {
+        let f = |v: f64| Expr::new(ExprKind::Const(Const::Float(v, ScalarType::F32)), Type::scalar(ScalarType::F32));
+        let body = Expr::new(
+            ExprKind::Tuple(vec![f(f64::INFINITY), f(f64::NEG_INFINITY), f(f64::NAN), f(-0.0), f(0.1)]),
+            Type::Elem(ElemType::Tuple(vec![ElemType::Scalar(ScalarType::F32); 5])),
+        );
+        let p = Program { name: "consts".into(), params: vec![], body };
+        let back = Program::from_json(&p.to_json()).unwrap();
+        let ExprKind::Tuple(parts) = back.body.kind else { panic!("a tuple") };
+        let bits: Vec<u64> = parts
+            .iter()
+            .map(|e| match e.kind {
+                ExprKind::Const(Const::Float(v, _)) => v.to_bits(),
+                _ => panic!("a float"),
+            })
+            .collect();
+        let want: Vec<u64> =
+            [f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -0.0, 0.1].iter().map(|v| v.to_bits()).collect();
+        assert_eq!(bits, want);
     }
 }

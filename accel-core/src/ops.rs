@@ -132,8 +132,14 @@ macro_rules! float_ops {
             #[inline(always)] fn div(self, b: Self) -> Option<Self> { Some(self / b) }
             #[inline(always)] fn rem(self, b: Self) -> Option<Self> { Some(self % b) }
             #[inline(always)] fn neg(self) -> Self { -self }
-            #[inline(always)] fn min(self, b: Self) -> Self { $t::min(self, b) }
-            #[inline(always)] fn max(self, b: Self) -> Self { $t::max(self, b) }
+            // Spelled out rather than `f32::min`: LLVM may give either zero for `min(0.0, -0.0)`,
+            // and the backends must agree bit for bit. NaN operands are ignored; -0 < +0.
+            #[inline(always)] fn min(self, b: Self) -> Self {
+                if self < b || b.is_nan() || (self == b && self.is_sign_negative()) { self } else { b }
+            }
+            #[inline(always)] fn max(self, b: Self) -> Self {
+                if self > b || b.is_nan() || (self == b && self.is_sign_positive()) { self } else { b }
+            }
             #[inline(always)] fn abs(self) -> Self { $t::abs(self) }
         }
         impl Float for $t {
@@ -182,6 +188,15 @@ mod tests {
         assert_eq!(Arith::div(i32::MIN, -1), Some(i32::MIN));
         assert_eq!(Bits::shl(1u32, 33), 2);
         assert_eq!(Arith::abs(i32::MIN), i32::MIN);
+    }
+
+    #[test]
+    fn float_min_max_are_deterministic_on_zeros_and_nan() {
+        assert!(Arith::max(-0.0f64, 0.0).is_sign_positive() && Arith::max(0.0f64, -0.0).is_sign_positive());
+        assert!(Arith::min(-0.0f32, 0.0).is_sign_negative() && Arith::min(0.0f32, -0.0).is_sign_negative());
+        assert_eq!(Arith::max(f64::NAN, 1.0), 1.0);
+        assert_eq!(Arith::min(2.0f32, f32::NAN), 2.0);
+        assert!(Arith::max(f32::NAN, f32::NAN).is_nan());
     }
 
     #[test]

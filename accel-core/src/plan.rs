@@ -93,10 +93,12 @@ impl Plan {
                 k.bytes_read_per_element + k.bytes_written_per_element
             );
             for i in &k.inputs {
-                let _ = writeln!(s, "  \"{}\" [label=\"{}\\n{}\"];\n  \"{}\" -> k{};", i.name, i.name, i.ty, i.name, k.id);
+                let _ =
+                    writeln!(s, "  \"{}\" [label=\"{}\\n{}\"];\n  \"{}\" -> k{};", i.name, i.name, i.ty, i.name, k.id);
             }
             for o in &k.outputs {
-                let _ = writeln!(s, "  \"{}\" [label=\"{}\\n{}\"];\n  k{} -> \"{}\";", o.name, o.name, o.ty, k.id, o.name);
+                let _ =
+                    writeln!(s, "  \"{}\" [label=\"{}\\n{}\"];\n  k{} -> \"{}\";", o.name, o.name, o.ty, k.id, o.name);
             }
         }
         s.push_str("}\n");
@@ -192,7 +194,13 @@ impl Builder {
         self.expr(&l.body);
     }
 
-    fn kernel(&mut self, skeleton: &'static str, fused: &'static str, inputs: Vec<Operand>, out_ty: &Type) -> Option<Operand> {
+    fn kernel(
+        &mut self,
+        skeleton: &'static str,
+        fused: &'static str,
+        inputs: Vec<Operand>,
+        out_ty: &Type,
+    ) -> Option<Operand> {
         let id = self.kernels;
         self.kernels += 1;
         let out = Operand { name: format!("%{id}"), ty: out_ty.clone() };
@@ -295,7 +303,11 @@ impl Builder {
                 let i = ins(self, &[a]);
                 self.kernel("backpermute", name, i, ty)
             }
-            Reshape { shape: x, a } | Take { n: x, a } | Drop { n: x, a } | Replicate { n: x, a, .. } | Slice { index: x, a, .. } => {
+            Reshape { shape: x, a }
+            | Take { n: x, a }
+            | Drop { n: x, a }
+            | Replicate { n: x, a, .. }
+            | Slice { index: x, a, .. } => {
                 self.expr(x);
                 let i = ins(self, &[a]);
                 self.kernel("backpermute", name, i, ty)
@@ -341,7 +353,9 @@ impl Builder {
                 self.steps.push(Step::Host("pair segments and values into a nested array".into()));
                 None
             }
-            NestedValues(n) | NestedSegments(n) => self.expr(n).map(|o| Operand { name: format!("{}.{name}", o.name), ty: ty.clone() }),
+            NestedValues(n) | NestedSegments(n) => {
+                self.expr(n).map(|o| Operand { name: format!("{}.{name}", o.name), ty: ty.clone() })
+            }
             NestedMap { f, a } => {
                 let i = ins(self, &[a]);
                 self.lambda(f);

@@ -62,10 +62,7 @@ impl ScalarType {
     }
 
     pub fn is_signed(self) -> bool {
-        matches!(
-            self,
-            ScalarType::I32 | ScalarType::I64 | ScalarType::F32 | ScalarType::F64
-        )
+        matches!(self, ScalarType::I32 | ScalarType::I64 | ScalarType::F32 | ScalarType::F64)
     }
 
     pub fn is_numeric(self) -> bool {
@@ -107,11 +104,7 @@ impl ElemType {
     /// The type of a multi-dimensional index of the given rank: `()`, `usize`,
     /// `(usize, usize)`, `(usize, usize, usize)`.
     pub fn index(rank: usize) -> ElemType {
-        if rank == 1 {
-            ElemType::USIZE
-        } else {
-            ElemType::Tuple(vec![ElemType::USIZE; rank])
-        }
+        if rank == 1 { ElemType::USIZE } else { ElemType::Tuple(vec![ElemType::USIZE; rank]) }
     }
 
     pub fn as_scalar(&self) -> Option<ScalarType> {
@@ -269,10 +262,7 @@ mod tests {
         let t = Type::tuple(vec![Type::scalar(ScalarType::F32), Type::scalar(ScalarType::I32)]);
         assert_eq!(
             t,
-            Type::Elem(ElemType::Tuple(vec![
-                ElemType::Scalar(ScalarType::F32),
-                ElemType::Scalar(ScalarType::I32)
-            ]))
+            Type::Elem(ElemType::Tuple(vec![ElemType::Scalar(ScalarType::F32), ElemType::Scalar(ScalarType::I32)]))
         );
         let t = Type::tuple(vec![Type::array(ElemType::USIZE, 1), Type::scalar(ScalarType::F32)]);
         assert!(matches!(t, Type::Tuple(_)));

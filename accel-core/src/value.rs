@@ -242,9 +242,8 @@ impl SegmentsValue {
         let mut offsets = vec![0usize];
         for l in lengths {
             let last = *offsets.last().expect("never empty");
-            let next = last
-                .checked_add(l)
-                .ok_or_else(|| Error::invalid_segments(op, "the segment lengths overflow usize"))?;
+            let next =
+                last.checked_add(l).ok_or_else(|| Error::invalid_segments(op, "the segment lengths overflow usize"))?;
             offsets.push(next);
         }
         Ok(SegmentsValue { offsets })

@@ -114,11 +114,16 @@ macro_rules! tuple_value {
 
         impl<$($T: FromValue + IntoValue),+> FromValue for ($($T,)+) {
             fn from_value(v: Value) -> Result<Self> {
-                let parts = match v.clone().into_tuple() {
-                    Some(parts) if parts.len() == $n => parts,
-                    _ => return Err(wrong_type::<Self>(&v)),
+                // Checked before `into_tuple` consumes the value, which the message still needs.
+                let arity = match &v {
+                    Value::Tuple(parts) => parts.len(),
+                    Value::Elem(ElemValue::Tuple(parts)) => parts.len(),
+                    _ => 0,
                 };
-                let mut parts = parts.into_iter();
+                if arity != $n {
+                    return Err(wrong_type::<Self>(&v));
+                }
+                let mut parts = v.into_tuple().unwrap_or_default().into_iter();
                 Ok(($($T::from_value(parts.next().unwrap_or_else(|| unreachable!("{}", $idx)))?,)+))
             }
         }

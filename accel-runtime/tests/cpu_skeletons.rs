@@ -104,11 +104,12 @@ fn segments(lens: &[usize]) -> Segments {
     Segments::from_lengths("test", &Vector::from_slice(lens)).unwrap()
 }
 
+/// Sizes up to a few thousand, and now and then one past the parallel thresholds.
+const SIZES: [usize; 19] = [0, 1, 2, 3, 5, 7, 13, 31, 32, 33, 63, 65, 127, 257, 1021, 1023, 1025, 4093, 4097];
+const LARGE_SIZES: [usize; 4] = [32_767, 32_769, 40_009, 65_537];
+
 fn sizes() -> impl Strategy<Value = usize> {
-    prop_oneof![
-        8 => prop::sample::select(vec![0usize, 1, 2, 3, 5, 7, 13, 31, 32, 33, 63, 65, 127, 257, 1021, 1023, 1025, 4093, 4097]),
-        1 => prop::sample::select(vec![32_767usize, 32_769, 40_009, 65_537]),
-    ]
+    prop_oneof![8 => prop::sample::select(&SIZES[..]), 1 => prop::sample::select(&LARGE_SIZES[..])]
 }
 
 fn small_sizes() -> impl Strategy<Value = usize> {
@@ -178,432 +179,535 @@ fn close(a: f64, b: f64, scale: f64) -> bool {
 
 const DIRS: [Direction; 2] = [Direction::Left, Direction::Right];
 
+// The properties. Their bodies are plain functions below, outside the macro, so that rustfmt
+// formats them.
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
 
-    // -----------------------------------------------------------------------------------------
-    // Build and elementwise
-
     #[test]
     fn generate_map_imap(seed: u64, n in sizes(), r in 0usize..4) {
-        let cx = Ctx::new();
-        let shape = [r, n % 37, n];
-        let hash = |[i, j, k]: [usize; 3]| (i as i64 * 1_000_003) ^ (j as i64 * 7919) ^ (k as i64 ^ seed as i64);
-        let g = cpu::generate(&cx, shape, hash).unwrap();
-        prop_assert_eq!(&g, &Array::from_shape_fn(shape, hash));
-        let xs = Vector::from_vec(data::<i32>(seed, n));
-        let m = cpu::map(&cx, &xs, |x| (x as f32 * 0.5, x.wrapping_mul(3))).unwrap();
-        let want: Vec<(f32, i32)> = xs.iter().map(|x| (x as f32 * 0.5, x.wrapping_mul(3))).collect();
-        prop_assert_eq!(m.to_vec(), want);
-        let mat = matrix::<(f32, i32)>(seed, r, n);
-        let im = cpu::imap(&cx, &mat, |[i, j], (a, b)| a as f64 + (i * 2 + j) as f64 + b as f64).unwrap();
-        let want = Matrix::from_shape_fn([r, n], |[i, j]| {
-            let (a, b) = mat.at([i, j]).unwrap();
-            a as f64 + (i * 2 + j) as f64 + b as f64
-        });
-        prop_assert_eq!(im, want);
+        check_generate_map_imap(seed, n, r)?;
     }
 
     #[test]
     fn zip_with_intersects(seed: u64, n in sizes(), m in small_sizes(), r in 0usize..4, s in 0usize..4) {
-        let cx = Ctx::new();
-        let a = matrix::<u64>(seed, r, n);
-        let b = matrix::<f64>(seed ^ 1, s, m);
-        let got = cpu::zip_with(&cx, &a, &b, |x, y| (x, y)).unwrap();
-        let want = Matrix::from_shape_fn([r.min(s), n.min(m)], |ix| (a.at(ix).unwrap(), b.at(ix).unwrap()));
-        prop_assert_eq!(got, want);
-        let same = cpu::zip_with(&cx, &a, &a, |x, y| x.wrapping_mul(y)).unwrap();
-        prop_assert_eq!(same.to_vec(), a.iter().map(|x| x.wrapping_mul(x)).collect::<Vec<_>>());
+        check_zip_with_intersects(seed, n, m, r, s)?;
     }
-
-    // -----------------------------------------------------------------------------------------
-    // Reductions
 
     #[test]
     fn fold_rows(seed: u64, n in sizes(), r in 0usize..4) {
-        let cx = Ctx::new();
-        let a = matrix::<i32>(seed, r, n);
-        let got = cpu::fold::<_, 2, 1>(&cx, &a, Some(17), add_i32, "sum").unwrap();
-        let want: Vec<i32> = rows_of(&a).iter().map(|row| fold_oracle(row, Some(17), add_i32).unwrap()).collect();
-        prop_assert_eq!(got.to_vec(), want);
-
-        let a = matrix::<(u64, u64)>(seed, r, n);
-        let got = cpu::fold::<_, 2, 1>(&cx, &a, None, aff, "fold1");
-        if n == 0 && r > 0 {
-            prop_assert_eq!(got.unwrap_err(), Error::empty_reduction("fold1"));
-        } else {
-            let want: Vec<_> = rows_of(&a).iter().map(|row| fold_oracle(row, None, aff).unwrap()).collect();
-            prop_assert_eq!(got.unwrap().to_vec(), want);
-        }
-
-        let a = matrix::<(f32, i32)>(seed, r, n);
-        let got = cpu::fold::<_, 2, 1>(&cx, &a, Some((0.5, 1)), add_pair, "fold").unwrap();
-        let want: Vec<_> = rows_of(&a).iter().map(|row| fold_oracle(row, Some((0.5, 1)), add_pair).unwrap()).collect();
-        prop_assert_eq!(got.to_vec(), want);
-
-        let a3 = Array::from_shape_vec([r, 2, n], data::<f64>(seed, r * 2 * n)).unwrap();
-        let got = cpu::fold::<_, 3, 2>(&cx, &a3, Some(f64::NEG_INFINITY), f64::max, "maximum").unwrap();
-        let want = Matrix::from_shape_fn([r, 2], |[i, j]| {
-            (0..n).map(|k| a3.at([i, j, k]).unwrap()).fold(f64::NEG_INFINITY, f64::max)
-        });
-        prop_assert_eq!(got, want);
+        check_fold_rows(seed, n, r)?;
     }
 
     #[test]
     fn fold_all_everything(seed: u64, n in sizes(), r in 1usize..3) {
-        let cx = Ctx::new();
-        let v = Vector::from_vec(data::<(u64, u64)>(seed, n));
-        let got = cpu::fold_all(&cx, &v, None, aff, "fold1");
-        match fold_oracle(&v.to_vec(), None, aff) {
-            Some(want) => prop_assert_eq!(got.unwrap().get(), want),
-            None => prop_assert_eq!(got.unwrap_err(), Error::empty_reduction("fold1")),
-        }
-        let m = matrix::<f32>(seed, r, n);
-        let got = cpu::fold_all(&cx, &m, Some(1.0), |a, b| a + b, "sum").unwrap().get();
-        prop_assert_eq!(got, fold_oracle(&m.to_vec(), Some(1.0), |a, b| a + b).unwrap());
-        let v = Vector::from_vec(data::<i32>(seed, n));
-        let got = cpu::fold_all(&cx, &v, Some(-3), add_i32, "sum").unwrap().get();
-        prop_assert_eq!(got, fold_oracle(&v.to_vec(), Some(-3), add_i32).unwrap());
-
-        // Arbitrary floats: the sum of a different grouping, within rounding.
-        let mut rng = Rng(seed);
-        let xs: Vec<f32> = (0..n).map(|_| (rng.next() >> 40) as f32 / 1e6 - 8.0).collect();
-        let scale: f64 = xs.iter().map(|x| x.abs() as f64).sum();
-        let got = cpu::fold_all(&cx, &Vector::from_slice(&xs), Some(0.0), |a, b| a + b, "sum").unwrap().get();
-        let exact: f64 = xs.iter().map(|&x| x as f64).sum();
-        prop_assert!(close(got as f64, exact, scale), "{} vs {}", got, exact);
+        check_fold_all_everything(seed, n, r)?;
     }
 
     #[test]
     fn fold_seg_segments(seed: u64, n in sizes(), r in 0usize..3) {
-        let cx = Ctx::new();
-        let lens = lengths(seed, n);
-        let segs = segments(&lens);
-        let a = matrix::<i32>(seed, r, n);
-        let got = cpu::fold_seg(&cx, &a, &segs, Some(5), add_i32, "fold_seg").unwrap();
-        let mut want = Vec::new();
-        for row in rows_of(&a) {
-            for s in 0..segs.count() {
-                want.push(fold_oracle(&row[segs.range(s)], Some(5), add_i32).unwrap());
-            }
-        }
-        prop_assert_eq!(got.shape(), [r, segs.count()]);
-        prop_assert_eq!(got.to_vec(), want);
-
-        let a = matrix::<(u64, u64)>(seed, r, n);
-        let got = cpu::fold_seg(&cx, &a, &segs, None, aff, "fold1_seg");
-        if r > 0 && lens.contains(&0) {
-            prop_assert_eq!(got.unwrap_err(), Error::empty_reduction("fold1_seg"));
-        } else {
-            let mut want = Vec::new();
-            for row in rows_of(&a) {
-                for s in 0..segs.count() {
-                    want.push(fold_oracle(&row[segs.range(s)], None, aff).unwrap());
-                }
-            }
-            prop_assert_eq!(got.unwrap().to_vec(), want);
-        }
-
-        let v = Vector::from_vec(data::<f32>(seed, n));
-        let got = cpu::fold_seg(&cx, &v, &segs, Some(0.0), |a, b| a + b, "sum").unwrap();
-        let want: Vec<f32> = (0..segs.count()).map(|s| fold_oracle(&v.to_vec()[segs.range(s)], Some(0.0), |a, b| a + b).unwrap()).collect();
-        prop_assert_eq!(got.to_vec(), want);
-
-        let bad = segments(&[n + 1]);
-        let e = cpu::fold_seg(&cx, &v, &bad, Some(0.0), |a, b| a + b, "fold_seg").unwrap_err();
-        prop_assert!(matches!(e, Error::InvalidSegments { .. }), "{}", e);
+        check_fold_seg_segments(seed, n, r)?;
     }
-
-    // -----------------------------------------------------------------------------------------
-    // Scans
 
     #[test]
     fn scans(seed: u64, n in sizes(), r in 0usize..3) {
-        let cx = Ctx::new();
-        let a = matrix::<(u64, u64)>(seed, r, n);
-        let b = matrix::<i32>(seed, r, n);
-        let c = matrix::<f32>(seed, r, n);
-        for dir in DIRS {
-            let z = (3, 4);
-            let got = cpu::scan(&cx, &a, dir, ScanKind::WithSeed, Some(z), aff).unwrap();
-            let want: Vec<_> = rows_of(&a).iter().flat_map(|row| scan_oracle(row, dir, Some(z), aff)).collect();
-            prop_assert_eq!(got.shape(), [r, n + 1]);
-            prop_assert_eq!(got.to_vec(), want);
-
-            let got = cpu::scan(&cx, &a, dir, ScanKind::Inclusive, None, aff).unwrap();
-            let want: Vec<_> = rows_of(&a).iter().flat_map(|row| scan_oracle(row, dir, None, aff)).collect();
-            prop_assert_eq!(got.to_vec(), want);
-
-            let got = cpu::scan(&cx, &b, dir, ScanKind::Inclusive, None, add_i32).unwrap();
-            let want: Vec<_> = rows_of(&b).iter().flat_map(|row| scan_oracle(row, dir, None, add_i32)).collect();
-            prop_assert_eq!(got.to_vec(), want);
-
-            let got = cpu::scan(&cx, &c, dir, ScanKind::WithSeed, Some(0.25), |x, y| x + y).unwrap();
-            let want: Vec<_> = rows_of(&c).iter().flat_map(|row| scan_oracle(row, dir, Some(0.25), |x, y| x + y)).collect();
-            prop_assert_eq!(got.to_vec(), want);
-
-            let (pre, tot) = cpu::scan_total::<_, 2, 1>(&cx, &a, dir, z, aff).unwrap();
-            let mut want_pre = Vec::new();
-            let mut want_tot = Vec::new();
-            for row in rows_of(&a) {
-                let full = scan_oracle(&row, dir, Some(z), aff);
-                match dir {
-                    Direction::Left => {
-                        want_pre.extend_from_slice(&full[..n]);
-                        want_tot.push(full[n]);
-                    }
-                    Direction::Right => {
-                        want_pre.extend_from_slice(&full[1..]);
-                        want_tot.push(full[0]);
-                    }
-                }
-            }
-            prop_assert_eq!(pre.to_vec(), want_pre);
-            prop_assert_eq!(tot.to_vec(), want_tot);
-        }
+        check_scans(seed, n, r)?;
     }
 
     #[test]
     fn scan_float_rounding(seed: u64, n in sizes()) {
-        let mut rng = Rng(seed);
-        let xs: Vec<f32> = (0..n).map(|_| (rng.next() >> 40) as f32 / 1e6 - 8.0).collect();
-        let got = cpu::scan(&Ctx::new(), &Vector::from_slice(&xs), Direction::Left, ScanKind::Inclusive, None, |a, b| a + b).unwrap();
-        let mut exact = 0.0f64;
-        let mut scale = 0.0f64;
-        for (g, &x) in got.iter().zip(&xs) {
-            exact += x as f64;
-            scale += x.abs() as f64;
-            prop_assert!(close(g as f64, exact, scale), "{} vs {}", g, exact);
-        }
+        check_scan_float_rounding(seed, n)?;
     }
 
     #[test]
     fn segmented_scans(seed: u64, n in sizes(), r in 0usize..3) {
-        let cx = Ctx::new();
-        let segs = segments(&lengths(seed, n));
-        let a = matrix::<(u64, u64)>(seed, r, n);
-        let got = cpu::scan_seg(&cx, &a, &segs, ScanKind::WithSeed, Some((5, 6)), aff).unwrap();
-        let mut want = Vec::new();
-        for row in rows_of(&a) {
-            for s in 0..segs.count() {
-                want.extend(scan_oracle(&row[segs.range(s)], Direction::Left, Some((5, 6)), aff));
-            }
-        }
-        prop_assert_eq!(got.shape(), [r, n + segs.count()]);
-        prop_assert_eq!(got.to_vec(), want);
-
-        let b = matrix::<i32>(seed, r, n);
-        let got = cpu::scan_seg(&cx, &b, &segs, ScanKind::Inclusive, None, add_i32).unwrap();
-        let mut want = Vec::new();
-        for row in rows_of(&b) {
-            for s in 0..segs.count() {
-                want.extend(scan_oracle(&row[segs.range(s)], Direction::Left, None, add_i32));
-            }
-        }
-        prop_assert_eq!(got.to_vec(), want);
-        let bad = segments(&[n, 1]);
-        let e = cpu::scan_seg(&cx, &b, &bad, ScanKind::Inclusive, None, add_i32).unwrap_err();
-        prop_assert!(matches!(e, Error::InvalidSegments { .. }), "{}", e);
+        check_segmented_scans(seed, n, r)?;
     }
-
-    // -----------------------------------------------------------------------------------------
-    // Permutations
 
     #[test]
     fn backpermute_gathers(seed: u64, n in sizes(), m in sizes()) {
-        let cx = Ctx::new();
-        let src = Vector::from_vec(data::<(f32, i32)>(seed, n));
-        let idx = data::<u64>(seed ^ 7, m);
-        if n > 0 {
-            let got = cpu::backpermute(&cx, &src, [m], |[i]| [idx[i] as usize % n]).unwrap();
-            let want: Vec<_> = idx.iter().map(|&k| src.get_linear(k as usize % n)).collect();
-            prop_assert_eq!(got.to_vec(), want);
-            // Rank change: a matrix view of the vector, transposed.
-            let rows = n.min(7);
-            let cols = n / rows;
-            let got = cpu::backpermute(&cx, &src, [cols, rows], |[j, i]| [i * cols + j]).unwrap();
-            prop_assert_eq!(got.at([cols - 1, rows - 1]), Some(src.get_linear(rows * cols - 1)));
-        }
-        if m > 0 {
-            let e = cpu::backpermute(&cx, &src, [m], |[i]| [i + n]).unwrap_err();
-            prop_assert!(matches!(&e, Error::IndexOutOfBounds { op, shape, .. } if op == "backpermute" && shape == &vec![n]), "{}", e);
-        }
+        check_backpermute_gathers(seed, n, m)?;
     }
 
     #[test]
     fn permute_scatters_in_source_order(seed: u64, n in sizes(), m in sizes()) {
-        let cx = Ctx::new();
-        let xs = Vector::from_vec(data::<(u64, u64)>(seed, n));
-        let keys = data::<u64>(seed ^ 3, n);
-        let defaults = Vector::from_vec(data::<(u64, u64)>(seed ^ 5, m));
-        // Few destinations (histogram-like) and many; a third of the sources dropped.
-        for width in [m.min(5), m] {
-            let dst = |j: usize| (width > 0 && keys[j] % 3 != 0).then(|| (keys[j] >> 8) as usize % width);
-            let got = cpu::permute(&cx, &defaults, &xs, |[j]| dst(j).map(|d| [d]), |new, old| aff(old, new)).unwrap();
-            let mut want = defaults.to_vec();
-            for j in 0..n {
-                if let Some(d) = dst(j) {
-                    want[d] = aff(want[d], xs.get_linear(j));
-                }
-            }
-            prop_assert_eq!(got.to_vec(), want);
-        }
-        let counts = cpu::permute(&cx, &Vector::from_vec(vec![0i32; 16]), &Vector::from_vec(vec![1i32; n]), |[j]| Some([keys[j] as usize % 16]), add_i32).unwrap();
-        prop_assert_eq!(counts.iter().map(|c| c as usize).sum::<usize>(), n);
-        if n > 0 {
-            let e = cpu::permute(&cx, &defaults, &xs, |[j]| Some([j + m]), aff).unwrap_err();
-            prop_assert!(matches!(&e, Error::IndexOutOfBounds { op, .. } if op == "permute"), "{}", e);
-        }
+        check_permute_scatters_in_source_order(seed, n, m)?;
     }
-
-    // -----------------------------------------------------------------------------------------
-    // Movement
 
     #[test]
     fn movement(seed: u64, n in sizes(), r in 0usize..4, k in 0usize..70) {
-        let cx = Ctx::new();
-        let a = matrix::<(f32, i32)>(seed, r, n);
-        let rows = rows_of(&a);
-        let rev: Vec<_> = rows.iter().flat_map(|row| row.iter().rev().copied()).collect();
-        prop_assert_eq!(cpu::reverse(&cx, &a).unwrap().to_vec(), rev);
-        let t = cpu::transpose(&cx, &a).unwrap();
-        prop_assert_eq!(t.clone(), Matrix::from_shape_fn([n, r], |[j, i]| a.at([i, j]).unwrap()));
-        prop_assert_eq!(cpu::transpose(&cx, &t).unwrap(), a.clone());
-        let flat = cpu::reshape(&cx, &a, [r * n]).unwrap();
-        prop_assert_eq!(flat.to_vec(), a.to_vec());
-        let e = cpu::reshape(&cx, &a, [r * n + 1]).unwrap_err();
-        prop_assert!(matches!(e, Error::ShapeMismatch { .. }), "{}", e);
-        let take: Vec<_> = rows.iter().flat_map(|row| row[..k.min(n)].to_vec()).collect();
-        prop_assert_eq!(cpu::take(&cx, &a, k).unwrap().to_vec(), take);
-        let drop: Vec<_> = rows.iter().flat_map(|row| row[k.min(n)..].to_vec()).collect();
-        prop_assert_eq!(cpu::drop(&cx, &a, k).unwrap().to_vec(), drop);
-        let b = matrix::<(f32, i32)>(seed ^ 9, r + 1, k);
-        let c = cpu::concat(&cx, &a, &b).unwrap();
-        let cat: Vec<_> = rows.iter().zip(rows_of(&b)).flat_map(|(x, y)| x.iter().copied().chain(y)).collect();
-        prop_assert_eq!(c.shape(), [r, n + k]);
-        prop_assert_eq!(c.to_vec(), cat);
+        check_movement(seed, n, r, k)?;
     }
 
     #[test]
     fn replicate_and_slice(seed: u64, n in sizes(), k in 0usize..6) {
-        let cx = Ctx::new();
-        let v = Vector::from_vec(data::<u64>(seed, n));
-        let rows = cpu::replicate(&cx, &v, Axis::Rows, k).unwrap();
-        prop_assert_eq!(rows.clone(), Matrix::from_shape_fn([k, n], |[_, j]| v.get_linear(j)));
-        let cols = cpu::replicate(&cx, &v, Axis::Cols, k).unwrap();
-        prop_assert_eq!(cols.clone(), Matrix::from_shape_fn([n, k], |[i, _]| v.get_linear(i)));
-        if k > 0 {
-            prop_assert_eq!(cpu::slice(&cx, &rows, Axis::Rows, k - 1).unwrap(), v.clone());
-            prop_assert_eq!(cpu::slice(&cx, &cols, Axis::Cols, k - 1).unwrap(), v.clone());
-        }
-        let e = cpu::slice(&cx, &rows, Axis::Rows, k).unwrap_err();
-        prop_assert_eq!(e, Error::index_out_of_bounds("slice_row", &[k, 0], &[k, n]));
-        let e = cpu::slice(&cx, &cols, Axis::Cols, k).unwrap_err();
-        prop_assert_eq!(e, Error::index_out_of_bounds("slice_col", &[0, k], &[n, k]));
+        check_replicate_and_slice(seed, n, k)?;
     }
-
-    // -----------------------------------------------------------------------------------------
-    // Stencils
 
     #[test]
     fn stencils_1d(seed: u64, n in sizes(), b in 0usize..4) {
-        let cx = Ctx::new();
-        let v = Vector::from_vec(data::<i32>(seed, n));
-        let boundary = [Boundary::Clamp, Boundary::Mirror, Boundary::Wrap, Boundary::Constant(-7)][b];
-        let weights = |hood: &[i32]| hood.iter().enumerate().fold(0i32, |a, (k, &x)| a.wrapping_add(x.wrapping_mul(k as i32 * 2 + 1)));
-        let got3 = cpu::stencil(&cx, &v, StencilShape::S3, boundary, |h: &[i32; 3]| weights(h)).unwrap();
-        let got5 = cpu::stencil(&cx, &v, StencilShape::S5, boundary, |h: &[i32; 5]| weights(h)).unwrap();
-        for (radius, got) in [(1isize, got3), (2, got5)] {
-            let want: Vec<i32> = (0..n)
-                .map(|i| {
-                    let hood: Vec<i32> = (-radius..=radius).map(|o| read_1d(&v, i as isize + o, boundary)).collect();
-                    weights(&hood)
-                })
-                .collect();
-            prop_assert_eq!(got.to_vec(), want);
-        }
+        check_stencils_1d(seed, n, b)?;
     }
 
     #[test]
     fn stencils_2d(seed: u64, r in small_sizes(), c in small_sizes(), b in 0usize..4) {
-        let cx = Ctx::new();
-        let m = matrix::<f64>(seed, r, c);
-        let boundary = [Boundary::Clamp, Boundary::Mirror, Boundary::Wrap, Boundary::Constant(0.5)][b];
-        let mix = |hood: &[f64]| hood.iter().enumerate().map(|(k, &x)| x * (k + 1) as f64).sum::<f64>();
-        let got3 = cpu::stencil(&cx, &m, StencilShape::S3x3, boundary, |h: &[f64; 9]| mix(h)).unwrap();
-        let got5 = cpu::stencil(&cx, &m, StencilShape::S5x5, boundary, |h: &[f64; 25]| mix(h)).unwrap();
-        for (radius, got) in [(1isize, got3), (2, got5)] {
-            let want = Matrix::from_shape_fn([r, c], |[i, j]| {
-                let mut hood = Vec::new();
-                for di in -radius..=radius {
-                    for dj in -radius..=radius {
-                        hood.push(read_2d(&m, i as isize + di, j as isize + dj, boundary));
-                    }
-                }
-                mix(&hood)
-            });
-            prop_assert_eq!(got, want);
-        }
+        check_stencils_2d(seed, r, c, b)?;
     }
-
-    // -----------------------------------------------------------------------------------------
-    // Irregular
 
     #[test]
     fn expand_and_filter(seed: u64, n in sizes()) {
-        let cx = Ctx::new();
-        let v = Vector::from_vec(data::<(f32, i32)>(seed, n));
-        let count = |(_, b): (f32, i32)| (b as u32 % 5) as usize;
-        let got = cpu::expand(&cx, &v, count, |(a, b), i| a * i as f32 + b as f32).unwrap();
-        let want: Vec<f32> = v.iter().flat_map(|(a, b)| (0..count((a, b))).map(move |i| a * i as f32 + b as f32)).collect();
-        prop_assert_eq!(got.to_vec(), want);
-        let counts_i64 = |(_, b): (f32, i32)| i64::from(b % 4);
-        let got = cpu::expand(&cx, &v, counts_i64, |x, _| x);
-        if v.iter().any(|x| counts_i64(x) < 0) {
-            prop_assert!(matches!(got, Err(Error::InvalidArgument { ref op, .. }) if op == "expand"), "{:?}", got);
-        } else {
-            prop_assert_eq!(got.unwrap().len(), v.iter().map(|x| counts_i64(x) as usize).sum::<usize>());
-        }
-        let kept = cpu::filter(&cx, &v, |(a, _)| a > 0.0).unwrap();
-        prop_assert_eq!(kept.to_vec(), v.iter().filter(|x| x.0 > 0.0).collect::<Vec<_>>());
+        check_expand_and_filter(seed, n)?;
     }
 
     #[test]
     fn closure_errors(seed: u64, n in sizes()) {
-        let cx = Ctx::new();
-        let v = Vector::from_vec(data::<i32>(seed, n));
-        let got = cpu::map(&cx, &v, |x| cx.read(&v, [(x as u32 % 64) as usize]));
-        if n > 63 || v.iter().all(|x| ((x as u32 % 64) as usize) < n) {
-            let want: Vec<i32> = v.iter().map(|x| v.get_linear((x as u32 % 64) as usize)).collect();
-            prop_assert_eq!(got.unwrap().to_vec(), want);
-        } else {
-            prop_assert!(matches!(got, Err(Error::IndexOutOfBounds { ref op, .. }) if op == "index"), "{:?}", got);
-        }
-        // The data are odd, so `b & 2` is 0 for about half of them.
-        let got = cpu::fold_all(&cx, &v, Some(0), |a, b| a.wrapping_add(cx.rem(b, b & 2)), "sum");
-        if v.iter().any(|x| x & 2 == 0) {
-            prop_assert_eq!(got.unwrap_err(), Error::division_by_zero("%"));
-        } else {
-            prop_assert_eq!(got.unwrap().get(), v.iter().fold(0i32, |a, b| a.wrapping_add(b % (b & 2))));
-        }
+        check_closure_errors(seed, n)?;
     }
 
     #[test]
     fn nested_and_segments(seed: u64, n in sizes()) {
-        let lens = lengths(seed, n);
-        let values = data::<u64>(seed, n);
-        let nested = Nested::from_segments(segments(&lens), Vector::from_slice(&values)).unwrap();
-        prop_assert_eq!(nested.lengths().to_vec(), lens.clone());
-        let mut at = 0;
-        for (i, &l) in lens.iter().enumerate() {
-            prop_assert_eq!(nested.row(i).unwrap(), values[at..at + l].to_vec());
-            at += l;
-        }
-        prop_assert_eq!(Nested::from_rows(nested.to_rows()), nested.clone());
-        let signed: Vec<i64> = lens.iter().map(|&l| l as i64).chain([-1]).collect();
-        let e = Segments::from_lengths("scanl_seg", &Vector::from_vec(signed)).unwrap_err();
-        prop_assert!(matches!(e, Error::InvalidSegments { ref op, .. } if op == "scanl_seg"), "{}", e);
+        check_nested_and_segments(seed, n)?;
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Build and elementwise
+
+fn check_generate_map_imap(seed: u64, n: usize, r: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let shape = [r, n % 37, n];
+    let hash = |[i, j, k]: [usize; 3]| (i as i64 * 1_000_003) ^ (j as i64 * 7919) ^ (k as i64 ^ seed as i64);
+    let g = cpu::generate(&cx, shape, hash).unwrap();
+    prop_assert_eq!(&g, &Array::from_shape_fn(shape, hash));
+    let xs = Vector::from_vec(data::<i32>(seed, n));
+    let m = cpu::map(&cx, &xs, |x| (x as f32 * 0.5, x.wrapping_mul(3))).unwrap();
+    let want: Vec<(f32, i32)> = xs.iter().map(|x| (x as f32 * 0.5, x.wrapping_mul(3))).collect();
+    prop_assert_eq!(m.to_vec(), want);
+    let mat = matrix::<(f32, i32)>(seed, r, n);
+    let im = cpu::imap(&cx, &mat, |[i, j], (a, b)| a as f64 + (i * 2 + j) as f64 + b as f64).unwrap();
+    let want = Matrix::from_shape_fn([r, n], |[i, j]| {
+        let (a, b) = mat.at([i, j]).unwrap();
+        a as f64 + (i * 2 + j) as f64 + b as f64
+    });
+    prop_assert_eq!(im, want);
+    Ok(())
+}
+
+fn check_zip_with_intersects(seed: u64, n: usize, m: usize, r: usize, s: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let a = matrix::<u64>(seed, r, n);
+    let b = matrix::<f64>(seed ^ 1, s, m);
+    let got = cpu::zip_with(&cx, &a, &b, |x, y| (x, y)).unwrap();
+    let want = Matrix::from_shape_fn([r.min(s), n.min(m)], |ix| (a.at(ix).unwrap(), b.at(ix).unwrap()));
+    prop_assert_eq!(got, want);
+    let same = cpu::zip_with(&cx, &a, &a, |x, y| x.wrapping_mul(y)).unwrap();
+    prop_assert_eq!(same.to_vec(), a.iter().map(|x| x.wrapping_mul(x)).collect::<Vec<_>>());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reductions
+
+fn check_fold_rows(seed: u64, n: usize, r: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let a = matrix::<i32>(seed, r, n);
+    let got = cpu::fold::<_, 2, 1>(&cx, &a, Some(17), add_i32, "sum").unwrap();
+    let want: Vec<i32> = rows_of(&a).iter().map(|row| fold_oracle(row, Some(17), add_i32).unwrap()).collect();
+    prop_assert_eq!(got.to_vec(), want);
+
+    let a = matrix::<(u64, u64)>(seed, r, n);
+    let got = cpu::fold::<_, 2, 1>(&cx, &a, None, aff, "fold1");
+    if n == 0 && r > 0 {
+        prop_assert_eq!(got.unwrap_err(), Error::empty_reduction("fold1"));
+    } else {
+        let want: Vec<_> = rows_of(&a).iter().map(|row| fold_oracle(row, None, aff).unwrap()).collect();
+        prop_assert_eq!(got.unwrap().to_vec(), want);
+    }
+
+    let a = matrix::<(f32, i32)>(seed, r, n);
+    let got = cpu::fold::<_, 2, 1>(&cx, &a, Some((0.5, 1)), add_pair, "fold").unwrap();
+    let want: Vec<_> = rows_of(&a).iter().map(|row| fold_oracle(row, Some((0.5, 1)), add_pair).unwrap()).collect();
+    prop_assert_eq!(got.to_vec(), want);
+
+    let a3 = Array::from_shape_vec([r, 2, n], data::<f64>(seed, r * 2 * n)).unwrap();
+    let got = cpu::fold::<_, 3, 2>(&cx, &a3, Some(f64::NEG_INFINITY), f64::max, "maximum").unwrap();
+    let want = Matrix::from_shape_fn([r, 2], |[i, j]| {
+        (0..n).map(|k| a3.at([i, j, k]).unwrap()).fold(f64::NEG_INFINITY, f64::max)
+    });
+    prop_assert_eq!(got, want);
+    Ok(())
+}
+
+fn check_fold_all_everything(seed: u64, n: usize, r: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let v = Vector::from_vec(data::<(u64, u64)>(seed, n));
+    let got = cpu::fold_all(&cx, &v, None, aff, "fold1");
+    match fold_oracle(&v.to_vec(), None, aff) {
+        Some(want) => prop_assert_eq!(got.unwrap().get(), want),
+        None => prop_assert_eq!(got.unwrap_err(), Error::empty_reduction("fold1")),
+    }
+    let m = matrix::<f32>(seed, r, n);
+    let got = cpu::fold_all(&cx, &m, Some(1.0), |a, b| a + b, "sum").unwrap().get();
+    prop_assert_eq!(got, fold_oracle(&m.to_vec(), Some(1.0), |a, b| a + b).unwrap());
+    let v = Vector::from_vec(data::<i32>(seed, n));
+    let got = cpu::fold_all(&cx, &v, Some(-3), add_i32, "sum").unwrap().get();
+    prop_assert_eq!(got, fold_oracle(&v.to_vec(), Some(-3), add_i32).unwrap());
+
+    // Arbitrary floats: the sum of a different grouping, within rounding.
+    let mut rng = Rng(seed);
+    let xs: Vec<f32> = (0..n).map(|_| (rng.next() >> 40) as f32 / 1e6 - 8.0).collect();
+    let scale: f64 = xs.iter().map(|x| x.abs() as f64).sum();
+    let got = cpu::fold_all(&cx, &Vector::from_slice(&xs), Some(0.0), |a, b| a + b, "sum").unwrap().get();
+    let exact: f64 = xs.iter().map(|&x| x as f64).sum();
+    prop_assert!(close(got as f64, exact, scale), "{} vs {}", got, exact);
+    Ok(())
+}
+
+fn check_fold_seg_segments(seed: u64, n: usize, r: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let lens = lengths(seed, n);
+    let segs = segments(&lens);
+    let a = matrix::<i32>(seed, r, n);
+    let got = cpu::fold_seg(&cx, &a, &segs, Some(5), add_i32, "fold_seg").unwrap();
+    let mut want = Vec::new();
+    for row in rows_of(&a) {
+        for s in 0..segs.count() {
+            want.push(fold_oracle(&row[segs.range(s)], Some(5), add_i32).unwrap());
+        }
+    }
+    prop_assert_eq!(got.shape(), [r, segs.count()]);
+    prop_assert_eq!(got.to_vec(), want);
+
+    let a = matrix::<(u64, u64)>(seed, r, n);
+    let got = cpu::fold_seg(&cx, &a, &segs, None, aff, "fold1_seg");
+    if r > 0 && lens.contains(&0) {
+        prop_assert_eq!(got.unwrap_err(), Error::empty_reduction("fold1_seg"));
+    } else {
+        let mut want = Vec::new();
+        for row in rows_of(&a) {
+            for s in 0..segs.count() {
+                want.push(fold_oracle(&row[segs.range(s)], None, aff).unwrap());
+            }
+        }
+        prop_assert_eq!(got.unwrap().to_vec(), want);
+    }
+
+    let v = Vector::from_vec(data::<f32>(seed, n));
+    let got = cpu::fold_seg(&cx, &v, &segs, Some(0.0), |a, b| a + b, "sum").unwrap();
+    let want: Vec<f32> =
+        (0..segs.count()).map(|s| fold_oracle(&v.to_vec()[segs.range(s)], Some(0.0), |a, b| a + b).unwrap()).collect();
+    prop_assert_eq!(got.to_vec(), want);
+
+    let bad = segments(&[n + 1]);
+    let e = cpu::fold_seg(&cx, &v, &bad, Some(0.0), |a, b| a + b, "fold_seg").unwrap_err();
+    prop_assert!(matches!(e, Error::InvalidSegments { .. }), "{}", e);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scans
+
+fn check_scans(seed: u64, n: usize, r: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let a = matrix::<(u64, u64)>(seed, r, n);
+    let b = matrix::<i32>(seed, r, n);
+    let c = matrix::<f32>(seed, r, n);
+    for dir in DIRS {
+        let z = (3, 4);
+        let got = cpu::scan(&cx, &a, dir, ScanKind::WithSeed, Some(z), aff).unwrap();
+        let want: Vec<_> = rows_of(&a).iter().flat_map(|row| scan_oracle(row, dir, Some(z), aff)).collect();
+        prop_assert_eq!(got.shape(), [r, n + 1]);
+        prop_assert_eq!(got.to_vec(), want);
+
+        let got = cpu::scan(&cx, &a, dir, ScanKind::Inclusive, None, aff).unwrap();
+        let want: Vec<_> = rows_of(&a).iter().flat_map(|row| scan_oracle(row, dir, None, aff)).collect();
+        prop_assert_eq!(got.to_vec(), want);
+
+        let got = cpu::scan(&cx, &b, dir, ScanKind::Inclusive, None, add_i32).unwrap();
+        let want: Vec<_> = rows_of(&b).iter().flat_map(|row| scan_oracle(row, dir, None, add_i32)).collect();
+        prop_assert_eq!(got.to_vec(), want);
+
+        let got = cpu::scan(&cx, &c, dir, ScanKind::WithSeed, Some(0.25), |x, y| x + y).unwrap();
+        let want: Vec<_> = rows_of(&c).iter().flat_map(|row| scan_oracle(row, dir, Some(0.25), |x, y| x + y)).collect();
+        prop_assert_eq!(got.to_vec(), want);
+
+        let (pre, tot) = cpu::scan_total::<_, 2, 1>(&cx, &a, dir, z, aff).unwrap();
+        let mut want_pre = Vec::new();
+        let mut want_tot = Vec::new();
+        for row in rows_of(&a) {
+            let full = scan_oracle(&row, dir, Some(z), aff);
+            match dir {
+                Direction::Left => {
+                    want_pre.extend_from_slice(&full[..n]);
+                    want_tot.push(full[n]);
+                }
+                Direction::Right => {
+                    want_pre.extend_from_slice(&full[1..]);
+                    want_tot.push(full[0]);
+                }
+            }
+        }
+        prop_assert_eq!(pre.to_vec(), want_pre);
+        prop_assert_eq!(tot.to_vec(), want_tot);
+    }
+    Ok(())
+}
+
+fn check_scan_float_rounding(seed: u64, n: usize) -> Result<(), TestCaseError> {
+    let mut rng = Rng(seed);
+    let xs: Vec<f32> = (0..n).map(|_| (rng.next() >> 40) as f32 / 1e6 - 8.0).collect();
+    let got =
+        cpu::scan(&Ctx::new(), &Vector::from_slice(&xs), Direction::Left, ScanKind::Inclusive, None, |a, b| a + b)
+            .unwrap();
+    let mut exact = 0.0f64;
+    let mut scale = 0.0f64;
+    for (g, &x) in got.iter().zip(&xs) {
+        exact += x as f64;
+        scale += x.abs() as f64;
+        prop_assert!(close(g as f64, exact, scale), "{} vs {}", g, exact);
+    }
+    Ok(())
+}
+
+fn check_segmented_scans(seed: u64, n: usize, r: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let segs = segments(&lengths(seed, n));
+    let a = matrix::<(u64, u64)>(seed, r, n);
+    let got = cpu::scan_seg(&cx, &a, &segs, ScanKind::WithSeed, Some((5, 6)), aff).unwrap();
+    let mut want = Vec::new();
+    for row in rows_of(&a) {
+        for s in 0..segs.count() {
+            want.extend(scan_oracle(&row[segs.range(s)], Direction::Left, Some((5, 6)), aff));
+        }
+    }
+    prop_assert_eq!(got.shape(), [r, n + segs.count()]);
+    prop_assert_eq!(got.to_vec(), want);
+
+    let b = matrix::<i32>(seed, r, n);
+    let got = cpu::scan_seg(&cx, &b, &segs, ScanKind::Inclusive, None, add_i32).unwrap();
+    let mut want = Vec::new();
+    for row in rows_of(&b) {
+        for s in 0..segs.count() {
+            want.extend(scan_oracle(&row[segs.range(s)], Direction::Left, None, add_i32));
+        }
+    }
+    prop_assert_eq!(got.to_vec(), want);
+    let bad = segments(&[n, 1]);
+    let e = cpu::scan_seg(&cx, &b, &bad, ScanKind::Inclusive, None, add_i32).unwrap_err();
+    prop_assert!(matches!(e, Error::InvalidSegments { .. }), "{}", e);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Permutations
+
+fn check_backpermute_gathers(seed: u64, n: usize, m: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let src = Vector::from_vec(data::<(f32, i32)>(seed, n));
+    let idx = data::<u64>(seed ^ 7, m);
+    if n > 0 {
+        let got = cpu::backpermute(&cx, &src, [m], |[i]| [idx[i] as usize % n]).unwrap();
+        let want: Vec<_> = idx.iter().map(|&k| src.get_linear(k as usize % n)).collect();
+        prop_assert_eq!(got.to_vec(), want);
+        // Rank change: a matrix view of the vector, transposed.
+        let rows = n.min(7);
+        let cols = n / rows;
+        let got = cpu::backpermute(&cx, &src, [cols, rows], |[j, i]| [i * cols + j]).unwrap();
+        prop_assert_eq!(got.at([cols - 1, rows - 1]), Some(src.get_linear(rows * cols - 1)));
+    }
+    if m > 0 {
+        let e = cpu::backpermute(&cx, &src, [m], |[i]| [i + n]).unwrap_err();
+        prop_assert!(
+            matches!(&e, Error::IndexOutOfBounds { op, shape, .. } if op == "backpermute" && shape == &vec![n]),
+            "{}",
+            e
+        );
+    }
+    Ok(())
+}
+
+fn check_permute_scatters_in_source_order(seed: u64, n: usize, m: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let xs = Vector::from_vec(data::<(u64, u64)>(seed, n));
+    let keys = data::<u64>(seed ^ 3, n);
+    let defaults = Vector::from_vec(data::<(u64, u64)>(seed ^ 5, m));
+    // Few destinations (histogram-like) and many; a third of the sources dropped.
+    for width in [m.min(5), m] {
+        let dst = |j: usize| (width > 0 && !keys[j].is_multiple_of(3)).then(|| (keys[j] >> 8) as usize % width);
+        let got = cpu::permute(&cx, &defaults, &xs, |[j]| dst(j).map(|d| [d]), |new, old| aff(old, new)).unwrap();
+        let mut want = defaults.to_vec();
+        for j in 0..n {
+            if let Some(d) = dst(j) {
+                want[d] = aff(want[d], xs.get_linear(j));
+            }
+        }
+        prop_assert_eq!(got.to_vec(), want);
+    }
+    let counts = cpu::permute(
+        &cx,
+        &Vector::from_vec(vec![0i32; 16]),
+        &Vector::from_vec(vec![1i32; n]),
+        |[j]| Some([keys[j] as usize % 16]),
+        add_i32,
+    )
+    .unwrap();
+    prop_assert_eq!(counts.iter().map(|c| c as usize).sum::<usize>(), n);
+    if n > 0 {
+        let e = cpu::permute(&cx, &defaults, &xs, |[j]| Some([j + m]), aff).unwrap_err();
+        prop_assert!(matches!(&e, Error::IndexOutOfBounds { op, .. } if op == "permute"), "{}", e);
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Movement
+
+fn check_movement(seed: u64, n: usize, r: usize, k: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let a = matrix::<(f32, i32)>(seed, r, n);
+    let rows = rows_of(&a);
+    let rev: Vec<_> = rows.iter().flat_map(|row| row.iter().rev().copied()).collect();
+    prop_assert_eq!(cpu::reverse(&cx, &a).unwrap().to_vec(), rev);
+    let t = cpu::transpose(&cx, &a).unwrap();
+    prop_assert_eq!(t.clone(), Matrix::from_shape_fn([n, r], |[j, i]| a.at([i, j]).unwrap()));
+    prop_assert_eq!(cpu::transpose(&cx, &t).unwrap(), a.clone());
+    let flat = cpu::reshape(&cx, &a, [r * n]).unwrap();
+    prop_assert_eq!(flat.to_vec(), a.to_vec());
+    let e = cpu::reshape(&cx, &a, [r * n + 1]).unwrap_err();
+    prop_assert!(matches!(e, Error::ShapeMismatch { .. }), "{}", e);
+    let take: Vec<_> = rows.iter().flat_map(|row| row[..k.min(n)].to_vec()).collect();
+    prop_assert_eq!(cpu::take(&cx, &a, k).unwrap().to_vec(), take);
+    let drop: Vec<_> = rows.iter().flat_map(|row| row[k.min(n)..].to_vec()).collect();
+    prop_assert_eq!(cpu::drop(&cx, &a, k).unwrap().to_vec(), drop);
+    let b = matrix::<(f32, i32)>(seed ^ 9, r + 1, k);
+    let c = cpu::concat(&cx, &a, &b).unwrap();
+    let cat: Vec<_> = rows.iter().zip(rows_of(&b)).flat_map(|(x, y)| x.iter().copied().chain(y)).collect();
+    prop_assert_eq!(c.shape(), [r, n + k]);
+    prop_assert_eq!(c.to_vec(), cat);
+    Ok(())
+}
+
+fn check_replicate_and_slice(seed: u64, n: usize, k: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let v = Vector::from_vec(data::<u64>(seed, n));
+    let rows = cpu::replicate(&cx, &v, Axis::Rows, k).unwrap();
+    prop_assert_eq!(rows.clone(), Matrix::from_shape_fn([k, n], |[_, j]| v.get_linear(j)));
+    let cols = cpu::replicate(&cx, &v, Axis::Cols, k).unwrap();
+    prop_assert_eq!(cols.clone(), Matrix::from_shape_fn([n, k], |[i, _]| v.get_linear(i)));
+    if k > 0 {
+        prop_assert_eq!(cpu::slice(&cx, &rows, Axis::Rows, k - 1).unwrap(), v.clone());
+        prop_assert_eq!(cpu::slice(&cx, &cols, Axis::Cols, k - 1).unwrap(), v.clone());
+    }
+    let e = cpu::slice(&cx, &rows, Axis::Rows, k).unwrap_err();
+    prop_assert_eq!(e, Error::index_out_of_bounds("slice_row", &[k, 0], &[k, n]));
+    let e = cpu::slice(&cx, &cols, Axis::Cols, k).unwrap_err();
+    prop_assert_eq!(e, Error::index_out_of_bounds("slice_col", &[0, k], &[n, k]));
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stencils
+
+fn check_stencils_1d(seed: u64, n: usize, b: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let v = Vector::from_vec(data::<i32>(seed, n));
+    let boundary = [Boundary::Clamp, Boundary::Mirror, Boundary::Wrap, Boundary::Constant(-7)][b];
+    let weights = |hood: &[i32]| {
+        hood.iter().enumerate().fold(0i32, |a, (k, &x)| a.wrapping_add(x.wrapping_mul(k as i32 * 2 + 1)))
+    };
+    let got3 = cpu::stencil(&cx, &v, StencilShape::S3, boundary, |h: &[i32; 3]| weights(h)).unwrap();
+    let got5 = cpu::stencil(&cx, &v, StencilShape::S5, boundary, |h: &[i32; 5]| weights(h)).unwrap();
+    for (radius, got) in [(1isize, got3), (2, got5)] {
+        let want: Vec<i32> = (0..n)
+            .map(|i| {
+                let hood: Vec<i32> = (-radius..=radius).map(|o| read_1d(&v, i as isize + o, boundary)).collect();
+                weights(&hood)
+            })
+            .collect();
+        prop_assert_eq!(got.to_vec(), want);
+    }
+    Ok(())
+}
+
+fn check_stencils_2d(seed: u64, r: usize, c: usize, b: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let m = matrix::<f64>(seed, r, c);
+    let boundary = [Boundary::Clamp, Boundary::Mirror, Boundary::Wrap, Boundary::Constant(0.5)][b];
+    let mix = |hood: &[f64]| hood.iter().enumerate().map(|(k, &x)| x * (k + 1) as f64).sum::<f64>();
+    let got3 = cpu::stencil(&cx, &m, StencilShape::S3x3, boundary, |h: &[f64; 9]| mix(h)).unwrap();
+    let got5 = cpu::stencil(&cx, &m, StencilShape::S5x5, boundary, |h: &[f64; 25]| mix(h)).unwrap();
+    for (radius, got) in [(1isize, got3), (2, got5)] {
+        let want = Matrix::from_shape_fn([r, c], |[i, j]| {
+            let mut hood = Vec::new();
+            for di in -radius..=radius {
+                for dj in -radius..=radius {
+                    hood.push(read_2d(&m, i as isize + di, j as isize + dj, boundary));
+                }
+            }
+            mix(&hood)
+        });
+        prop_assert_eq!(got, want);
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Irregular
+
+fn check_expand_and_filter(seed: u64, n: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let v = Vector::from_vec(data::<(f32, i32)>(seed, n));
+    let count = |(_, b): (f32, i32)| (b as u32 % 5) as usize;
+    let got = cpu::expand(&cx, &v, count, |(a, b), i| a * i as f32 + b as f32).unwrap();
+    let want: Vec<f32> = v.iter().flat_map(|(a, b)| (0..count((a, b))).map(move |i| a * i as f32 + b as f32)).collect();
+    prop_assert_eq!(got.to_vec(), want);
+    let counts_i64 = |(_, b): (f32, i32)| i64::from(b % 4);
+    let got = cpu::expand(&cx, &v, counts_i64, |x, _| x);
+    if v.iter().any(|x| counts_i64(x) < 0) {
+        prop_assert!(matches!(got, Err(Error::InvalidArgument { ref op, .. }) if op == "expand"), "{:?}", got);
+    } else {
+        prop_assert_eq!(got.unwrap().len(), v.iter().map(|x| counts_i64(x) as usize).sum::<usize>());
+    }
+    let kept = cpu::filter(&cx, &v, |(a, _)| a > 0.0).unwrap();
+    prop_assert_eq!(kept.to_vec(), v.iter().filter(|x| x.0 > 0.0).collect::<Vec<_>>());
+    Ok(())
+}
+
+fn check_closure_errors(seed: u64, n: usize) -> Result<(), TestCaseError> {
+    let cx = Ctx::new();
+    let v = Vector::from_vec(data::<i32>(seed, n));
+    let got = cpu::map(&cx, &v, |x| cx.read(&v, [(x as u32 % 64) as usize]));
+    if n > 63 || v.iter().all(|x| ((x as u32 % 64) as usize) < n) {
+        let want: Vec<i32> = v.iter().map(|x| v.get_linear((x as u32 % 64) as usize)).collect();
+        prop_assert_eq!(got.unwrap().to_vec(), want);
+    } else {
+        prop_assert!(matches!(got, Err(Error::IndexOutOfBounds { ref op, .. }) if op == "index"), "{:?}", got);
+    }
+    // The data are odd, so `b & 2` is 0 for about half of them.
+    let got = cpu::fold_all(&cx, &v, Some(0), |a, b| a.wrapping_add(cx.rem(b, b & 2)), "sum");
+    if v.iter().any(|x| x & 2 == 0) {
+        prop_assert_eq!(got.unwrap_err(), Error::division_by_zero("%"));
+    } else {
+        prop_assert_eq!(got.unwrap().get(), v.iter().fold(0i32, |a, b| a.wrapping_add(b % (b & 2))));
+    }
+    Ok(())
+}
+
+fn check_nested_and_segments(seed: u64, n: usize) -> Result<(), TestCaseError> {
+    let lens = lengths(seed, n);
+    let values = data::<u64>(seed, n);
+    let nested = Nested::from_segments(segments(&lens), Vector::from_slice(&values)).unwrap();
+    prop_assert_eq!(nested.lengths().to_vec(), lens.clone());
+    let mut at = 0;
+    for (i, &l) in lens.iter().enumerate() {
+        prop_assert_eq!(nested.row(i).unwrap(), values[at..at + l].to_vec());
+        at += l;
+    }
+    prop_assert_eq!(Nested::from_rows(nested.to_rows()), nested.clone());
+    let signed: Vec<i64> = lens.iter().map(|&l| l as i64).chain([-1]).collect();
+    let e = Segments::from_lengths("scanl_seg", &Vector::from_vec(signed)).unwrap_err();
+    prop_assert!(matches!(e, Error::InvalidSegments { ref op, .. } if op == "scanl_seg"), "{}", e);
+    Ok(())
 }
 
 /// The element a 1-D stencil reads at `i`, by the boundary's definition.

@@ -65,8 +65,18 @@ fn slice_col_of(m: Matrix<i64>, j: usize) -> Vector<i64> {
 }
 
 #[accel]
-fn seeded_reductions(xs: Vector<f32>, m: Matrix<i64>) -> (Scalar<f32>, Scalar<f32>, Scalar<f32>, Vector<i64>, Scalar<i64>, Vector<i64>) {
-    (xs.fold(2.5, |a, b| a + b), xs.sum(), xs.product(), m.fold(-4, |a, b| a * b), m.fold_all(9, |a, b| a + b), m.product())
+fn seeded_reductions(
+    xs: Vector<f32>,
+    m: Matrix<i64>,
+) -> (Scalar<f32>, Scalar<f32>, Scalar<f32>, Vector<i64>, Scalar<i64>, Vector<i64>) {
+    (
+        xs.fold(2.5, |a, b| a + b),
+        xs.sum(),
+        xs.product(),
+        m.fold(-4, |a, b| a * b),
+        m.fold_all(9, |a, b| a + b),
+        m.product(),
+    )
 }
 
 #[accel]
@@ -185,7 +195,9 @@ fn same_error(what: &str, cpu: Error, interp: Error) -> Result<Error, TestCaseEr
         _ => std::mem::discriminant(&cpu) == std::mem::discriminant(&interp),
     };
     if !agree {
-        return Err(TestCaseError::fail(format!("{what}: the backends disagree:\n  CPU backend: {cpu:?}\n  interpreter: {interp:?}")));
+        return Err(TestCaseError::fail(format!(
+            "{what}: the backends disagree:\n  CPU backend: {cpu:?}\n  interpreter: {interp:?}"
+        )));
     }
     Ok(cpu)
 }
@@ -250,7 +262,11 @@ proptest! {
     }
 
     #[test]
-    fn backpermute_sources_out_of_range(xs in vec_sized(u32s(), small_size()).prop_filter("non-empty", |v| !v.is_empty()), past in 0usize..5, (r, c) in nonempty_shape()) {
+    fn backpermute_sources_out_of_range(
+        xs in vec_sized(u32s(), small_size()).prop_filter("non-empty", |v| !v.is_empty()),
+        past in 0usize..5,
+        (r, c) in nonempty_shape(),
+    ) {
         let n = xs.len();
         let v = Vector::from_vec(xs);
         let (cpu, interp) = both_err!(shifted_gather(&v, n + past));
@@ -263,7 +279,12 @@ proptest! {
     }
 
     #[test]
-    fn permute_destinations_out_of_range(n in 1usize..50, m in 1usize..3000, bad in any::<prop::sample::Index>(), past in 0usize..5) {
+    fn permute_destinations_out_of_range(
+        n in 1usize..50,
+        m in 1usize..3000,
+        bad in any::<prop::sample::Index>(),
+        past in 0usize..5,
+    ) {
         let xs: Vec<i32> = (0..m as i32).collect();
         let mut dst: Vec<usize> = (0..m).map(|i| i % n).collect();
         let bad = bad.index(m);
@@ -286,7 +307,11 @@ proptest! {
     }
 
     #[test]
-    fn permute_matrix_destination_out_of_range((r, c) in nonempty_shape(), m in 1usize..500, bad in any::<prop::sample::Index>()) {
+    fn permute_matrix_destination_out_of_range(
+        (r, c) in nonempty_shape(),
+        m in 1usize..500,
+        bad in any::<prop::sample::Index>(),
+    ) {
         let v = Vector::from_vec((0..m as u64).collect());
         let (cpu, interp) = both_err!(scatter_matrix(&v, r, c, bad.index(m)));
         let e = same_error("permute (matrix)", cpu, interp)?;
@@ -312,7 +337,12 @@ proptest! {
         // Lengths that sum past the end or short of it, and a negative length where the sum is
         // right.
         let half = n as i32 / 2;
-        for lens in [vec![n as i32 + extra], vec![half, half + extra], vec![n as i32 - extra], vec![n as i32 + 1, -1]] {
+        for lens in [
+            vec![n as i32 + extra],
+            vec![half, n as i32 - half + extra],
+            vec![n as i32 - extra],
+            vec![n as i32 + 1, -1],
+        ] {
             let l = Vector::from_vec(lens.clone());
             let (cpu, interp) = both_err!(seg_sum(&v, &l));
             let e = same_error(&format!("fold_seg with lengths {lens:?}"), cpu, interp)?;
@@ -342,7 +372,11 @@ proptest! {
     }
 
     #[test]
-    fn integer_division_by_zero(xs in vec_sized(i32s(), small_size()), ys in vec_sized(1u64..1000, small_size()), zero in any::<prop::sample::Index>()) {
+    fn integer_division_by_zero(
+        xs in vec_sized(i32s(), small_size()),
+        ys in vec_sized(1u64..1000, small_size()),
+        zero in any::<prop::sample::Index>(),
+    ) {
         let v = Vector::from_vec(xs.clone());
         if !xs.is_empty() {
             let (cpu, interp) = both_err!(divide(&v, 0));
@@ -389,7 +423,8 @@ fn reductions_of_nothing() -> Check {
     let none = Vector::from_vec(Vec::<f32>::new());
     for (r, c) in [(0, 0), (0, 3), (3, 0)] {
         let m = Matrix::from_shape_vec([r, c], Vec::<i64>::new()).unwrap();
-        let ((f_c, s_c, p_c, rows_c, all_c, prod_c), (f_i, s_i, p_i, rows_i, all_i, prod_i)) = both!(seeded_reductions(&none, &m));
+        let ((f_c, s_c, p_c, rows_c, all_c, prod_c), (f_i, s_i, p_i, rows_i, all_i, prod_i)) =
+            both!(seeded_reductions(&none, &m));
         all_same_bits("fold of []", &[f_c.get()], &[f_i.get()], &[2.5])?;
         all_same_bits("sum of []", &[s_c.get()], &[s_i.get()], &[0.0])?;
         all_same_bits("product of []", &[p_c.get()], &[p_i.get()], &[1.0])?;
@@ -424,7 +459,11 @@ fn reductions_of_nothing() -> Check {
     all_same("fold1_seg", &cpu.to_vec(), &interp.to_vec(), &[3, 3])?;
     let n = Nested::from_rows(vec![vec![4, 1], vec![], vec![2]]);
     let (cpu, interp) = both_err!(nested_maximum(&n));
-    expect_variant("Nested::maximum with an empty row", &same_error("Nested::maximum", cpu, interp)?, "EmptyReduction")?;
+    expect_variant(
+        "Nested::maximum with an empty row",
+        &same_error("Nested::maximum", cpu, interp)?,
+        "EmptyReduction",
+    )?;
     let n = Nested::from_rows(Vec::<Vec<i32>>::new());
     let (cpu, interp) = both!(nested_maximum(&n));
     all_same("Nested::maximum of no rows", &cpu.to_vec(), &interp.to_vec(), &[])
@@ -442,7 +481,11 @@ fn segments_that_do_not_cover_the_rows() -> Check {
     for lens in [vec![2, 2], vec![6], vec![]] {
         let l = Vector::from_vec(lens.clone());
         let (cpu, interp) = both_err!(nested_from(&l, &f));
-        expect_variant(&format!("Nested::from_lengths {lens:?}"), &same_error("Nested::from_lengths", cpu, interp)?, "InvalidSegments")?;
+        expect_variant(
+            &format!("Nested::from_lengths {lens:?}"),
+            &same_error("Nested::from_lengths", cpu, interp)?,
+            "InvalidSegments",
+        )?;
     }
     // Zero segments over zero elements are fine.
     let (e, l) = (Vector::from_vec(Vec::<i64>::new()), Vector::from_vec(Vec::<i32>::new()));
@@ -480,18 +523,29 @@ fn zip_with_of_different_shapes_intersects() -> Check {
 
 #[accel]
 fn empty_build(n: usize) -> (Vector<f32>, Matrix<i32>, Vector<i32>, Matrix<(u32, bool)>, Array<u64, 3>) {
-    (generate(n, |i| i as f32), generate((n, 3), |(i, j)| (i + j) as i32), iota(n), fill((2, n), (1u32, true)), generate((2, n, 2), |(i, j, k)| (i + j + k) as u64))
+    (
+        generate(n, |i| i as f32),
+        generate((n, 3), |(i, j)| (i + j) as i32),
+        iota(n),
+        fill((2, n), (1u32, true)),
+        generate((2, n, 2), |(i, j, k)| (i + j + k) as u64),
+    )
 }
 
 #[accel]
-fn empty_elementwise(xs: Vector<f32>, ys: Vector<i32>) -> (Vector<f32>, Vector<f32>, Vector<(f32, i32)>, Vector<f32>, Vector<i32>, Vector<f32>) {
+fn empty_elementwise(
+    xs: Vector<f32>,
+    ys: Vector<i32>,
+) -> (Vector<f32>, Vector<f32>, Vector<(f32, i32)>, Vector<f32>, Vector<i32>, Vector<f32>) {
     let z = xs.zip(ys);
     let (a, b) = z.unzip();
     (xs.map(|x| x + 1.0), xs.imap(|i, x| x * i as f32), z, a, b, xs.zip_with(ys, |x, y| x - y as f32))
 }
 
 #[accel]
-fn empty_scans(xs: Vector<f32>) -> (Vector<f32>, Vector<f32>, Vector<f32>, Vector<f32>, (Vector<f32>, Scalar<f32>), (Vector<f32>, Scalar<f32>)) {
+fn empty_scans(
+    xs: Vector<f32>,
+) -> (Vector<f32>, Vector<f32>, Vector<f32>, Vector<f32>, (Vector<f32>, Scalar<f32>), (Vector<f32>, Scalar<f32>)) {
     (
         xs.scanl(1.0, |a, b| a + b),
         xs.scanl1(|a, b| a + b),
@@ -503,7 +557,9 @@ fn empty_scans(xs: Vector<f32>) -> (Vector<f32>, Vector<f32>, Vector<f32>, Vecto
 }
 
 #[accel]
-fn empty_matrix_scans(m: Matrix<i64>) -> (Matrix<i64>, Matrix<i64>, Matrix<i64>, Matrix<i64>, (Matrix<i64>, Vector<i64>), Matrix<i64>) {
+fn empty_matrix_scans(
+    m: Matrix<i64>,
+) -> (Matrix<i64>, Matrix<i64>, Matrix<i64>, Matrix<i64>, (Matrix<i64>, Vector<i64>), Matrix<i64>) {
     (
         m.scanl(1, |a, b| a + b),
         m.scanl1(|a, b| a + b),
@@ -516,11 +572,19 @@ fn empty_matrix_scans(m: Matrix<i64>) -> (Matrix<i64>, Matrix<i64>, Matrix<i64>,
 
 #[accel]
 fn empty_segmented(xs: Vector<i64>, lens: Vector<i32>) -> (Vector<i64>, Vector<i64>, Vector<i64>, Vector<i64>) {
-    (xs.fold_seg(5, |a, b| a + b, lens), xs.fold1_seg(|a, b| a + b, lens), xs.scanl_seg(6, |a, b| a + b, lens), xs.scanl1_seg(|a, b| a + b, lens))
+    (
+        xs.fold_seg(5, |a, b| a + b, lens),
+        xs.fold1_seg(|a, b| a + b, lens),
+        xs.scanl_seg(6, |a, b| a + b, lens),
+        xs.scanl1_seg(|a, b| a + b, lens),
+    )
 }
 
 #[accel]
-fn empty_moves(xs: Vector<u32>, m: Matrix<u32>) -> (Vector<u32>, Vector<u32>, Matrix<u32>, Vector<u32>, (Vector<u32>, Vector<u32>), Vector<u32>) {
+fn empty_moves(
+    xs: Vector<u32>,
+    m: Matrix<u32>,
+) -> (Vector<u32>, Vector<u32>, Matrix<u32>, Vector<u32>, (Vector<u32>, Vector<u32>), Vector<u32>) {
     (
         xs.backpermute(xs.len(), |i| i),
         xs.permute(fill(3, 7u32), |i| i % 3, |a, b| a + b),
@@ -532,8 +596,19 @@ fn empty_moves(xs: Vector<u32>, m: Matrix<u32>) -> (Vector<u32>, Vector<u32>, Ma
 }
 
 #[accel]
-fn empty_matrix_moves(xs: Vector<u32>, m: Matrix<u32>, k: usize) -> (Matrix<u32>, Matrix<u32>, Matrix<u32>, Matrix<u32>, Matrix<u32>, Matrix<u32>) {
-    (xs.replicate_rows(k), xs.replicate_cols(k), m.take(1), m.drop(1), m.concat(m), m.backpermute(m.shape(), |(i, j)| (i, j)))
+fn empty_matrix_moves(
+    xs: Vector<u32>,
+    m: Matrix<u32>,
+    k: usize,
+) -> (Matrix<u32>, Matrix<u32>, Matrix<u32>, Matrix<u32>, Matrix<u32>, Matrix<u32>) {
+    (
+        xs.replicate_rows(k),
+        xs.replicate_cols(k),
+        m.take(1),
+        m.drop(1),
+        m.concat(m),
+        m.backpermute(m.shape(), |(i, j)| (i, j)),
+    )
 }
 
 #[accel]
@@ -547,7 +622,10 @@ fn empty_stencils(xs: Vector<f64>, m: Matrix<f64>) -> (Vector<f64>, Vector<f64>,
 }
 
 #[accel]
-fn empty_irregular(xs: Vector<i32>, n: Nested<i32>) -> (Vector<i32>, Vector<i32>, Vector<i32>, Vector<usize>, Vector<usize>, Vector<i32>) {
+fn empty_irregular(
+    xs: Vector<i32>,
+    n: Nested<i32>,
+) -> (Vector<i32>, Vector<i32>, Vector<i32>, Vector<usize>, Vector<usize>, Vector<i32>) {
     (xs.expand(|x| x, |x, i| x), xs.filter(|x| x > 0), n.values(), n.lengths(), n.offsets(), n.sum())
 }
 
@@ -637,7 +715,14 @@ fn every_combinator_accepts_empty_arrays() -> Check {
         let m = Matrix::from_shape_vec([r, c], Vec::<u32>::new()).unwrap();
         let (cpu, interp) = both!(empty_matrix_moves(&u, &m, k));
         let shapes_c = [cpu.0.shape(), cpu.1.shape(), cpu.2.shape(), cpu.3.shape(), cpu.4.shape(), cpu.5.shape()];
-        let shapes_i = [interp.0.shape(), interp.1.shape(), interp.2.shape(), interp.3.shape(), interp.4.shape(), interp.5.shape()];
+        let shapes_i = [
+            interp.0.shape(),
+            interp.1.shape(),
+            interp.2.shape(),
+            interp.3.shape(),
+            interp.4.shape(),
+            interp.5.shape(),
+        ];
         let want = [[k, 0], [0, k], [r, c.min(1)], [r, c.saturating_sub(1)], [r, 2 * c], [r, c]];
         assert_eq!(shapes_c, want, "CPU backend, matrix moves of {r}x{c}");
         assert_eq!(shapes_i, want, "interpreter, matrix moves of {r}x{c}");
@@ -647,7 +732,10 @@ fn every_combinator_accepts_empty_arrays() -> Check {
         let (v, m) = (Vector::from_vec(Vec::<f64>::new()), Matrix::from_shape_vec([r, c], Vec::<f64>::new()).unwrap());
         let (cpu, interp) = both!(empty_stencils(&v, &m));
         assert!(cpu.0.is_empty() && cpu.1.is_empty() && interp.0.is_empty() && interp.1.is_empty());
-        assert_eq!((cpu.2.shape(), cpu.3.shape(), interp.2.shape(), interp.3.shape()), ([r, c], [r, c], [r, c], [r, c]));
+        assert_eq!(
+            (cpu.2.shape(), cpu.3.shape(), interp.2.shape(), interp.3.shape()),
+            ([r, c], [r, c], [r, c], [r, c])
+        );
     }
 
     let (v, n) = (Vector::from_vec(Vec::<i32>::new()), Nested::from_rows(Vec::<Vec<i32>>::new()));

@@ -17,17 +17,13 @@ fn choose(xs: Vector<f32>, flag: bool) -> Vector<f32> {
 #[accel]
 fn choose_by_data(xs: Vector<i64>) -> Vector<i64> {
     // The condition is computed from the data; the branches have different lengths.
-    let s = xs.fold(0, |a, b| a + (b & 1));
+    let s = xs.map(|x| x & 1).sum();
     if s.get() * 2 > xs.len() as i64 { xs.map(|x| x * 2) } else { xs.filter(|x| x > 0) }
 }
 
 #[accel]
 fn choose_tuple(m: Matrix<i32>, k: usize) -> (Vector<i32>, Scalar<i32>) {
-    if m.len() > k {
-        (m.sum(), m.fold_all(0, |a, b| a + b))
-    } else {
-        (m.slice_col(0), unit(-1))
-    }
+    if m.len() > k { (m.sum(), m.fold_all(0, |a, b| a + b)) } else { (m.slice_col(0), unit(-1)) }
 }
 
 #[accel]
@@ -40,7 +36,17 @@ fn collatz_all(xs: Vector<u64>) -> Vector<u64> {
     awhile(
         xs,
         |v| v.map(|x| x != 1).fold(false, |a, b| a || b),
-        |v| v.map(|x| if x == 1 { 1 } else if x % 2 == 0 { x / 2 } else { 3 * x + 1 }),
+        |v| {
+            v.map(|x| {
+                if x == 1 {
+                    1
+                } else if x % 2 == 0 {
+                    x / 2
+                } else {
+                    3 * x + 1
+                }
+            })
+        },
     )
 }
 
@@ -59,14 +65,19 @@ proptest! {
     #![proptest_config(config(24))]
 
     #[test]
-    fn array_if_chooses_a_branch(xs in vec_sized(f32s(), size()), flag in any::<bool>(), ys in vec_sized(i64s(), size())) {
+    fn array_if_chooses_a_branch(
+        xs in vec_sized(f32s(), size()),
+        flag in any::<bool>(),
+        ys in vec_sized(i64s(), size()),
+    ) {
         let v = Vector::from_vec(xs.clone());
         let (cpu, interp) = both!(choose(&v, flag));
-        let want: Vec<f32> = if flag { xs.iter().map(|x| x + 1.0).collect() } else { xs.iter().rev().copied().collect() };
+        let want: Vec<f32> =
+            if flag { xs.iter().map(|x| x + 1.0).collect() } else { xs.iter().rev().copied().collect() };
         all_same_bits("array if", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let v = Vector::from_vec(ys.clone());
         let (cpu, interp) = both!(choose_by_data(&v));
-        let odd = ys.iter().fold(0i64, |a, &b| a + (b & 1));
+        let odd: i64 = ys.iter().map(|x| x & 1).sum();
         let want: Vec<i64> = if odd * 2 > ys.len() as i64 {
             ys.iter().map(|x| x.wrapping_mul(2)).collect()
         } else {
@@ -76,7 +87,10 @@ proptest! {
     }
 
     #[test]
-    fn array_if_of_tuples(((r, c), m) in matrix_of(i32s()).prop_filter("a column", |((_, c), _)| *c > 0), k in 0usize..3000) {
+    fn array_if_of_tuples(
+        ((r, c), m) in matrix_of(i32s()).prop_filter("a column", |((_, c), _)| *c > 0),
+        k in 0usize..3000,
+    ) {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let ((v_cpu, s_cpu), (v_int, s_int)) = both!(choose_tuple(&mm, k));
         let (v, s) = if r * c > k {
@@ -128,7 +142,8 @@ proptest! {
         let (cpu, interp) = both!(shrink_matrix(&mm));
         let (mut data, mut cols) = (m.clone(), c);
         while cols > 2 {
-            data = (0..r).flat_map(|i| row(&data, cols, i)[1..].iter().map(|x| x / 2 + 1).collect::<Vec<_>>()).collect();
+            data =
+                (0..r).flat_map(|i| row(&data, cols, i)[1..].iter().map(|x| x / 2 + 1).collect::<Vec<_>>()).collect();
             cols -= 1;
         }
         all_same("awhile (shrinking matrix)", &cpu.to_vec(), &interp.to_vec(), &data)?;

@@ -294,7 +294,11 @@ proptest! {
     }
 
     #[test]
-    fn map_matrices_and_rank3(((r, c), data) in matrix_of(f32s()), (a, b, d) in (0usize..5, 0usize..7, 0usize..11), seed in any::<u64>()) {
+    fn map_matrices_and_rank3(
+        ((r, c), data) in matrix_of(f32s()),
+        (a, b, d) in (0usize..5, 0usize..7, 0usize..11),
+        seed in any::<u64>(),
+    ) {
         let m = Matrix::from_shape_vec([r, c], data.clone()).unwrap();
         let (cpu, interp) = both!(map_matrix(&m));
         let want: Vec<f32> = data.iter().map(|x| x * x - 1.0).collect();

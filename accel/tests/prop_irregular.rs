@@ -104,7 +104,11 @@ fn affine(p: (i64, i64), q: (i64, i64)) -> (i64, i64) {
 }
 
 /// Rows of a nested array, some of them empty, of any lengths.
-fn rows_of<T: std::fmt::Debug + Clone, S: Strategy<Value = T> + Clone>(elem: S, max_rows: usize, max_len: usize) -> impl Strategy<Value = Vec<Vec<T>>> {
+fn rows_of<T: std::fmt::Debug + Clone, S: Strategy<Value = T> + Clone>(
+    elem: S,
+    max_rows: usize,
+    max_len: usize,
+) -> impl Strategy<Value = Vec<Vec<T>>> {
     prop::collection::vec(
         prop_oneof![1 => Just(0usize), 3 => 1..=max_len].prop_flat_map(move |l| prop::collection::vec(elem.clone(), l)),
         0..max_rows,
@@ -112,36 +116,54 @@ fn rows_of<T: std::fmt::Debug + Clone, S: Strategy<Value = T> + Clone>(elem: S, 
 }
 
 /// Rows none of which is empty (for `fold1`, `maximum`, `minimum`).
-fn nonempty_rows<T: std::fmt::Debug + Clone, S: Strategy<Value = T> + Clone>(elem: S, max_rows: usize, max_len: usize) -> impl Strategy<Value = Vec<Vec<T>>> {
+fn nonempty_rows<T: std::fmt::Debug + Clone, S: Strategy<Value = T> + Clone>(
+    elem: S,
+    max_rows: usize,
+    max_len: usize,
+) -> impl Strategy<Value = Vec<Vec<T>>> {
     prop::collection::vec(prop::collection::vec(elem, 1..=max_len), 0..max_rows)
 }
 
 fn offsets_of<T>(rows: &[Vec<T>]) -> Vec<usize> {
-    std::iter::once(0).chain(rows.iter().scan(0, |at, r| {
-        *at += r.len();
-        Some(*at)
-    })).collect()
+    std::iter::once(0)
+        .chain(rows.iter().scan(0, |at, r| {
+            *at += r.len();
+            Some(*at)
+        }))
+        .collect()
 }
 
 proptest! {
     #![proptest_config(config(24))]
 
     #[test]
-    fn expand_emits_count_results_per_element(xs in vec_sized(u32s(), size()), is in vec_sized(i32s(), size()), fs in vec_sized(f32s(), size())) {
+    fn expand_emits_count_results_per_element(
+        xs in vec_sized(u32s(), size()),
+        is in vec_sized(i32s(), size()),
+        fs in vec_sized(f32s(), size()),
+    ) {
         let v = Vector::from_vec(xs.clone());
         let (cpu, interp) = both!(expand_tuples(&v));
         let want: Vec<(u32, u32)> = xs.iter().flat_map(|&x| (0..x % 7).map(move |i| (x, i))).collect();
         all_same("expand (u32 counts, tuples)", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let v = Vector::from_vec(is.clone());
         let (cpu, interp) = both!(expand_i64_counts(&v));
-        let want: Vec<i64> = is.iter().flat_map(|&x| (0..(x % 4).unsigned_abs() as i64).map(move |i| (x as i64).wrapping_mul(100).wrapping_add(i))).collect();
+        let want: Vec<i64> = is
+            .iter()
+            .flat_map(|&x| {
+                (0..(x % 4).unsigned_abs() as i64).map(move |i| (x as i64).wrapping_mul(100).wrapping_add(i))
+            })
+            .collect();
         all_same("expand (i64 counts)", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let v = Vector::from_vec(fs.clone());
         let (cpu, interp) = both!(expand_usize_counts(&v));
-        let want: Vec<f32> = fs.iter().flat_map(|&x| {
-            let count = if x > 0.0 { (x as usize) % 5 } else { 0 };
-            (0..count).map(move |i| x * (i as f32 + 1.0))
-        }).collect();
+        let want: Vec<f32> = fs
+            .iter()
+            .flat_map(|&x| {
+                let count = if x > 0.0 { (x as usize) % 5 } else { 0 };
+                (0..count).map(move |i| x * (i as f32 + 1.0))
+            })
+            .collect();
         all_same_bits("expand (usize counts, f32)", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 

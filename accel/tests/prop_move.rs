@@ -156,10 +156,26 @@ fn transpose<T: Copy>(data: &[T], r: usize, c: usize) -> Vec<T> {
     (0..c).flat_map(|j| (0..r).map(move |i| data[i * c + j])).collect()
 }
 
+/// Sources, their destinations in `0..m` and `m` defaults, all of pairs of `i64`.
+#[allow(clippy::type_complexity)]
+fn scatter_inputs() -> impl Strategy<Value = (Vec<(i64, i64)>, Vec<usize>, Vec<(i64, i64)>)> {
+    (size(), 1usize..50).prop_flat_map(|(n, m)| {
+        (
+            prop::collection::vec((i64s(), i64s()), n),
+            prop::collection::vec(0..m, n),
+            prop::collection::vec((i64s(), i64s()), m),
+        )
+    })
+}
+
 /// A vector and valid indices into it (or no indices when it is empty).
 fn vector_and_indices() -> impl Strategy<Value = (Vec<(f32, i32)>, Vec<usize>)> {
     size().prop_flat_map(|n| {
-        let idx = if n == 0 { prop::collection::vec(Just(0usize), 0).boxed() } else { prop::collection::vec(0..n, 0..2 * n + 3).boxed() };
+        let idx = if n == 0 {
+            prop::collection::vec(Just(0usize), 0).boxed()
+        } else {
+            prop::collection::vec(0..n, 0..2 * n + 3).boxed()
+        };
         (prop::collection::vec((f32s(), small_i32s()), n), idx)
     })
 }
@@ -181,7 +197,13 @@ proptest! {
     }
 
     #[test]
-    fn backpermute_between_ranks(((r, c), m) in matrix_of(i64s()), xs in vec_sized(u32s(), size()), (r2, c2) in shape(), ((r3, c3), m3) in matrix_of(f64s()), j in any::<prop::sample::Index>()) {
+    fn backpermute_between_ranks(
+        ((r, c), m) in matrix_of(i64s()),
+        xs in vec_sized(u32s(), size()),
+        (r2, c2) in shape(),
+        ((r3, c3), m3) in matrix_of(f64s()),
+        j in any::<prop::sample::Index>(),
+    ) {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let (cpu, interp) = both!(gather_transpose(&mm));
         all_same("backpermute (transpose)", &cpu.to_vec(), &interp.to_vec(), &transpose(&m, r, c))?;
@@ -189,7 +211,10 @@ proptest! {
         if !xs.is_empty() || r2 * c2 == 0 {
             let v = Vector::from_vec(xs.clone());
             let (cpu, interp) = both!(gather_vector_into_matrix(&v, r2, c2));
-            let want: Vec<u32> = (0..r2).flat_map(|i| (0..c2).map(move |j| (i, j))).map(|(i, j)| xs[(i * c2 + j * 7) % xs.len()]).collect();
+            let want: Vec<u32> = (0..r2)
+                .flat_map(|i| (0..c2).map(move |j| (i, j)))
+                .map(|(i, j)| xs[(i * c2 + j * 7) % xs.len()])
+                .collect();
             all_same("backpermute (vector to matrix)", &cpu.to_vec(), &interp.to_vec(), &want)?;
             prop_assert_eq!(interp.shape(), [r2, c2]);
         }
@@ -232,13 +257,7 @@ proptest! {
     }
 
     #[test]
-    fn permute_combines_in_source_order(
-        (xs, dst, defaults) in (size(), 1usize..50).prop_flat_map(|(n, m)| (
-            prop::collection::vec((i64s(), i64s()), n),
-            prop::collection::vec(0..m, n),
-            prop::collection::vec((i64s(), i64s()), m),
-        )),
-    ) {
+    fn permute_combines_in_source_order((xs, dst, defaults) in scatter_inputs()) {
         let v: Vector<(i64, i64)> = xs.iter().copied().collect();
         let d = Vector::from_vec(dst.clone());
         let dv: Vector<(i64, i64)> = defaults.iter().copied().collect();
@@ -275,7 +294,11 @@ proptest! {
     }
 
     #[test]
-    fn permute_between_ranks(((r, c), m) in matrix_of(i64s()), xs in vec_sized(u64s(), size()), (r2, c2) in nonempty_shape()) {
+    fn permute_between_ranks(
+        ((r, c), m) in matrix_of(i64s()),
+        xs in vec_sized(u64s(), size()),
+        (r2, c2) in nonempty_shape(),
+    ) {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let (cpu, interp) = both!(column_sums(&mm));
         let mut want = vec![0i64; c];
@@ -297,7 +320,10 @@ proptest! {
     }
 
     #[test]
-    fn reverse_the_innermost_dimension(ps in size().prop_flat_map(|n| prop::collection::vec((f32s(), i32s()), n)), ((r, c), m) in matrix_of(i32s())) {
+    fn reverse_the_innermost_dimension(
+        ps in size().prop_flat_map(|n| prop::collection::vec((f32s(), i32s()), n)),
+        ((r, c), m) in matrix_of(i32s()),
+    ) {
         let v: Vector<(f32, i32)> = ps.iter().copied().collect();
         let (cpu, interp) = both!(reverse_vec(&v));
         let want: Vec<(f32, i32)> = ps.iter().rev().copied().collect();
@@ -310,7 +336,10 @@ proptest! {
     }
 
     #[test]
-    fn transpose_swaps_dimensions(((r, c), m) in matrix_of(f64s()), ((r2, c2), m2) in shape().prop_flat_map(|(r, c)| (Just((r, c)), prop::collection::vec((u32s(), any::<bool>()), r * c)))) {
+    fn transpose_swaps_dimensions(
+        ((r, c), m) in matrix_of(f64s()),
+        ((r2, c2), m2) in with_shape(|r, c| prop::collection::vec((u32s(), any::<bool>()), r * c)),
+    ) {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let (cpu, interp) = both!(transpose_mat(&mm));
         all_same_bits("transpose", &cpu.to_vec(), &interp.to_vec(), &transpose(&m, r, c))?;
@@ -322,7 +351,11 @@ proptest! {
     }
 
     #[test]
-    fn reshape_keeps_row_major_order(((r, c), m) in matrix_of(f32s()), ((r2, c2), m2) in matrix_of(u32s()), seed in any::<u64>()) {
+    fn reshape_keeps_row_major_order(
+        ((r, c), m) in matrix_of(f32s()),
+        ((r2, c2), m2) in matrix_of(u32s()),
+        seed in any::<u64>(),
+    ) {
         let xs: Vec<i64> = m.iter().map(|&x| x as i64 * 3).collect();
         let v = Vector::from_vec(xs.clone());
         let (cpu, interp) = both!(reshape_to_matrix(&v, r, c));
@@ -335,7 +368,9 @@ proptest! {
         // Another factorisation of the same size.
         let n = r2 * c2;
         let divisors: Vec<usize> = (1..=n).filter(|d| n % d == 0).collect();
-        let (r3, c3) = if n == 0 { (SplitMix::new(seed).below(5) as usize, 0) } else {
+        let (r3, c3) = if n == 0 {
+            (SplitMix::new(seed).below(5) as usize, 0)
+        } else {
             let d = divisors[SplitMix::new(seed).below(divisors.len() as u64) as usize];
             (d, n / d)
         };
@@ -348,7 +383,12 @@ proptest! {
     }
 
     #[test]
-    fn take_and_drop(xs in vec_sized(f64s(), size()), k in 0usize..5000, ((r, c), m) in shape().prop_flat_map(|(r, c)| (Just((r, c)), prop::collection::vec((i32s(), f32s()), r * c))), k2 in 0usize..80) {
+    fn take_and_drop(
+        xs in vec_sized(f64s(), size()),
+        k in 0usize..5000,
+        ((r, c), m) in with_shape(|r, c| prop::collection::vec((i32s(), f32s()), r * c)),
+        k2 in 0usize..80,
+    ) {
         let v = Vector::from_vec(xs.clone());
         let ((t_cpu, d_cpu), (t_int, d_int)) = both!(take_drop_vec(&v, k));
         let split = k.min(xs.len());
@@ -366,7 +406,12 @@ proptest! {
     }
 
     #[test]
-    fn concat_joins_the_innermost_dimension(xs in vec_sized(u64s(), size()), ys in vec_sized(u64s(), size()), ((r1, c1), a) in matrix_of(f32s()), ((r2, c2), b) in matrix_of(f32s())) {
+    fn concat_joins_the_innermost_dimension(
+        xs in vec_sized(u64s(), size()),
+        ys in vec_sized(u64s(), size()),
+        ((r1, c1), a) in matrix_of(f32s()),
+        ((r2, c2), b) in matrix_of(f32s()),
+    ) {
         let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
         let (cpu, interp) = both!(concat_vec(&v, &w));
         let want: Vec<u64> = xs.iter().chain(&ys).copied().collect();
@@ -375,7 +420,8 @@ proptest! {
         let bm = Matrix::from_shape_vec([r2, c2], b.clone()).unwrap();
         let (cpu, interp) = both!(concat_rows(&am, &bm));
         let r = r1.min(r2);
-        let want: Vec<f32> = (0..r).flat_map(|i| row(&a, c1, i).iter().chain(row(&b, c2, i)).copied().collect::<Vec<_>>()).collect();
+        let want: Vec<f32> =
+            (0..r).flat_map(|i| row(&a, c1, i).iter().chain(row(&b, c2, i)).copied().collect::<Vec<_>>()).collect();
         all_same_bits("concat (matrices, rows intersect)", &cpu.to_vec(), &interp.to_vec(), &want)?;
         prop_assert_eq!(cpu.shape(), [r, c1 + c2]);
         prop_assert_eq!(interp.shape(), [r, c1 + c2]);
@@ -395,7 +441,7 @@ proptest! {
 
     #[test]
     fn slice_rows_and_columns(
-        ((r, c), m) in nonempty_shape().prop_flat_map(|(r, c)| (Just((r, c)), prop::collection::vec((u64s(), f64s()), r * c))),
+        ((r, c), m) in with_nonempty_shape(|r, c| prop::collection::vec((u64s(), f64s()), r * c)),
         i in any::<prop::sample::Index>(),
         j in any::<prop::sample::Index>(),
     ) {
@@ -412,7 +458,8 @@ proptest! {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let (cpu, interp) = both!(moves_composed(&mm));
         let t = transpose(&m, r, c);
-        let want: Vec<i32> = (0..c).flat_map(|i| row(&t, r, i).iter().rev().skip(1).copied().collect::<Vec<_>>()).collect();
+        let want: Vec<i32> =
+            (0..c).flat_map(|i| row(&t, r, i).iter().rev().skip(1).copied().collect::<Vec<_>>()).collect();
         all_same("transpose.reverse.drop.reshape", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 }
@@ -449,7 +496,8 @@ proptest! {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let (cpu, interp) = both!(moves_composed(&mm));
         let t = transpose(&m, r, c);
-        let want: Vec<i32> = (0..c).flat_map(|i| row(&t, r, i).iter().rev().skip(1).copied().collect::<Vec<_>>()).collect();
+        let want: Vec<i32> =
+            (0..c).flat_map(|i| row(&t, r, i).iter().rev().skip(1).copied().collect::<Vec<_>>()).collect();
         all_same("transpose.reverse.drop.reshape (large)", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let us: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
         let (a, b) = (Vector::from_vec(us[..n / 3].to_vec()), Vector::from_vec(us[n / 3..].to_vec()));

@@ -55,7 +55,7 @@ fn fold1_i64(xs: Vector<i64>) -> Scalar<i64> {
 
 #[accel]
 fn fold1_u32_rows(m: Matrix<u32>) -> Vector<u32> {
-    m.fold1(|a, b| a | (b >> 1))
+    m.fold1(|a, b| a ^ b)
 }
 
 #[accel]
@@ -247,10 +247,7 @@ fn pairs_u32(n: usize) -> impl Strategy<Value = Vec<(u32, u32)>> {
 /// of summing `terms` values (seed included).
 fn check_sums<T: Float>(what: &str, cpu: &[T], interp: &[T], rows: &[Vec<f64>]) -> Check {
     let want: Vec<f64> = rows.iter().map(|r| exact_sum(r.iter().copied())).collect();
-    let bound: Vec<f64> = rows
-        .iter()
-        .map(|r| sum_bound::<T>(r.len(), r.iter().map(|x| x.abs()).sum()))
-        .collect();
+    let bound: Vec<f64> = rows.iter().map(|r| sum_bound::<T>(r.len(), r.iter().map(|x| x.abs()).sum())).collect();
     all_close(what, cpu, interp, &want, &bound)
 }
 
@@ -287,12 +284,16 @@ proptest! {
         let (cpu, interp) = both!(fold_f64_rows(&m));
         prop_assert_eq!(cpu.shape(), [r]);
         prop_assert_eq!(interp.shape(), [r]);
-        let rows: Vec<Vec<f64>> = (0..r).map(|i| std::iter::once(0.5).chain(row(&data, c, i).iter().copied()).collect()).collect();
+        let rows: Vec<Vec<f64>> =
+            (0..r).map(|i| std::iter::once(0.5).chain(row(&data, c, i).iter().copied()).collect()).collect();
         check_sums("fold (matrix rows)", &cpu.to_vec(), &interp.to_vec(), &rows)?;
     }
 
     #[test]
-    fn fold_keeps_the_order_of_operands(xs in size().prop_flat_map(pairs_i64), ((r, c), m) in shape().prop_flat_map(|(r, c)| (Just((r, c)), pairs_u32(r * c)))) {
+    fn fold_keeps_the_order_of_operands(
+        xs in size().prop_flat_map(pairs_i64),
+        ((r, c), m) in with_shape(|r, c| pairs_u32(r * c)),
+    ) {
         let v: Vector<(i64, i64)> = xs.iter().copied().collect();
         let (cpu, interp) = both!(fold_affine(&v));
         let want = xs.iter().copied().fold((1i64, 0i64), affine!(i64));
@@ -341,7 +342,7 @@ proptest! {
             }
         }
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
-        match fold1_rows(&m, c, r, |a, b| a | (b >> 1)) {
+        match fold1_rows(&m, c, r, |a, b| a ^ b) {
             Some(want) => {
                 let (cpu, interp) = both!(fold1_u32_rows(&mm));
                 all_same("fold1 rows u32", &cpu.to_vec(), &interp.to_vec(), &want)?;
@@ -360,7 +361,7 @@ proptest! {
 
     #[test]
     fn fold_all_in_row_major_order(
-        ((r, c), m) in shape().prop_flat_map(|(r, c)| (Just((r, c)), pairs_i64(r * c))),
+        ((r, c), m) in with_shape(|r, c| pairs_i64(r * c)),
         ((r2, c2), fm) in matrix_of(f64s()),
         (a, b, d) in (0usize..5, 0usize..7, 0usize..11),
         seed in any::<u64>(),
@@ -371,7 +372,7 @@ proptest! {
         all_same("fold_all (affine maps)", &[cpu.get()], &[interp.get()], &[want])?;
         let fmm = Matrix::from_shape_vec([r2, c2], fm.clone()).unwrap();
         let (cpu, interp) = both!(fold_all_f64(&fmm));
-        check_sums("fold_all f64", &[cpu.get()], &[interp.get()], &[fm.clone()])?;
+        check_sums("fold_all f64", &[cpu.get()], &[interp.get()], std::slice::from_ref(&fm))?;
         let mut rng = SplitMix::new(seed);
         let cube: Vec<u64> = (0..a * b * d).map(|_| rng.next_u64()).collect();
         let arr = Array::from_shape_vec([a, b, d], cube.clone()).unwrap();
@@ -381,7 +382,10 @@ proptest! {
     }
 
     #[test]
-    fn fold1_all_of_matrices(((r, c), fm) in matrix_of(f32s()), ((r2, c2), m) in shape().prop_flat_map(|(r, c)| (Just((r, c)), prop::collection::vec((u64s(), u64s()), r * c)))) {
+    fn fold1_all_of_matrices(
+        ((r, c), fm) in matrix_of(f32s()),
+        ((r2, c2), m) in with_shape(|r, c| prop::collection::vec((u64s(), u64s()), r * c)),
+    ) {
         let fmm = Matrix::from_shape_vec([r, c], fm.clone()).unwrap();
         match fm.iter().copied().reduce(f32::min) {
             Some(want) => {
@@ -431,7 +435,11 @@ proptest! {
     }
 
     #[test]
-    fn sum_product_maximum_minimum_unsigned(xs in vec_sized(u32s(), size()), ys in vec_sized(u64s(), size()), zs in vec_sized(0usize..1 << 40, size())) {
+    fn sum_product_maximum_minimum_unsigned(
+        xs in vec_sized(u32s(), size()),
+        ys in vec_sized(u64s(), size()),
+        zs in vec_sized(0usize..1 << 40, size()),
+    ) {
         let v = Vector::from_vec(xs.clone());
         let ((s_cpu, p_cpu), (s_int, p_int)) = both!(sums_u32(&v));
         all_same("sum u32", &[s_cpu.get()], &[s_int.get()], &[xs.iter().fold(0u32, |a, &b| a.wrapping_add(b))])?;
@@ -459,13 +467,22 @@ proptest! {
     }
 
     #[test]
-    fn sum_product_maximum_minimum_f32(xs in vec_sized(f32s(), size()), ps in vec_sized(f32_near_one(), size()), is in vec_sized(int_f32s(), size())) {
+    fn sum_product_maximum_minimum_f32(
+        xs in vec_sized(f32s(), size()),
+        ps in vec_sized(f32_near_one(), size()),
+        is in vec_sized(int_f32s(), size()),
+    ) {
         let v = Vector::from_vec(xs.clone());
         let (cpu, interp) = both!(sum_f32(&v));
         check_sums("sum f32", &[cpu.get()], &[interp.get()], &[xs.iter().map(|&x| x as f64).collect()])?;
         let v = Vector::from_vec(is.clone());
         let (cpu, interp) = both!(sum_f32(&v));
-        all_same_bits("sum f32 (integer-valued, exact)", &[cpu.get()], &[interp.get()], &[is.iter().fold(0.0f32, |a, b| a + b)])?;
+        all_same_bits(
+            "sum f32 (integer-valued, exact)",
+            &[cpu.get()],
+            &[interp.get()],
+            &[is.iter().fold(0.0f32, |a, b| a + b)],
+        )?;
         let v = Vector::from_vec(ps.clone());
         let (cpu, interp) = both!(product_f32(&v));
         let p: f64 = ps.iter().map(|&x| x as f64).product();
@@ -484,7 +501,7 @@ proptest! {
     fn sum_product_maximum_minimum_f64(xs in vec_sized(f64s(), size()), ps in vec_sized(f64_near_one(), size())) {
         let v = Vector::from_vec(xs.clone());
         let (cpu, interp) = both!(sum_f64(&v));
-        check_sums("sum f64", &[cpu.get()], &[interp.get()], &[xs.clone()])?;
+        check_sums("sum f64", &[cpu.get()], &[interp.get()], std::slice::from_ref(&xs))?;
         let v = Vector::from_vec(ps.clone());
         let (cpu, interp) = both!(product_f64(&v));
         // The f64 oracle itself rounds n times: twice the bound covers both.
@@ -501,7 +518,12 @@ proptest! {
     }
 
     #[test]
-    fn row_reductions_of_matrices(((r, c), m) in matrix_of(i64s()), ((r2, c2), m2) in matrix_of(i32s()), ((r3, c3), m3) in matrix_of(f32s()), ((r4, c4), m4) in matrix_of(f64s())) {
+    fn row_reductions_of_matrices(
+        ((r, c), m) in matrix_of(i64s()),
+        ((r2, c2), m2) in matrix_of(i32s()),
+        ((r3, c3), m3) in matrix_of(f32s()),
+        ((r4, c4), m4) in matrix_of(f64s()),
+    ) {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let ((s_cpu, p_cpu), (s_int, p_int)) = both!(row_sums_i64(&mm));
         all_same("sum rows i64", &s_cpu.to_vec(), &s_int.to_vec(), &fold_rows(&m, c, r, 0, i64::wrapping_add))?;
@@ -547,13 +569,14 @@ proptest! {
         let v = Vector::from_vec(xs.clone());
         let l = Vector::from_vec(lens.iter().map(|&x| x as i32).collect());
         let (cpu, interp) = both!(seg_sum_i64(&v, &l));
-        let want: Vec<i64> = segment_ranges(&lens).into_iter().map(|r| xs[r].iter().fold(0i64, |a, &b| a.wrapping_add(b))).collect();
+        let want: Vec<i64> =
+            segment_ranges(&lens).into_iter().map(|r| xs[r].iter().fold(0i64, |a, &b| a.wrapping_add(b))).collect();
         all_same("fold_seg i64", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 
     #[test]
     fn fold_seg_of_matrix_rows_keeps_operand_order(
-        ((r, c), m, lens) in shape().prop_flat_map(|(r, c)| (Just((r, c)), pairs_i64(r * c), lengths_summing_to(c))),
+        ((r, c), (m, lens)) in with_shape(|r, c| (pairs_i64(r * c), lengths_summing_to(c))),
     ) {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let l = Vector::from_vec(lens.clone());
@@ -572,12 +595,15 @@ proptest! {
     #[test]
     fn fold_seg_of_floats(
         (xs, lens) in size().prop_flat_map(|n| (vec_of(f64s(), n), lengths_summing_to(n))),
-        ((r, c), m, lens2) in shape().prop_flat_map(|(r, c)| (Just((r, c)), vec_of(int_f32s(), r * c), lengths_summing_to(c))),
+        ((r, c), (m, lens2)) in with_shape(|r, c| (vec_of(int_f32s(), r * c), lengths_summing_to(c))),
     ) {
         let v = Vector::from_vec(xs.clone());
         let l = Vector::from_vec(lens.iter().map(|&x| x as u64).collect());
         let (cpu, interp) = both!(seg_sum_f64(&v, &l));
-        let segs: Vec<Vec<f64>> = segment_ranges(&lens).into_iter().map(|r| std::iter::once(0.25).chain(xs[r].iter().copied()).collect()).collect();
+        let segs: Vec<Vec<f64>> = segment_ranges(&lens)
+            .into_iter()
+            .map(|r| std::iter::once(0.25).chain(xs[r].iter().copied()).collect())
+            .collect();
         check_sums("fold_seg f64", &cpu.to_vec(), &interp.to_vec(), &segs)?;
         // Integer-valued: exact in any grouping.
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
@@ -594,7 +620,7 @@ proptest! {
 
     #[test]
     fn fold1_seg_reduces_nonempty_segments(
-        ((r, c), m, lens) in shape().prop_flat_map(|(r, c)| (Just((r, c)), vec_of(f32s(), r * c), positive_lengths_summing_to(c))),
+        ((r, c), (m, lens)) in with_shape(|r, c| (vec_of(f32s(), r * c), positive_lengths_summing_to(c))),
         (ps, lens2) in size().prop_flat_map(|n| (pairs_u32(n), positive_lengths_summing_to(n))),
     ) {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
@@ -610,7 +636,8 @@ proptest! {
         let v: Vector<(u32, u32)> = ps.iter().copied().collect();
         let l = Vector::from_vec(lens2.iter().map(|&x| x as u32).collect());
         let (cpu, interp) = both!(seg1_affine(&v, &l));
-        let want: Vec<(u32, u32)> = segment_ranges(&lens2).into_iter().map(|s| ps[s].iter().copied().reduce(affine!(u32)).unwrap()).collect();
+        let want: Vec<(u32, u32)> =
+            segment_ranges(&lens2).into_iter().map(|s| ps[s].iter().copied().reduce(affine!(u32)).unwrap()).collect();
         all_same("fold1_seg (affine maps)", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 }
@@ -629,25 +656,54 @@ proptest! {
         let is = rng.int_f32s(n);
         let v = Vector::from_vec(is.clone());
         let (cpu, interp) = both!(fold_f32(&v, 0.5));
-        all_same_bits("fold f32 (large, integer-valued, exact)", &[cpu.get()], &[interp.get()], &[is.iter().fold(0.5f32, |a, b| a + b)])?;
+        all_same_bits(
+            "fold f32 (large, integer-valued, exact)",
+            &[cpu.get()],
+            &[interp.get()],
+            &[is.iter().fold(0.5f32, |a, b| a + b)],
+        )?;
         let ((mx_cpu, mn_cpu), (mx_int, mn_int)) = both!(extrema_f32(&v));
-        all_same("maximum f32 (large)", &[mx_cpu.get()], &[mx_int.get()], &[is.iter().copied().reduce(f32::max).unwrap()])?;
-        all_same("minimum f32 (large)", &[mn_cpu.get()], &[mn_int.get()], &[is.iter().copied().reduce(f32::min).unwrap()])?;
+        all_same(
+            "maximum f32 (large)",
+            &[mx_cpu.get()],
+            &[mx_int.get()],
+            &[is.iter().copied().reduce(f32::max).unwrap()],
+        )?;
+        all_same(
+            "minimum f32 (large)",
+            &[mn_cpu.get()],
+            &[mn_int.get()],
+            &[is.iter().copied().reduce(f32::min).unwrap()],
+        )?;
         let ps: Vec<(i64, i64)> = (0..n).map(|_| (rng.next_u64() as i64, rng.next_u64() as i64)).collect();
         let v: Vector<(i64, i64)> = ps.iter().copied().collect();
         let (cpu, interp) = both!(fold_affine(&v));
-        all_same("fold (large, affine maps)", &[cpu.get()], &[interp.get()], &[ps.iter().copied().fold((1, 0), affine!(i64))])?;
+        all_same(
+            "fold (large, affine maps)",
+            &[cpu.get()],
+            &[interp.get()],
+            &[ps.iter().copied().fold((1, 0), affine!(i64))],
+        )?;
     }
 
     #[test]
-    fn large_row_and_segment_reductions(rows in prop::sample::select(vec![1usize, 3, 257]), n in large_size(), seed in any::<u64>()) {
+    fn large_row_and_segment_reductions(
+        rows in prop::sample::select(vec![1usize, 3, 257]),
+        n in large_size(),
+        seed in any::<u64>(),
+    ) {
         let mut rng = SplitMix::new(seed);
         let c = n / rows;
         let m = rng.i64s(rows * c);
         let mm = Matrix::from_shape_vec([rows, c], m.clone()).unwrap();
         let ((s_cpu, p_cpu), (s_int, p_int)) = both!(row_sums_i64(&mm));
         all_same("sum rows (large)", &s_cpu.to_vec(), &s_int.to_vec(), &fold_rows(&m, c, rows, 0, i64::wrapping_add))?;
-        all_same("product rows (large)", &p_cpu.to_vec(), &p_int.to_vec(), &fold_rows(&m, c, rows, 1, i64::wrapping_mul))?;
+        all_same(
+            "product rows (large)",
+            &p_cpu.to_vec(),
+            &p_int.to_vec(),
+            &fold_rows(&m, c, rows, 1, i64::wrapping_mul),
+        )?;
         // Segments from very short to longer than a chunk.
         let mut lens = Vec::new();
         let mut left = n;
@@ -666,7 +722,8 @@ proptest! {
         let v = Vector::from_vec(xs.clone());
         let l = Vector::from_vec(lens.iter().map(|&x| x as i32).collect());
         let (cpu, interp) = both!(seg_sum_i64(&v, &l));
-        let want: Vec<i64> = segment_ranges(&lens).into_iter().map(|r| xs[r].iter().fold(0i64, |a, &b| a.wrapping_add(b))).collect();
+        let want: Vec<i64> =
+            segment_ranges(&lens).into_iter().map(|r| xs[r].iter().fold(0i64, |a, &b| a.wrapping_add(b))).collect();
         all_same("fold_seg (large)", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 }

@@ -33,7 +33,11 @@ fn collatz_steps(xs: Vector<u64>) -> Vector<u32> {
 fn newton_sqrt(xs: Vector<f64>) -> Vector<f64> {
     // Newton's iteration for sqrt(x), at most 60 steps, until the step is tiny.
     xs.map(|x| {
-        let s = while_loop((x.abs() + 1.0, 0), |s| s.1 < 60 && (s.0 * s.0 - x.abs()).abs() > 1e-9 * x.abs(), |s| ((s.0 + x.abs() / s.0) * 0.5, s.1 + 1));
+        let s = while_loop(
+            (x.abs() + 1.0, 0),
+            |s| s.1 < 60 && (s.0 * s.0 - x.abs()).abs() > 1e-9 * x.abs(),
+            |s| ((s.0 + x.abs() / s.0) * 0.5, s.1 + 1),
+        );
         s.0
     })
 }
@@ -85,12 +89,17 @@ fn math_f64_c(xs: Vector<f64>) -> Vector<(f64, f64, f64, f64, f64, f64)> {
 
 #[accel]
 fn math_f64_d(xs: Vector<f64>, ys: Vector<f64>) -> Vector<(f64, f64, f64, f64, f64, f64)> {
-    xs.zip_with(ys, |x, y| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.min(y), x.max(y), x.mul_add(y, 0.75)))
+    xs.zip_with(ys, |x, y| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.mul_add(y, 0.75), f64::atan2(y, x), x % y))
 }
 
 #[accel]
 fn math_f64_e(xs: Vector<f64>) -> Vector<(f64, f64, bool, bool, f64, f64)> {
-    xs.map(|x| (x.abs(), x.erf(), x.is_nan(), x.is_finite(), f64::sqrt(x.abs()), f64::max(x, -x)))
+    xs.map(|x| (x.abs(), x.erf(), x.is_nan(), x.is_finite(), f64::sqrt(x.abs()), -x))
+}
+
+#[accel]
+fn min_max_f64(xs: Vector<f64>, ys: Vector<f64>) -> Vector<(f64, f64, f64, f64)> {
+    xs.zip_with(ys, |x, y| (x.min(y), x.max(y), f64::max(x, -x), f64::min(x, -x)))
 }
 
 #[accel]
@@ -110,12 +119,17 @@ fn math_f32_c(xs: Vector<f32>) -> Vector<(f32, f32, f32, f32, f32, f32)> {
 
 #[accel]
 fn math_f32_d(xs: Vector<f32>, ys: Vector<f32>) -> Vector<(f32, f32, f32, f32, f32, f32)> {
-    xs.zip_with(ys, |x, y| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.min(y), x.max(y), x.mul_add(y, 0.75)))
+    xs.zip_with(ys, |x, y| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.mul_add(y, 0.75), f32::atan2(y, x), x % y))
 }
 
 #[accel]
 fn math_f32_e(xs: Vector<f32>) -> Vector<(f32, f32, bool, bool, f32, f32)> {
-    xs.map(|x| (x.abs(), x.erf(), x.is_nan(), x.is_finite(), f32::sqrt(x.abs()), f32::min(x, -x)))
+    xs.map(|x| (x.abs(), x.erf(), x.is_nan(), x.is_finite(), f32::sqrt(x.abs()), -x))
+}
+
+#[accel]
+fn min_max_f32(xs: Vector<f32>, ys: Vector<f32>) -> Vector<(f32, f32, f32, f32)> {
+    xs.zip_with(ys, |x, y| (x.min(y), x.max(y), f32::max(x, -x), f32::min(x, -x)))
 }
 
 #[accel]
@@ -200,18 +214,54 @@ fn index_reads(xs: Vector<f32>, m: Matrix<i32>, ps: Vector<(u64, bool)>) -> (Vec
 }
 
 #[accel]
-fn lengths_and_shapes(xs: Vector<f32>, m: Matrix<u64>, a: Array<i32, 3>) -> Scalar<(usize, usize, usize, usize, (usize, usize, usize), usize)> {
+fn lengths_and_shapes(
+    xs: Vector<f32>,
+    m: Matrix<u64>,
+    a: Array<i32, 3>,
+) -> Scalar<(usize, usize, usize, usize, (usize, usize, usize), usize)> {
     let s = a.shape();
     unit((xs.len(), xs.shape(), m.len(), m.shape().1, s, m.shape().0))
 }
 
 #[accel]
-fn float_constants(x: f32) -> (Scalar<(f32, f32, f32, f32, f32, f32)>, Scalar<(f64, f64, f64, f64, f64, f64)>, Scalar<(f64, f64, f64, f64, f32, bool)>) {
+fn float_constants(
+    x: f32,
+) -> (
+    Scalar<(f32, f32, f32, f32, f32, f32)>,
+    Scalar<(f64, f64, f64, f64, f64, f64)>,
+    Scalar<(f64, f64, f64, f64, f32, f64)>,
+) {
     (
-        unit((f32::MAX, f32::MIN, f32::EPSILON, f32::MIN_POSITIVE, f32::INFINITY, f32::NEG_INFINITY * x)),
-        unit((std::f64::consts::PI, std::f64::consts::E, core::f64::consts::TAU, std::f64::consts::SQRT_2, std::f64::consts::LN_2, f64::MAX)),
-        unit((std::f64::consts::LN_10, std::f64::consts::FRAC_1_SQRT_2, std::f64::consts::FRAC_PI_2, f64::EPSILON, std::f32::consts::PI, f32::NAN.is_nan())),
+        unit((f32::MAX, f32::MIN, f32::EPSILON, f32::MIN_POSITIVE, f32::MAX * x, std::f32::consts::E)),
+        unit((
+            std::f64::consts::PI,
+            std::f64::consts::E,
+            core::f64::consts::TAU,
+            std::f64::consts::SQRT_2,
+            std::f64::consts::LN_2,
+            f64::MAX,
+        )),
+        unit((
+            std::f64::consts::LN_10,
+            std::f64::consts::FRAC_1_SQRT_2,
+            std::f64::consts::FRAC_PI_2,
+            f64::EPSILON,
+            std::f32::consts::PI,
+            f64::MIN_POSITIVE,
+        )),
     )
+}
+
+#[accel]
+fn non_finite_constants(x: f32) -> Scalar<(f32, f32, bool, f64, f64, bool)> {
+    unit((
+        f32::INFINITY,
+        f32::NEG_INFINITY * x,
+        f32::NAN.is_nan(),
+        f64::INFINITY,
+        -f64::INFINITY,
+        (f64::NAN * 0.0).is_nan(),
+    ))
 }
 
 #[accel]
@@ -276,12 +326,46 @@ fn amount(s: i128, bits: i128) -> u32 {
 }
 
 /// Vectors of two element kinds with the same length.
-fn two<A: Num, B: Num>(a: impl Strategy<Value = A> + Clone, b: impl Strategy<Value = B> + Clone) -> impl Strategy<Value = (Vec<A>, Vec<B>)> {
+fn two<A: Num, B: Num>(
+    a: impl Strategy<Value = A> + Clone,
+    b: impl Strategy<Value = B> + Clone,
+) -> impl Strategy<Value = (Vec<A>, Vec<B>)> {
     size().prop_flat_map(move |n| (vec_of(a.clone(), n), vec_of(b.clone(), n)))
 }
 
+/// The integer casts of a float (`as i32, i64, u32, u64, usize`).
+type IntCasts = (i32, i64, u32, u64, usize);
+
+/// Splits `(i32, i64, u32, u64, F, usize)` casts into the integer ones (compared exactly) and the
+/// float one (compared by bits, since NaN survives it).
+fn split_casts<F: Copy>(v: &[(i32, i64, u32, u64, F, usize)]) -> (Vec<IntCasts>, Vec<F>) {
+    (v.iter().map(|t| (t.0, t.1, t.2, t.3, t.5)).collect(), v.iter().map(|t| t.4).collect())
+}
+
+/// The fields of `math_f*_e`: the float ones but `erf`, the two bools, and `erf`.
+type MathE<T> = (Vec<(T, T, T)>, Vec<(bool, bool)>, Vec<T>);
+
+fn split_math_e<T: Copy>(v: &[(T, T, bool, bool, T, T)]) -> MathE<T> {
+    (
+        v.iter().map(|t| (t.0, t.4, t.5)).collect(),
+        v.iter().map(|t| (t.2, t.3)).collect(),
+        v.iter().map(|t| t.1).collect(),
+    )
+}
+
+/// Two vectors of bools of the same length.
+fn bool_pairs() -> impl Strategy<Value = (Vec<bool>, Vec<bool>)> {
+    size().prop_flat_map(|n| (prop::collection::vec(any::<bool>(), n), prop::collection::vec(any::<bool>(), n)))
+}
+
 /// Compares vectors of float 6-tuples field by field, bit for bit.
-fn six_bits<T: Float>(what: &str, cpu: &[(T, T, T, T, T, T)], interp: &[(T, T, T, T, T, T)], want: &[(T, T, T, T, T, T)], names: [&str; 6]) -> Check {
+fn six_bits<T: Float>(
+    what: &str,
+    cpu: &[(T, T, T, T, T, T)],
+    interp: &[(T, T, T, T, T, T)],
+    want: &[(T, T, T, T, T, T)],
+    names: [&str; 6],
+) -> Check {
     let field = |v: &[(T, T, T, T, T, T)], k: usize| -> Vec<T> {
         v.iter().map(|t| [t.0, t.1, t.2, t.3, t.4, t.5][k]).collect()
     };
@@ -291,43 +375,66 @@ fn six_bits<T: Float>(what: &str, cpu: &[(T, T, T, T, T, T)], interp: &[(T, T, T
     Ok(())
 }
 
+/// Compares `(min, max, max(x, -x), min(x, -x))` field by field with [`all_same_min_max`].
+fn min_max<T: Float>(what: &str, cpu: &[(T, T, T, T)], interp: &[(T, T, T, T)], want: &[(T, T, T, T)]) -> Check {
+    let field = |v: &[(T, T, T, T)], k: usize| -> Vec<T> { v.iter().map(|t| [t.0, t.1, t.2, t.3][k]).collect() };
+    for (k, name) in ["x.min(y)", "x.max(y)", "max(x, -x)", "min(x, -x)"].iter().enumerate() {
+        all_same_min_max(&format!("{what} {name}"), &field(cpu, k), &field(interp, k), &field(want, k))?;
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config(24))]
 
     #[test]
-    fn iterate_applies_f_n_times(xs in vec_sized(u64s(), small_size()), k in 0usize..40, fs in vec_sized(f32s(), small_size())) {
+    fn iterate_applies_f_n_times(
+        xs in vec_sized(u64s(), small_size()),
+        k in 0usize..40,
+        fs in vec_sized(f32s(), small_size()),
+    ) {
         let v = Vector::from_vec(xs.clone());
         let (cpu, interp) = both!(iterate_u64(&v, k));
         let want: Vec<u64> = xs.iter().map(|&x| (0..k).fold(x, |y, _| y.wrapping_mul(y).wrapping_add(1))).collect();
         all_same("iterate u64", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let v = Vector::from_vec(fs.clone());
         let (cpu, interp) = both!(iterate_f32_tuple(&v, k));
-        let want: Vec<(f32, i32)> = fs.iter().map(|&x| (0..k).fold((x, 0), |s, _| (s.0 * 0.5 + s.1 as f32, s.1 + 1))).collect();
+        let want: Vec<(f32, i32)> =
+            fs.iter().map(|&x| (0..k).fold((x, 0), |s, _| (s.0 * 0.5 + s.1 as f32, s.1 + 1))).collect();
         all_same("iterate (f32, i32)", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 
     #[test]
-    fn while_loop_runs_while_the_condition_holds(xs in vec_sized(1u64..100_000, small_size()), fs in vec_sized(special_f64s(), small_size())) {
+    fn while_loop_runs_while_the_condition_holds(
+        xs in vec_sized(1u64..100_000, small_size()),
+        fs in vec_sized(special_f64s(), small_size()),
+    ) {
         let v = Vector::from_vec(xs.clone());
         let (cpu, interp) = both!(collatz_steps(&v));
-        let want: Vec<u32> = xs.iter().map(|&x| {
-            let (mut y, mut k) = (x, 0u32);
-            while y > 1 {
-                y = if y % 2 == 0 { y / 2 } else { 3 * y + 1 };
-                k += 1;
-            }
-            k
-        }).collect();
+        let want: Vec<u32> = xs
+            .iter()
+            .map(|&x| {
+                let (mut y, mut k) = (x, 0u32);
+                while y > 1 {
+                    y = if y % 2 == 0 { y / 2 } else { 3 * y + 1 };
+                    k += 1;
+                }
+                k
+            })
+            .collect();
         all_same("while_loop (Collatz steps)", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let v = Vector::from_vec(fs.clone());
         let (cpu, interp) = both!(newton_sqrt(&v));
-        let want: Vec<f64> = fs.iter().map(|&x| {
-            let mut s = (x.abs() + 1.0, 0);
-            while s.1 < 60 && (s.0 * s.0 - x.abs()).abs() > 1e-9 * x.abs() {
-                s = ((s.0 + x.abs() / s.0) * 0.5, s.1 + 1);
-            }
-            s.0
-        }).collect();
+        let want: Vec<f64> = fs
+            .iter()
+            .map(|&x| {
+                let mut s = (x.abs() + 1.0, 0);
+                while s.1 < 60 && (s.0 * s.0 - x.abs()).abs() > 1e-9 * x.abs() {
+                    s = ((s.0 + x.abs() / s.0) * 0.5, s.1 + 1);
+                }
+                s.0
+            })
+            .collect();
         all_same_bits("while_loop (Newton)", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 
@@ -343,15 +450,17 @@ proptest! {
         let v = Vector::from_vec(fs.clone());
         let (cpu, interp) = both!(casts_from_f64(&v));
         let want: Vec<_> = fs.iter().map(|&x| (x as i32, x as i64, x as u32, x as u64, x as f32, x as usize)).collect();
-        all_same("casts from f64", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        // NaN survives `as f32`: compare that field by bits, the others exactly.
+        let ((c_int, c_f), (i_int, i_f), (w_int, w_f)) =
+            (split_casts(&cpu.to_vec()), split_casts(&interp.to_vec()), split_casts(&want));
+        all_same("casts from f64 (integers)", &c_int, &i_int, &w_int)?;
+        all_same_bits("casts from f64 (as f32)", &c_f, &i_f, &w_f)?;
         let v = Vector::from_vec(gs.clone());
         let (cpu, interp) = both!(casts_from_f32(&v));
         let want: Vec<_> = gs.iter().map(|&x| (x as i32, x as i64, x as u32, x as u64, x as f64, x as usize)).collect();
         // NaN survives `as f64`: compare that field by bits, the others exactly.
-        let strip = |v: Vec<(i32, i64, u32, u64, f64, usize)>| -> (Vec<(i32, i64, u32, u64, usize)>, Vec<f64>) {
-            (v.iter().map(|t| (t.0, t.1, t.2, t.3, t.5)).collect(), v.iter().map(|t| t.4).collect())
-        };
-        let ((c_int, c_f), (i_int, i_f), (w_int, w_f)) = (strip(cpu.to_vec()), strip(interp.to_vec()), strip(want));
+        let ((c_int, c_f), (i_int, i_f), (w_int, w_f)) =
+            (split_casts(&cpu.to_vec()), split_casts(&interp.to_vec()), split_casts(&want));
         all_same("casts from f32 (integers)", &c_int, &i_int, &w_int)?;
         all_same_bits("casts from f32 (as f64)", &c_f, &i_f, &w_f)?;
         let v = Vector::from_vec(is.clone());
@@ -368,7 +477,11 @@ proptest! {
         all_same("casts from u64", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let (b, w) = (Vector::from_vec(bs.clone()), Vector::from_vec(ws.clone()));
         let (cpu, interp) = both!(casts_from_bool_u32(&b, &w));
-        let want: Vec<_> = bs.iter().zip(&ws).map(|(&b, &u)| (b as i32, b as u64, b as usize, u as i64 - b as i64, (b as u32) << 3, u as f32)).collect();
+        let want: Vec<_> = bs
+            .iter()
+            .zip(&ws)
+            .map(|(&b, &u)| (b as i32, b as u64, b as usize, u as i64 - b as i64, (b as u32) << 3, u as f32))
+            .collect();
         all_same("casts from bool and u32", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 
@@ -382,23 +495,31 @@ proptest! {
         let want: Vec<_> = xs.iter().map(|&x| (x.cos(), x.tan(), x.asin(), x.acos(), x.atan(), x.sinh())).collect();
         six_bits("f64", &cpu.to_vec(), &interp.to_vec(), &want, ["cos", "tan", "asin", "acos", "atan", "sinh"])?;
         let (cpu, interp) = both!(math_f64_c(&v));
-        let want: Vec<_> = xs.iter().map(|&x| (x.cosh(), x.tanh(), x.floor(), x.ceil(), x.round(), x.trunc())).collect();
+        let want: Vec<_> =
+            xs.iter().map(|&x| (x.cosh(), x.tanh(), x.floor(), x.ceil(), x.round(), x.trunc())).collect();
         six_bits("f64", &cpu.to_vec(), &interp.to_vec(), &want, ["cosh", "tanh", "floor", "ceil", "round", "trunc"])?;
         let (cpu, interp) = both!(math_f64_d(&v, &w));
-        let want: Vec<_> = xs.iter().zip(&ys).map(|(&x, &y)| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.min(y), x.max(y), x.mul_add(y, 0.75))).collect();
-        six_bits("f64", &cpu.to_vec(), &interp.to_vec(), &want, ["atan2", "powf", "powi", "min", "max", "mul_add"])?;
+        let want: Vec<_> = xs
+            .iter()
+            .zip(&ys)
+            .map(|(&x, &y)| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.mul_add(y, 0.75), y.atan2(x), x % y))
+            .collect();
+        six_bits(
+            "f64",
+            &cpu.to_vec(),
+            &interp.to_vec(),
+            &want,
+            ["atan2", "powf", "powi", "mul_add", "f64::atan2", "%"],
+        )?;
         let (cpu, interp) = both!(math_f64_e(&v));
         let (cpu, interp) = (cpu.to_vec(), interp.to_vec());
-        let pick = |v: &[(f64, f64, bool, bool, f64, f64)]| -> (Vec<(f64, f64, f64)>, Vec<(bool, bool)>, Vec<f64>) {
-            (v.iter().map(|t| (t.0, t.4, t.5)).collect(), v.iter().map(|t| (t.2, t.3)).collect(), v.iter().map(|t| t.1).collect())
-        };
-        let ((c3, cb, ce), (i3, ib, ie)) = (pick(&cpu), pick(&interp));
-        let w3: Vec<(f64, f64, f64)> = xs.iter().map(|&x| (x.abs(), x.abs().sqrt(), x.max(-x))).collect();
+        let ((c3, cb, ce), (i3, ib, ie)) = (split_math_e(&cpu), split_math_e(&interp));
+        let w3: Vec<(f64, f64, f64)> = xs.iter().map(|&x| (x.abs(), x.abs().sqrt(), -x)).collect();
         let wb: Vec<(bool, bool)> = xs.iter().map(|&x| (x.is_nan(), x.is_finite())).collect();
-        for k in 0..3 {
-            let f = |v: &[(f64, f64, f64)]| -> Vec<f64> { v.iter().map(|t| [t.0, t.1, t.2][k]).collect() };
-            all_same_bits(&format!("f64 {}", ["abs", "f64::sqrt", "f64::max"][k]), &f(&c3), &f(&i3), &f(&w3))?;
-        }
+        let f = |v: &[(f64, f64, f64)], k: usize| -> Vec<f64> { v.iter().map(|t| [t.0, t.1, t.2][k]).collect() };
+        all_same_bits("f64 abs", &f(&c3, 0), &f(&i3, 0), &f(&w3, 0))?;
+        all_same_bits("f64 f64::sqrt", &f(&c3, 1), &f(&i3, 1), &f(&w3, 1))?;
+        all_same_bits("f64 -x", &f(&c3, 2), &f(&i3, 2), &f(&w3, 2))?;
         all_same("f64 is_nan/is_finite", &cb, &ib, &wb)?;
         // erf: the backends share libm's `erf` (bit-identical); the series oracle agrees within
         // 1e-13 relative (its own error is about 1e-14).
@@ -418,73 +539,156 @@ proptest! {
         let want: Vec<_> = xs.iter().map(|&x| (x.cos(), x.tan(), x.asin(), x.acos(), x.atan(), x.sinh())).collect();
         six_bits("f32", &cpu.to_vec(), &interp.to_vec(), &want, ["cos", "tan", "asin", "acos", "atan", "sinh"])?;
         let (cpu, interp) = both!(math_f32_c(&v));
-        let want: Vec<_> = xs.iter().map(|&x| (x.cosh(), x.tanh(), x.floor(), x.ceil(), x.round(), x.trunc())).collect();
+        let want: Vec<_> =
+            xs.iter().map(|&x| (x.cosh(), x.tanh(), x.floor(), x.ceil(), x.round(), x.trunc())).collect();
         six_bits("f32", &cpu.to_vec(), &interp.to_vec(), &want, ["cosh", "tanh", "floor", "ceil", "round", "trunc"])?;
         let (cpu, interp) = both!(math_f32_d(&v, &w));
-        let want: Vec<_> = xs.iter().zip(&ys).map(|(&x, &y)| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.min(y), x.max(y), x.mul_add(y, 0.75))).collect();
-        six_bits("f32", &cpu.to_vec(), &interp.to_vec(), &want, ["atan2", "powf", "powi", "min", "max", "mul_add"])?;
+        let want: Vec<_> = xs
+            .iter()
+            .zip(&ys)
+            .map(|(&x, &y)| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.mul_add(y, 0.75), y.atan2(x), x % y))
+            .collect();
+        six_bits(
+            "f32",
+            &cpu.to_vec(),
+            &interp.to_vec(),
+            &want,
+            ["atan2", "powf", "powi", "mul_add", "f32::atan2", "%"],
+        )?;
         let (cpu, interp) = both!(math_f32_e(&v));
         let (cpu, interp) = (cpu.to_vec(), interp.to_vec());
-        let pick = |v: &[(f32, f32, bool, bool, f32, f32)]| -> (Vec<(f32, f32, f32)>, Vec<(bool, bool)>, Vec<f32>) {
-            (v.iter().map(|t| (t.0, t.4, t.5)).collect(), v.iter().map(|t| (t.2, t.3)).collect(), v.iter().map(|t| t.1).collect())
-        };
-        let ((c3, cb, ce), (i3, ib, ie)) = (pick(&cpu), pick(&interp));
-        let w3: Vec<(f32, f32, f32)> = xs.iter().map(|&x| (x.abs(), x.abs().sqrt(), x.min(-x))).collect();
+        let ((c3, cb, ce), (i3, ib, ie)) = (split_math_e(&cpu), split_math_e(&interp));
+        let w3: Vec<(f32, f32, f32)> = xs.iter().map(|&x| (x.abs(), x.abs().sqrt(), -x)).collect();
         let wb: Vec<(bool, bool)> = xs.iter().map(|&x| (x.is_nan(), x.is_finite())).collect();
-        for k in 0..3 {
-            let f = |v: &[(f32, f32, f32)]| -> Vec<f32> { v.iter().map(|t| [t.0, t.1, t.2][k]).collect() };
-            all_same_bits(&format!("f32 {}", ["abs", "f32::sqrt", "f32::min"][k]), &f(&c3), &f(&i3), &f(&w3))?;
-        }
+        let f = |v: &[(f32, f32, f32)], k: usize| -> Vec<f32> { v.iter().map(|t| [t.0, t.1, t.2][k]).collect() };
+        all_same_bits("f32 abs", &f(&c3, 0), &f(&i3, 0), &f(&w3, 0))?;
+        all_same_bits("f32 f32::sqrt", &f(&c3, 1), &f(&i3, 1), &f(&w3, 1))?;
+        all_same_bits("f32 -x", &f(&c3, 2), &f(&i3, 2), &f(&w3, 2))?;
         all_same("f32 is_nan/is_finite", &cb, &ib, &wb)?;
         // erf in f32 (libm's `erff`, correct to about one ulp): within 4 f32 ulps of the f64
         // series, relative, plus the smallest normal for results near zero.
         same_bits("f32 erf (CPU vs interpreter)", &ce, &ie)?;
         let want: Vec<f64> = xs.iter().map(|&x| erf_oracle(x as f64)).collect();
-        let bound: Vec<f64> = want.iter().map(|w| 4.0 * f32::EPSILON as f64 * w.abs() + f32::MIN_POSITIVE as f64).collect();
+        let bound: Vec<f64> =
+            want.iter().map(|w| 4.0 * f32::EPSILON as f64 * w.abs() + f32::MIN_POSITIVE as f64).collect();
         close("f32 erf (vs series)", &ce, &want, &bound)?;
+    }
+
+    #[test]
+    fn float_min_max((xs, ys) in two(special_f64s(), special_f64s()), (fs, gs) in two(special_f32s(), special_f32s())) {
+        // Mix in equal pairs and pairs of opposite zeros.
+        let ys: Vec<f64> =
+            ys.iter().zip(&xs).enumerate().map(|(i, (&y, &x))| if i % 4 == 0 { -x } else { y }).collect();
+        let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
+        let (cpu, interp) = both!(min_max_f64(&v, &w));
+        let want: Vec<_> = xs.iter().zip(&ys).map(|(&x, &y)| (x.min(y), x.max(y), x.max(-x), x.min(-x))).collect();
+        min_max("f64", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        let gs: Vec<f32> =
+            gs.iter().zip(&fs).enumerate().map(|(i, (&y, &x))| if i % 4 == 0 { -x } else { y }).collect();
+        let (v, w) = (Vector::from_vec(fs.clone()), Vector::from_vec(gs.clone()));
+        let (cpu, interp) = both!(min_max_f32(&v, &w));
+        let want: Vec<_> = fs.iter().zip(&gs).map(|(&x, &y)| (x.min(y), x.max(y), x.max(-x), x.min(-x))).collect();
+        min_max("f32", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 
     #[test]
     fn signed_integers_wrap((xs, ys) in two(i32s(), i32s()), (ls, ms) in two(i64s(), i64s())) {
         let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
         let (cpu, interp) = both!(arith_i32(&v, &w));
-        let want: Vec<_> = xs.iter().zip(&ys).map(|(&x, &y)| (
-            x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y), x.wrapping_neg(),
-            if y != 0 { x.wrapping_div(y) } else { 0 }, if y != 0 { x.wrapping_rem(y) } else { 0 },
-        )).collect();
+        let want: Vec<_> = xs
+            .iter()
+            .zip(&ys)
+            .map(|(&x, &y)| {
+                (
+                    x.wrapping_add(y),
+                    x.wrapping_sub(y),
+                    x.wrapping_mul(y),
+                    x.wrapping_neg(),
+                    if y != 0 { x.wrapping_div(y) } else { 0 },
+                    if y != 0 { x.wrapping_rem(y) } else { 0 },
+                )
+            })
+            .collect();
         all_same("i32 + - * neg / %", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let (cpu, interp) = both!(misc_i32(&v, &w));
-        let want: Vec<_> = xs.iter().zip(&ys).map(|(&x, &y)| (x.wrapping_abs(), x.min(y), x.max(y), x & y, x | y, x ^ y)).collect();
+        let want: Vec<_> =
+            xs.iter().zip(&ys).map(|(&x, &y)| (x.wrapping_abs(), x.min(y), x.max(y), x & y, x | y, x ^ y)).collect();
         all_same("i32 abs min max & | ^", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let (v, w) = (Vector::from_vec(ls.clone()), Vector::from_vec(ms.clone()));
         let (cpu, interp) = both!(arith_i64(&v, &w));
-        let want: Vec<_> = ls.iter().zip(&ms).map(|(&x, &y)| (
-            x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y), x.wrapping_neg(),
-            if y != 0 { x.wrapping_div(y) } else { 0 }, if y != 0 { x.wrapping_rem(y) } else { 0 },
-        )).collect();
+        let want: Vec<_> = ls
+            .iter()
+            .zip(&ms)
+            .map(|(&x, &y)| {
+                (
+                    x.wrapping_add(y),
+                    x.wrapping_sub(y),
+                    x.wrapping_mul(y),
+                    x.wrapping_neg(),
+                    if y != 0 { x.wrapping_div(y) } else { 0 },
+                    if y != 0 { x.wrapping_rem(y) } else { 0 },
+                )
+            })
+            .collect();
         all_same("i64 + - * neg / %", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 
     #[test]
-    fn unsigned_integers_wrap((xs, ys) in two(u32s(), u32s()), (ls, ms) in two(u64s(), u64s()), (ss, ts) in two(any::<usize>(), any::<usize>())) {
+    fn unsigned_integers_wrap(
+        (xs, ys) in two(u32s(), u32s()),
+        (ls, ms) in two(u64s(), u64s()),
+        (ss, ts) in two(any::<usize>(), any::<usize>()),
+    ) {
         let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
         let (cpu, interp) = both!(arith_u32(&v, &w));
-        let want: Vec<_> = xs.iter().zip(&ys).map(|(&x, &y)| (
-            x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y),
-            x.checked_div(y).unwrap_or(0), x.checked_rem(y).unwrap_or(0), !x,
-        )).collect();
+        let want: Vec<_> = xs
+            .iter()
+            .zip(&ys)
+            .map(|(&x, &y)| {
+                (
+                    x.wrapping_add(y),
+                    x.wrapping_sub(y),
+                    x.wrapping_mul(y),
+                    x.checked_div(y).unwrap_or(0),
+                    x.checked_rem(y).unwrap_or(0),
+                    !x,
+                )
+            })
+            .collect();
         all_same("u32 + - * / % !", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let (v, w) = (Vector::from_vec(ls.clone()), Vector::from_vec(ms.clone()));
         let (cpu, interp) = both!(arith_u64(&v, &w));
-        let want: Vec<_> = ls.iter().zip(&ms).map(|(&x, &y)| (
-            x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y), x.checked_div(y).unwrap_or(0), x.min(y) & (x | y), x ^ !y,
-        )).collect();
+        let want: Vec<_> = ls
+            .iter()
+            .zip(&ms)
+            .map(|(&x, &y)| {
+                (
+                    x.wrapping_add(y),
+                    x.wrapping_sub(y),
+                    x.wrapping_mul(y),
+                    x.checked_div(y).unwrap_or(0),
+                    x.min(y) & (x | y),
+                    x ^ !y,
+                )
+            })
+            .collect();
         all_same("u64 + - * / min & | ^ !", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let (v, w) = (Vector::from_vec(ss.clone()), Vector::from_vec(ts.clone()));
         let (cpu, interp) = both!(arith_usize(&v, &w));
-        let want: Vec<_> = ss.iter().zip(&ts).map(|(&x, &y)| (
-            x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y), x.checked_div(y).unwrap_or(0), x.max(y), x >> (y % 64),
-        )).collect();
+        let want: Vec<_> = ss
+            .iter()
+            .zip(&ts)
+            .map(|(&x, &y)| {
+                (
+                    x.wrapping_add(y),
+                    x.wrapping_sub(y),
+                    x.wrapping_mul(y),
+                    x.checked_div(y).unwrap_or(0),
+                    x.max(y),
+                    x >> (y % 64),
+                )
+            })
+            .collect();
         all_same("usize + - * / max >>", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 
@@ -496,35 +700,61 @@ proptest! {
     ) {
         let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ss.clone()));
         let (cpu, interp) = both!(shifts_i32(&v, &w));
-        let want: Vec<_> = xs.iter().zip(&ss).map(|(&x, &s)| (
-            x.wrapping_shl(amount(s as i128, 32)), x.wrapping_shr(amount(s as i128, 32)), x.wrapping_shl(amount(s as u64 as i128, 32)), !x,
-        )).collect();
+        let want: Vec<_> = xs
+            .iter()
+            .zip(&ss)
+            .map(|(&x, &s)| {
+                (
+                    x.wrapping_shl(amount(s as i128, 32)),
+                    x.wrapping_shr(amount(s as i128, 32)),
+                    x.wrapping_shl(amount(s as u64 as i128, 32)),
+                    !x,
+                )
+            })
+            .collect();
         all_same("i32 << >> !", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let (v, w) = (Vector::from_vec(ls.clone()), Vector::from_vec(ms.clone()));
         let (cpu, interp) = both!(shifts_i64(&v, &w));
-        let want: Vec<_> = ls.iter().zip(&ms).map(|(&x, &s)| (
-            x.wrapping_shl(amount(s as i128, 64)), x.wrapping_shr(amount(s as i128, 64)),
-            x.wrapping_shr(amount(s as u32 as i128, 64)), x.wrapping_shl(amount(s as i32 as i128, 64)),
-        )).collect();
+        let want: Vec<_> = ls
+            .iter()
+            .zip(&ms)
+            .map(|(&x, &s)| {
+                (
+                    x.wrapping_shl(amount(s as i128, 64)),
+                    x.wrapping_shr(amount(s as i128, 64)),
+                    x.wrapping_shr(amount(s as u32 as i128, 64)),
+                    x.wrapping_shl(amount(s as i32 as i128, 64)),
+                )
+            })
+            .collect();
         all_same("i64 << >> (arithmetic)", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let (v, w) = (Vector::from_vec(us.clone()), Vector::from_vec(ws.clone()));
         let (cpu, interp) = both!(shifts_unsigned(&v, &w));
-        let want: Vec<_> = us.iter().zip(&ws).map(|(&x, &s)| (
-            x.wrapping_shl(amount(s as i128, 32)), x.wrapping_shr(amount(s as i128, 32)),
-            (x as u64).wrapping_shl(amount(s as i128, 64)), s.wrapping_shr(amount(x as i128, 64)) | s.wrapping_shl(1),
-        )).collect();
+        let want: Vec<_> = us
+            .iter()
+            .zip(&ws)
+            .map(|(&x, &s)| {
+                (
+                    x.wrapping_shl(amount(s as i128, 32)),
+                    x.wrapping_shr(amount(s as i128, 32)),
+                    (x as u64).wrapping_shl(amount(s as i128, 64)),
+                    s.wrapping_shr(amount(x as i128, 64)) | s.wrapping_shl(1),
+                )
+            })
+            .collect();
         all_same("u32/u64 << >>", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 
     #[test]
     fn bool_operations_and_comparisons(
-        (bs, cs) in size().prop_flat_map(|n| (prop::collection::vec(any::<bool>(), n), prop::collection::vec(any::<bool>(), n))),
+        (bs, cs) in bool_pairs(),
         (xs, ys) in two(special_f64s(), special_f64s()),
         (is, us) in two(i64s(), u32s()),
     ) {
         let (v, w) = (Vector::from_vec(bs.clone()), Vector::from_vec(cs.clone()));
         let (cpu, interp) = both!(bools(&v, &w));
-        let want: Vec<_> = bs.iter().zip(&cs).map(|(&a, &b)| (a && b, a || b, !a, a ^ b, a & b, (a | b) == (a != b))).collect();
+        let want: Vec<_> =
+            bs.iter().zip(&cs).map(|(&a, &b)| (a && b, a || b, !a, a ^ b, a & b, (a | b) == (a != b))).collect();
         all_same("bool && || ! ^ & |", &cpu.to_vec(), &interp.to_vec(), &want)?;
         // Repeat a few x values in y so that equality holds sometimes.
         let ys: Vec<f64> = ys.iter().zip(&xs).enumerate().map(|(i, (&y, &x))| if i % 3 == 0 { x } else { y }).collect();
@@ -534,7 +764,11 @@ proptest! {
         all_same("f64 comparisons (IEEE, NaN unordered)", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let (v, w) = (Vector::from_vec(is.clone()), Vector::from_vec(us.clone()));
         let (cpu, interp) = both!(compare_ints(&v, &w));
-        let want: Vec<_> = is.iter().zip(&us).map(|(&x, &y)| (x < y as i64, x == y as i64, y as i64 >= x, y != 7, (x as u32) > y, x <= -1)).collect();
+        let want: Vec<_> = is
+            .iter()
+            .zip(&us)
+            .map(|(&x, &y)| (x < y as i64, x == y as i64, y as i64 >= x, y != 7, (x as u32) > y, x <= -1))
+            .collect();
         all_same("integer comparisons", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 
@@ -542,10 +776,13 @@ proptest! {
     fn tuples_lets_and_projections(xs in vec_sized(i32s(), size())) {
         let v = Vector::from_vec(xs.clone());
         let (cpu, interp) = both!(tuples_and_lets(&v));
-        let want: Vec<(i32, (i32, bool))> = xs.iter().map(|&x| {
-            let b = x.wrapping_add(1);
-            (b.wrapping_sub(x), (0, b > 0))
-        }).collect();
+        let want: Vec<(i32, (i32, bool))> = xs
+            .iter()
+            .map(|&x| {
+                let b = x.wrapping_add(1);
+                (b.wrapping_sub(x), (0, b > 0))
+            })
+            .collect();
         all_same("tuples", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 
@@ -561,10 +798,14 @@ proptest! {
         let n = xs.len();
         let want_a: Vec<f32> = (0..n).map(|i| xs[n - 1 - i] * 2.0 + xs[(i * 7) % n]).collect();
         all_same_bits("xs[i] reads", &a_cpu.to_vec(), &a_int.to_vec(), &want_a)?;
-        let want_b: Vec<i32> = (0..c).flat_map(|i| (0..r).map(move |j| (i, j))).map(|(i, j)| m[j * c + i].wrapping_sub(m[j * c + (c - 1 - i)])).collect();
+        let want_b: Vec<i32> = (0..c)
+            .flat_map(|i| (0..r).map(move |j| (i, j)))
+            .map(|(i, j)| m[j * c + i].wrapping_sub(m[j * c + (c - 1 - i)]))
+            .collect();
         all_same("m[(i, j)] reads", &b_cpu.to_vec(), &b_int.to_vec(), &want_b)?;
         prop_assert_eq!(b_cpu.shape(), [c, r]);
-        let want_c: Vec<u64> = ps.iter().enumerate().map(|(i, p)| if p.1 { ps[(i + 1) % ps.len()].0 } else { p.0 }).collect();
+        let want_c: Vec<u64> =
+            ps.iter().enumerate().map(|(i, p)| if p.1 { ps[(i + 1) % ps.len()].0 } else { p.0 }).collect();
         all_same("tuple array reads", &c_cpu.to_vec(), &c_int.to_vec(), &want_c)?;
     }
 
@@ -590,14 +831,29 @@ fn named_constants() -> accel::Result<()> {
     let (a, b, c) = float_constants(rt(), 2.0)?;
     let (ra, rb, rc) = float_constants::reference(2.0)?;
     use std::f64::consts;
-    let want_a = (f32::MAX, f32::MIN, f32::EPSILON, f32::MIN_POSITIVE, f32::INFINITY, f32::NEG_INFINITY);
+    let want_a = (f32::MAX, f32::MIN, f32::EPSILON, f32::MIN_POSITIVE, f32::INFINITY, std::f32::consts::E);
     let want_b = (consts::PI, consts::E, consts::TAU, consts::SQRT_2, consts::LN_2, f64::MAX);
-    let want_c = (consts::LN_10, consts::FRAC_1_SQRT_2, consts::FRAC_PI_2, f64::EPSILON, std::f32::consts::PI, true);
+    let want_c = (
+        consts::LN_10,
+        consts::FRAC_1_SQRT_2,
+        consts::FRAC_PI_2,
+        f64::EPSILON,
+        std::f32::consts::PI,
+        f64::MIN_POSITIVE,
+    );
     assert_eq!((a.get(), ra.get()), (want_a, want_a));
     assert_eq!((b.get(), rb.get()), (want_b, want_b));
     assert_eq!((c.get(), rc.get()), (want_c, want_c));
     let (k, rk) = (int_constants(rt(), 1)?, int_constants::reference(1)?);
     let want = (i32::MIN, i32::MIN, i64::MIN, u32::MAX, u64::MAX, usize::MAX);
     assert_eq!((k.get(), rk.get()), (want, want));
+    Ok(())
+}
+
+#[test]
+fn non_finite_named_constants() -> accel::Result<()> {
+    let want = (f32::INFINITY, f32::NEG_INFINITY, true, f64::INFINITY, f64::NEG_INFINITY, true);
+    assert_eq!(non_finite_constants(rt(), 2.0)?.get(), want, "CPU backend");
+    assert_eq!(non_finite_constants::reference(2.0)?.get(), want, "interpreter");
     Ok(())
 }

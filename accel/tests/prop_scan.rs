@@ -253,7 +253,12 @@ proptest! {
     #![proptest_config(config(24))]
 
     #[test]
-    fn scans_of_integers(xs in vec_sized(i64s(), size()), ys in vec_sized(i32s(), size()), zs in vec_sized(u64s(), size()), ws in vec_sized(u32s(), size())) {
+    fn scans_of_integers(
+        xs in vec_sized(i64s(), size()),
+        ys in vec_sized(i32s(), size()),
+        zs in vec_sized(u64s(), size()),
+        ws in vec_sized(u32s(), size()),
+    ) {
         let v = Vector::from_vec(xs.clone());
         let (cpu, interp) = both!(scanl_i64(&v));
         all_same("scanl i64", &cpu.to_vec(), &interp.to_vec(), &scanl(5, i64::wrapping_add, &xs))?;
@@ -280,33 +285,53 @@ proptest! {
 
     #[test]
     fn scans_of_matrix_rows(
-        ((r, c), m) in shape().prop_flat_map(|(r, c)| (Just((r, c)), pairs_u32(r * c))),
-        ((r2, c2), m2) in shape().prop_flat_map(|(r, c)| (Just((r, c)), prop::collection::vec((i32s(), i32s()), r * c))),
+        ((r, c), m) in with_shape(|r, c| pairs_u32(r * c)),
+        ((r2, c2), m2) in with_shape(|r, c| prop::collection::vec((i32s(), i32s()), r * c)),
         ((r3, c3), m3) in matrix_of(i32s()),
         ((r4, c4), m4) in matrix_of(i64s()),
     ) {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let (cpu, interp) = both!(scanl1_affine_rows(&mm));
-        all_same("scanl1 rows (affine maps)", &cpu.to_vec(), &interp.to_vec(), &per_row(&m, r, c, |x| scanl1(affine!(u32), x)))?;
+        all_same(
+            "scanl1 rows (affine maps)",
+            &cpu.to_vec(),
+            &interp.to_vec(),
+            &per_row(&m, r, c, |x| scanl1(affine!(u32), x)),
+        )?;
         prop_assert_eq!(cpu.shape(), [r, c]);
         let mm = Matrix::from_shape_vec([r2, c2], m2.clone()).unwrap();
         let (cpu, interp) = both!(scanr1_affine_rows(&mm));
-        all_same("scanr1 rows (affine maps)", &cpu.to_vec(), &interp.to_vec(), &per_row(&m2, r2, c2, |x| scanr1(affine!(i32), x)))?;
+        all_same(
+            "scanr1 rows (affine maps)",
+            &cpu.to_vec(),
+            &interp.to_vec(),
+            &per_row(&m2, r2, c2, |x| scanr1(affine!(i32), x)),
+        )?;
         let mm = Matrix::from_shape_vec([r3, c3], m3.clone()).unwrap();
         let (cpu, interp) = both!(scanl_rows_i32(&mm));
-        all_same("scanl rows i32", &cpu.to_vec(), &interp.to_vec(), &per_row(&m3, r3, c3, |x| scanl(-1, i32::wrapping_add, x)))?;
+        all_same(
+            "scanl rows i32",
+            &cpu.to_vec(),
+            &interp.to_vec(),
+            &per_row(&m3, r3, c3, |x| scanl(-1, i32::wrapping_add, x)),
+        )?;
         prop_assert_eq!(cpu.shape(), [r3, c3 + 1]);
         prop_assert_eq!(interp.shape(), [r3, c3 + 1]);
         let mm = Matrix::from_shape_vec([r4, c4], m4.clone()).unwrap();
         let (cpu, interp) = both!(scanr_rows_i64(&mm));
-        all_same("scanr rows i64 (product)", &cpu.to_vec(), &interp.to_vec(), &per_row(&m4, r4, c4, |x| scanr(2, i64::wrapping_mul, x)))?;
+        all_same(
+            "scanr rows i64 (product)",
+            &cpu.to_vec(),
+            &interp.to_vec(),
+            &per_row(&m4, r4, c4, |x| scanr(2, i64::wrapping_mul, x)),
+        )?;
         prop_assert_eq!(interp.shape(), [r4, c4 + 1]);
     }
 
     #[test]
     fn scan_totals(
         xs in vec_sized(i64s(), size()),
-        ((r, c), m) in shape().prop_flat_map(|(r, c)| (Just((r, c)), pairs_i64(r * c))),
+        ((r, c), m) in with_shape(|r, c| pairs_i64(r * c)),
         ps in size().prop_flat_map(|n| prop::collection::vec((u64s(), u64s()), n)),
         ((r2, c2), m2) in matrix_of(i32s()),
     ) {
@@ -366,7 +391,11 @@ proptest! {
     }
 
     #[test]
-    fn float_scans_of_integer_values_are_exact(xs in vec_sized(int_f32s(), size()), ((r, c), m) in matrix_of(int_f32s()), ys in vec_sized(f32s(), size())) {
+    fn float_scans_of_integer_values_are_exact(
+        xs in vec_sized(int_f32s(), size()),
+        ((r, c), m) in matrix_of(int_f32s()),
+        ys in vec_sized(f32s(), size()),
+    ) {
         let v = Vector::from_vec(xs.clone());
         let (cpu, interp) = both!(scanl_f32(&v));
         all_same_bits("scanl f32 (exact)", &cpu.to_vec(), &interp.to_vec(), &scanl(0.5, |a, b| a + b, &xs))?;
@@ -376,7 +405,12 @@ proptest! {
         all_same_bits("scanl_total f32 total (exact)", &[t_cpu.get()], &[t_int.get()], &full[xs.len()..])?;
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let (cpu, interp) = both!(scanl1_rows_f32(&mm));
-        all_same_bits("scanl1 rows f32 (exact)", &cpu.to_vec(), &interp.to_vec(), &per_row(&m, r, c, |x| scanl1(|a, b| a + b, x)))?;
+        all_same_bits(
+            "scanl1 rows f32 (exact)",
+            &cpu.to_vec(),
+            &interp.to_vec(),
+            &per_row(&m, r, c, |x| scanl1(|a, b| a + b, x)),
+        )?;
         // max / min are exact in any grouping.
         let v = Vector::from_vec(ys.clone());
         let ((mx_cpu, mn_cpu), (mx_int, mn_int)) = both!(scan_max_f32(&v));
@@ -387,19 +421,22 @@ proptest! {
     #[test]
     fn scanl_seg_scans_each_segment(
         (xs, lens) in size().prop_flat_map(|n| (vec_of(i64s(), n), lengths_summing_to(n))),
-        ((r, c), m, lens2) in shape().prop_flat_map(|(r, c)| (Just((r, c)), pairs_i64(r * c), lengths_summing_to(c))),
+        ((r, c), (m, lens2)) in with_shape(|r, c| (pairs_i64(r * c), lengths_summing_to(c))),
     ) {
         let v = Vector::from_vec(xs.clone());
         let l = Vector::from_vec(lens.iter().map(|&x| x as i32).collect());
         let (cpu, interp) = both!(scanl_seg_i64(&v, &l));
-        let want: Vec<i64> = segment_ranges(&lens).into_iter().flat_map(|s| scanl(10, i64::wrapping_add, &xs[s])).collect();
+        let want: Vec<i64> =
+            segment_ranges(&lens).into_iter().flat_map(|s| scanl(10, i64::wrapping_add, &xs[s])).collect();
         all_same("scanl_seg i64", &cpu.to_vec(), &interp.to_vec(), &want)?;
         prop_assert_eq!(cpu.shape(), [xs.len() + lens.len()]);
 
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let l = Vector::from_vec(lens2.clone());
         let (cpu, interp) = both!(scanl_seg_affine_rows(&mm, &l));
-        let want = per_row(&m, r, c, |x| segment_ranges(&lens2).into_iter().flat_map(|s| scanl((1, 0), affine!(i64), &x[s])).collect());
+        let want = per_row(&m, r, c, |x| {
+            segment_ranges(&lens2).into_iter().flat_map(|s| scanl((1, 0), affine!(i64), &x[s])).collect()
+        });
         all_same("scanl_seg rows (affine maps)", &cpu.to_vec(), &interp.to_vec(), &want)?;
         prop_assert_eq!(interp.shape(), [r, c + lens2.len()]);
     }
@@ -407,26 +444,27 @@ proptest! {
     #[test]
     fn scanl1_seg_scans_each_segment(
         (ps, lens) in size().prop_flat_map(|n| (pairs_u32(n), lengths_summing_to(n))),
-        ((r, c), m, lens2) in shape().prop_flat_map(|(r, c)| (Just((r, c)), vec_of(int_f32s(), r * c), lengths_summing_to(c))),
+        ((r, c), (m, lens2)) in with_shape(|r, c| (vec_of(int_f32s(), r * c), lengths_summing_to(c))),
     ) {
         let v: Vector<(u32, u32)> = ps.iter().copied().collect();
         let l = Vector::from_vec(lens.iter().map(|&x| x as u64).collect());
         let (cpu, interp) = both!(scanl1_seg_affine(&v, &l));
-        let want: Vec<(u32, u32)> = segment_ranges(&lens).into_iter().flat_map(|s| scanl1(affine!(u32), &ps[s])).collect();
+        let want: Vec<(u32, u32)> =
+            segment_ranges(&lens).into_iter().flat_map(|s| scanl1(affine!(u32), &ps[s])).collect();
         all_same("scanl1_seg (affine maps)", &cpu.to_vec(), &interp.to_vec(), &want)?;
 
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
         let l = Vector::from_vec(lens2.iter().map(|&x| x as i64).collect());
         let (cpu, interp) = both!(scanl1_seg_rows_f32(&mm, &l));
-        let want = per_row(&m, r, c, |x| segment_ranges(&lens2).into_iter().flat_map(|s| scanl1(|a, b| a + b, &x[s])).collect());
+        let want = per_row(&m, r, c, |x| {
+            segment_ranges(&lens2).into_iter().flat_map(|s| scanl1(|a, b| a + b, &x[s])).collect()
+        });
         all_same_bits("scanl1_seg rows f32 (exact)", &cpu.to_vec(), &interp.to_vec(), &want)?;
         prop_assert_eq!(cpu.shape(), [r, c]);
     }
 
     #[test]
-    fn scanl_seg_of_floats(
-        (xs, lens) in small_size().prop_flat_map(|n| (vec_of(f64s(), n), lengths_summing_to(n))),
-    ) {
+    fn scanl_seg_of_floats((xs, lens) in small_size().prop_flat_map(|n| (vec_of(f64s(), n), lengths_summing_to(n)))) {
         let v = Vector::from_vec(xs.clone());
         let l = Vector::from_vec(lens.iter().map(|&x| x as u32).collect());
         let (cpu, interp) = both!(scanl_seg_f64(&v, &l));
@@ -492,7 +530,12 @@ proptest! {
         let m: Vec<(i32, i32)> = (0..rows * c).map(|_| (rng.next_u64() as i32 | 1, rng.next_u64() as i32)).collect();
         let mm = Matrix::from_shape_vec([rows, c], m.clone()).unwrap();
         let (cpu, interp) = both!(scanr1_affine_rows(&mm));
-        all_same("scanr1 long rows (affine maps)", &cpu.to_vec(), &interp.to_vec(), &per_row(&m, rows, c, |x| scanr1(affine!(i32), x)))?;
+        all_same(
+            "scanr1 long rows (affine maps)",
+            &cpu.to_vec(),
+            &interp.to_vec(),
+            &per_row(&m, rows, c, |x| scanr1(affine!(i32), x)),
+        )?;
     }
 
     #[test]
@@ -514,13 +557,15 @@ proptest! {
         let v = Vector::from_vec(xs.clone());
         let l = Vector::from_vec(lens.iter().map(|&x| x as i32).collect());
         let (cpu, interp) = both!(scanl_seg_i64(&v, &l));
-        let want: Vec<i64> = segment_ranges(&lens).into_iter().flat_map(|s| scanl(10, i64::wrapping_add, &xs[s])).collect();
+        let want: Vec<i64> =
+            segment_ranges(&lens).into_iter().flat_map(|s| scanl(10, i64::wrapping_add, &xs[s])).collect();
         all_same("scanl_seg (large)", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let ps: Vec<(u32, u32)> = (0..n).map(|_| (rng.next_u64() as u32, rng.next_u64() as u32)).collect();
         let v: Vector<(u32, u32)> = ps.iter().copied().collect();
         let l = Vector::from_vec(lens.iter().map(|&x| x as u64).collect());
         let (cpu, interp) = both!(scanl1_seg_affine(&v, &l));
-        let want: Vec<(u32, u32)> = segment_ranges(&lens).into_iter().flat_map(|s| scanl1(affine!(u32), &ps[s])).collect();
+        let want: Vec<(u32, u32)> =
+            segment_ranges(&lens).into_iter().flat_map(|s| scanl1(affine!(u32), &ps[s])).collect();
         all_same("scanl1_seg (large, affine maps)", &cpu.to_vec(), &interp.to_vec(), &want)?;
     }
 }

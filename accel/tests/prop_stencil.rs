@@ -55,16 +55,58 @@ fn s5_f64_to_bool(xs: Vector<f64>) -> Vector<bool> {
 #[accel]
 fn s3x3_i64(m: Matrix<i64>) -> (Matrix<i64>, Matrix<i64>, Matrix<i64>, Matrix<i64>) {
     (
-        m.stencil3x3(Clamp, |n| n[0][0] + n[0][1] * 2 + n[0][2] * 4 + n[1][0] * 8 + n[1][1] * 16 + n[1][2] * 32 + n[2][0] * 64 + n[2][1] * 128 + n[2][2] * 256),
-        m.stencil3x3(Mirror, |n| n[0][0] + n[0][1] * 2 + n[0][2] * 4 + n[1][0] * 8 + n[1][1] * 16 + n[1][2] * 32 + n[2][0] * 64 + n[2][1] * 128 + n[2][2] * 256),
-        m.stencil3x3(Wrap, |n| n[0][0] + n[0][1] * 2 + n[0][2] * 4 + n[1][0] * 8 + n[1][1] * 16 + n[1][2] * 32 + n[2][0] * 64 + n[2][1] * 128 + n[2][2] * 256),
-        m.stencil3x3(Constant(3), |n| n[0][0] + n[0][1] * 2 + n[0][2] * 4 + n[1][0] * 8 + n[1][1] * 16 + n[1][2] * 32 + n[2][0] * 64 + n[2][1] * 128 + n[2][2] * 256),
+        m.stencil3x3(Clamp, |n| {
+            n[0][0]
+                + n[0][1] * 2
+                + n[0][2] * 4
+                + n[1][0] * 8
+                + n[1][1] * 16
+                + n[1][2] * 32
+                + n[2][0] * 64
+                + n[2][1] * 128
+                + n[2][2] * 256
+        }),
+        m.stencil3x3(Mirror, |n| {
+            n[0][0]
+                + n[0][1] * 2
+                + n[0][2] * 4
+                + n[1][0] * 8
+                + n[1][1] * 16
+                + n[1][2] * 32
+                + n[2][0] * 64
+                + n[2][1] * 128
+                + n[2][2] * 256
+        }),
+        m.stencil3x3(Wrap, |n| {
+            n[0][0]
+                + n[0][1] * 2
+                + n[0][2] * 4
+                + n[1][0] * 8
+                + n[1][1] * 16
+                + n[1][2] * 32
+                + n[2][0] * 64
+                + n[2][1] * 128
+                + n[2][2] * 256
+        }),
+        m.stencil3x3(Constant(3), |n| {
+            n[0][0]
+                + n[0][1] * 2
+                + n[0][2] * 4
+                + n[1][0] * 8
+                + n[1][1] * 16
+                + n[1][2] * 32
+                + n[2][0] * 64
+                + n[2][1] * 128
+                + n[2][2] * 256
+        }),
     )
 }
 
 #[accel]
 fn s3x3_f32_pattern(m: Matrix<f32>) -> Matrix<f32> {
-    m.stencil3x3(Mirror, |[[a, b, c], [d, e, f], [g, h, i]]| (a - c + g - i) * 0.25 + (b - h) * 0.5 + d * 0.125 - f + e * 2.0)
+    m.stencil3x3(Mirror, |[[a, b, c], [d, e, f], [g, h, i]]| {
+        (a - c + g - i) * 0.25 + (b - h) * 0.5 + d * 0.125 - f + e * 2.0
+    })
 }
 
 #[accel]
@@ -107,7 +149,9 @@ fn s5x5_i64(m: Matrix<i64>) -> (Matrix<i64>, Matrix<i64>, Matrix<i64>, Matrix<i6
 
 #[accel]
 fn s5x5_f64(m: Matrix<f64>) -> Matrix<f64> {
-    m.stencil5x5(Wrap, |n| n[0][0] * 0.5 - n[4][4] + n[2][2] * 3.0 - n[0][4] * 0.25 + n[4][0] * 0.125 + n[1][3] - n[3][1] * 2.0)
+    m.stencil5x5(Wrap, |n| {
+        n[0][0] * 0.5 - n[4][4] + n[2][2] * 3.0 - n[0][4] * 0.25 + n[4][0] * 0.125 + n[1][3] - n[3][1] * 2.0
+    })
 }
 
 /// How a coordinate `i` (possibly outside `0..n`) is read: `None` means the constant.
@@ -186,7 +230,10 @@ fn weigh3x3(p: &[i64]) -> i64 {
 
 fn weigh5x5(p: &[i64]) -> i64 {
     let row = |r: usize| {
-        [1i64, 3, 5, 7, 11].iter().zip(&p[r * 5..r * 5 + 5]).fold(0i64, |acc, (w, &x)| acc.wrapping_add(x.wrapping_mul(*w)))
+        [1i64, 3, 5, 7, 11]
+            .iter()
+            .zip(&p[r * 5..r * 5 + 5])
+            .fold(0i64, |acc, (w, &x)| acc.wrapping_add(x.wrapping_mul(*w)))
     };
     [1i64, 13, 169, 2197, 28561].iter().enumerate().fold(0i64, |acc, (r, w)| acc.wrapping_add(row(r).wrapping_mul(*w)))
 }
@@ -213,7 +260,10 @@ proptest! {
     }
 
     #[test]
-    fn stencil3_of_floats_and_tuples(xs in vec_sized(f32s(), size()), is in prop::collection::vec(small_i32s(), 0..200)) {
+    fn stencil3_of_floats_and_tuples(
+        xs in vec_sized(f32s(), size()),
+        is in prop::collection::vec(small_i32s(), 0..200),
+    ) {
         let v = Vector::from_vec(xs.clone());
         let ((m_cpu, c_cpu), (m_int, c_int)) = both!(s3_f32(&v));
         let f = |p: &Vec<f32>| p[0] * 0.25 + p[1] * 0.5 - p[2] * 0.125;

@@ -1,9 +1,11 @@
 //! Method calls and function calls: the combinators of DESIGN.md §1, the scalar math methods, and
 //! the free functions `generate fill iota unit iterate while_loop awhile`.
 
-use super::lambda::Level;
 use super::Lowerer;
-use crate::ir::{ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, ScanKind, StencilShape};
+use super::lambda::Level;
+use crate::ir::{
+    ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, ScanKind, StencilShape,
+};
 use crate::types::{ElemType, ScalarType, Type};
 use proc_macro2::Span;
 use syn::punctuated::Punctuated;
@@ -57,17 +59,16 @@ impl Lowerer {
 
     pub(super) fn method(&mut self, m: &syn::ExprMethodCall, expected: Option<&Type>) -> syn::Result<Expr> {
         if let Some(t) = &m.turbofish {
-            return Err(Error::new_spanned(&t, "type arguments are not needed here"));
+            return Err(Error::new_spanned(t, "type arguments are not needed here"));
         }
         let name = m.method.to_string();
         let span = m.method.span();
         let recv = self.expr(&m.receiver, None)?;
         match recv.ty.clone() {
             Type::Elem(ElemType::Scalar(s)) => self.math_method(&name, span, recv, s, &m.args),
-            Type::Elem(ElemType::Tuple(_)) => Err(Error::new(
-                span,
-                format!("tuples have no method `{name}`: read a field with `.0`, `.1`, ..."),
-            )),
+            Type::Elem(ElemType::Tuple(_)) => {
+                Err(Error::new(span, format!("tuples have no method `{name}`: read a field with `.0`, `.1`, ...")))
+            }
             Type::Array { elem, rank } => {
                 if !matches!(name.as_str(), "len" | "shape" | "get") {
                     self.collective_allowed(&name, span)?;
@@ -91,7 +92,10 @@ impl Lowerer {
         let f = MathFn::from_method_name(name).ok_or_else(|| {
             let list: Vec<_> = MathFn::ALL.iter().filter(|f| valid_for(f)).map(|f| f.method_name()).collect();
             let supported = if list.is_empty() { "none".to_string() } else { list.join(" ") };
-            Error::new(span, format!("no method `{name}` on `{s}` inside #[accel]; the methods of `{s}` are: {supported}"))
+            Error::new(
+                span,
+                format!("no method `{name}` on `{s}` inside #[accel]; the methods of `{s}` are: {supported}"),
+            )
         })?;
         self.math(f, span, recv, s, args.iter().collect())
     }
@@ -100,7 +104,10 @@ impl Lowerer {
     fn math(&mut self, f: MathFn, span: Span, recv: Expr, s: ScalarType, args: Vec<&syn::Expr>) -> syn::Result<Expr> {
         let name = f.method_name();
         if args.len() + 1 != f.arity() {
-            return Err(Error::new(span, format!("`{name}` takes {} argument(s), found {}", f.arity() - 1, args.len())));
+            return Err(Error::new(
+                span,
+                format!("`{name}` takes {} argument(s), found {}", f.arity() - 1, args.len()),
+            ));
         }
         let valid = match f {
             MathFn::Min | MathFn::Max => s.is_numeric(),
@@ -122,7 +129,11 @@ impl Lowerer {
             })?;
             operands.push(self.expect_type(x, &want, a)?);
         }
-        let ty = if matches!(f, MathFn::IsNan | MathFn::IsFinite) { Type::scalar(ScalarType::Bool) } else { Type::scalar(s) };
+        let ty = if matches!(f, MathFn::IsNan | MathFn::IsFinite) {
+            Type::scalar(ScalarType::Bool)
+        } else {
+            Type::scalar(s)
+        };
         Ok(Expr::new(ExprKind::Math(f, operands), ty))
     }
 
@@ -158,7 +169,8 @@ impl Lowerer {
             Some((el, 1)) if el.as_scalar().is_some_and(ScalarType::is_integer) => {
                 Ok(Expr::array(ArrayOp::SegmentsFromLengths(lengths), Type::Segments))
             }
-            _ => Err(Error::new_spanned(&e,
+            _ => Err(Error::new_spanned(
+                e,
                 format!("the segment lengths of `{what}` are a vector of integers, found `{}`", lengths.ty),
             )),
         }
@@ -168,7 +180,10 @@ impl Lowerer {
         let t = Type::Elem(ElemType::USIZE);
         let x = self.expr(e, Some(&t))?;
         if x.ty != t {
-            return Err(Error::new_spanned(&e, format!("`{what}` takes a `usize` here, found `{}` (convert with `as usize`)", x.ty)));
+            return Err(Error::new_spanned(
+                e,
+                format!("`{what}` takes a `usize` here, found `{}` (convert with `as usize`)", x.ty),
+            ));
         }
         Ok(x)
     }
@@ -197,7 +212,11 @@ impl Lowerer {
     ) -> syn::Result<Expr> {
         let e = &elem;
         let need_rank = |ok: bool, what: &str| -> syn::Result<()> {
-            if ok { Ok(()) } else { Err(Error::new(span, format!("`{name}` applies to {what}, not to `{}`", arr_t(e, rank)))) }
+            if ok {
+                Ok(())
+            } else {
+                Err(Error::new(span, format!("`{name}` applies to {what}, not to `{}`", arr_t(e, rank))))
+            }
         };
         let arg = |i: usize| &args[i];
         let usage = |u: &str| u.to_string();
@@ -211,16 +230,26 @@ impl Lowerer {
             }
             "imap" => {
                 self.check_args(args, 1, name, span, &usage("xs.imap(|ix, x| ...)"))?;
-                let f = self.lambda(arg(0), "imap", &[Type::Elem(ElemType::index(rank)), elem_t(e)], None, Level::Scalar)?;
+                let f =
+                    self.lambda(arg(0), "imap", &[Type::Elem(ElemType::index(rank)), elem_t(e)], None, Level::Scalar)?;
                 let out = f.result_type().as_elem().cloned().expect("scalar closure");
                 Ok(Expr::array(ArrayOp::IMap { f, a }, arr_t(&out, rank)))
             }
             "zip_with" | "zip" => {
                 let n = if name == "zip" { 1 } else { 2 };
-                self.check_args(args, n, name, span, if n == 1 { "xs.zip(ys)" } else { "xs.zip_with(ys, |x, y| ...)" })?;
+                self.check_args(
+                    args,
+                    n,
+                    name,
+                    span,
+                    if n == 1 { "xs.zip(ys)" } else { "xs.zip_with(ys, |x, y| ...)" },
+                )?;
                 let b = self.expr(arg(0), None)?;
                 let Some((e2, r2)) = array_parts(&b).filter(|(_, r)| *r == rank) else {
-                    return Err(Error::new_spanned(&arg(0), format!("`{name}` needs an array of rank {rank}, found `{}`", b.ty)));
+                    return Err(Error::new_spanned(
+                        arg(0),
+                        format!("`{name}` needs an array of rank {rank}, found `{}`", b.ty),
+                    ));
                 };
                 let _ = r2;
                 let f = if name == "zip" {
@@ -271,8 +300,9 @@ impl Lowerer {
                     }
                     _ => {
                         self.check_args(args, 0, name, span, &format!("xs.{name}()"))?;
-                        let s = numeric_scalar(e)
-                            .ok_or_else(|| Error::new(span, format!("`{name}` needs numeric elements, found `{e}`; use `fold`")))?;
+                        let s = numeric_scalar(e).ok_or_else(|| {
+                            Error::new(span, format!("`{name}` needs numeric elements, found `{e}`; use `fold`"))
+                        })?;
                         match name {
                             "sum" => (Some(const_of(s, 0)), self.builtin_combiner(s, Ok(BinaryOp::Add))),
                             "product" => (Some(const_of(s, 1)), self.builtin_combiner(s, Ok(BinaryOp::Mul))),
@@ -335,22 +365,33 @@ impl Lowerer {
                 self.check_args(args, 2, name, span, "xs.backpermute(shape, |ix| source_ix)")?;
                 let (shape, r2) = self.shape_value(arg(0))?;
                 let src = Type::Elem(ElemType::index(rank));
-                let f = self.lambda(arg(1), "backpermute", &[Type::Elem(ElemType::index(r2))], Some(&src), Level::Scalar)?;
+                let f =
+                    self.lambda(arg(1), "backpermute", &[Type::Elem(ElemType::index(r2))], Some(&src), Level::Scalar)?;
                 Ok(Expr::array(ArrayOp::Backpermute { shape, f, a }, arr_t(e, r2)))
             }
             "permute" => {
                 self.check_args(args, 3, name, span, "xs.permute(defaults, |ix| Some(dst), |new, old| ...)")?;
                 let defaults = self.expr(arg(0), None)?;
                 let Some((de, r2)) = array_parts(&defaults) else {
-                    return Err(Error::new_spanned(&arg(0), format!("the defaults of `permute` are an array, found `{}`", defaults.ty)));
+                    return Err(Error::new_spanned(
+                        arg(0),
+                        format!("the defaults of `permute` are an array, found `{}`", defaults.ty),
+                    ));
                 };
                 if &de != e {
-                    return Err(Error::new_spanned(&arg(0), format!("the defaults of `permute` must hold `{e}`, found `{de}`")));
+                    return Err(Error::new_spanned(
+                        arg(0),
+                        format!("the defaults of `permute` must hold `{e}`, found `{de}`"),
+                    ));
                 }
                 let dst = ElemType::index(r2);
-                let f = self.lambda_with(arg(1), "permute", &[Type::Elem(ElemType::index(rank))], Level::Scalar, |lw, body| {
-                    lw.permute_target(body, &dst)
-                })?;
+                let f = self.lambda_with(
+                    arg(1),
+                    "permute",
+                    &[Type::Elem(ElemType::index(rank))],
+                    Level::Scalar,
+                    |lw, body| lw.permute_target(body, &dst),
+                )?;
                 let combine = self.combiner(arg(2), "permute", e)?;
                 Ok(Expr::array(ArrayOp::Permute { defaults, f, combine, a }, arr_t(e, r2)))
             }
@@ -381,7 +422,7 @@ impl Lowerer {
                 need_rank(rank >= 1, "arrays of rank 1 or more")?;
                 let b = self.expr(arg(0), None)?;
                 if b.ty != a.ty {
-                    return Err(Error::new_spanned(&arg(0), format!("`concat` joins two `{}`, found `{}`", a.ty, b.ty)));
+                    return Err(Error::new_spanned(arg(0), format!("`concat` joins two `{}`, found `{}`", a.ty, b.ty)));
                 }
                 Ok(Expr::array(ArrayOp::Concat { a, b }, arr_t(e, rank)))
             }
@@ -418,9 +459,13 @@ impl Lowerer {
                 need_rank(rank == 1, "vectors")?;
                 let count = self.lambda(arg(0), "expand", &[elem_t(e)], None, Level::Scalar)?;
                 if !count.result_type().as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_integer) {
-                    return Err(Error::new_spanned(&arg(0), format!("the count closure of `expand` returns an integer, found `{}`", count.result_type())));
+                    return Err(Error::new_spanned(
+                        arg(0),
+                        format!("the count closure of `expand` returns an integer, found `{}`", count.result_type()),
+                    ));
                 }
-                let value = self.lambda(arg(1), "expand", &[elem_t(e), Type::Elem(ElemType::USIZE)], None, Level::Scalar)?;
+                let value =
+                    self.lambda(arg(1), "expand", &[elem_t(e), Type::Elem(ElemType::USIZE)], None, Level::Scalar)?;
                 let out = value.result_type().as_elem().cloned().expect("scalar closure");
                 Ok(Expr::array(ArrayOp::Expand { count, value, a }, arr_t(&out, 1)))
             }
@@ -523,7 +568,7 @@ impl Lowerer {
             }
             syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")) => {
                 if c.args.len() != 1 {
-                    return Err(Error::new_spanned(&c, "`Some` takes one destination index"));
+                    return Err(Error::new_spanned(c, "`Some` takes one destination index"));
                 }
                 let ix = self.index_value(&c.args[0], rank)?;
                 Ok(Expr::new(ExprKind::Tuple(vec![keep(true), ix]), pair_t))
@@ -533,7 +578,10 @@ impl Lowerer {
                 let cond = self.expr(&i.cond, Some(&bool_t))?;
                 let cond = self.expect_type(cond, &bool_t, &i.cond)?;
                 let Some((_, els)) = &i.else_branch else {
-                    return Err(Error::new_spanned(&i.if_token, "add an `else` branch (`else { None }` drops the element)"));
+                    return Err(Error::new_spanned(
+                        i.if_token,
+                        "add an `else` branch (`else { None }` drops the element)",
+                    ));
                 };
                 let then = self.scoped(|lw| lw.block_with_tail(&i.then_branch, |lw, t| lw.permute_target(t, dst)))?;
                 let els = self.permute_target(els, dst)?;
@@ -554,18 +602,20 @@ impl Lowerer {
         tail: impl FnOnce(&mut Self, &syn::Expr) -> syn::Result<Expr>,
     ) -> syn::Result<Expr> {
         let Some((syn::Stmt::Expr(last, None), init)) = block.stmts.split_last() else {
-            return Err(Error::new_spanned(&block, "end this block with the destination (`Some(ix)` or `None`)"));
+            return Err(Error::new_spanned(block, "end this block with the destination (`Some(ix)` or `None`)"));
         };
         let prefix = syn::Block { brace_token: block.brace_token, stmts: init.to_vec() };
         let mut lets = Vec::new();
         for stmt in &prefix.stmts {
             match stmt {
                 syn::Stmt::Local(local) => {
-                    let init = local.init.as_ref().ok_or_else(|| Error::new_spanned(&local, "a `let` needs a value"))?;
+                    let init = local.init.as_ref().ok_or_else(|| Error::new_spanned(local, "a `let` needs a value"))?;
                     let value = self.expr(&init.expr, None)?;
                     self.bind_pattern(&local.pat, value, &mut lets)?;
                 }
-                other => return Err(Error::new_spanned(&other, "only `let` statements may come before the destination")),
+                other => {
+                    return Err(Error::new_spanned(other, "only `let` statements may come before the destination"));
+                }
             }
         }
         let mut body = tail(self, last)?;
@@ -598,7 +648,10 @@ impl Lowerer {
 
     pub(super) fn call(&mut self, c: &syn::ExprCall, expected: Option<&Type>) -> syn::Result<Expr> {
         let syn::Expr::Path(fp) = &*c.func else {
-            return Err(Error::new_spanned(&c.func, "only the accel functions can be called here: ".to_string() + FUNCTIONS));
+            return Err(Error::new_spanned(
+                &c.func,
+                "only the accel functions can be called here: ".to_string() + FUNCTIONS,
+            ));
         };
         let segs: Vec<String> = fp.path.segments.iter().map(|s| s.ident.to_string()).collect();
         let span = fp.span();
@@ -628,7 +681,13 @@ impl Lowerer {
                 self.check_args(args, 2, &name, span, "generate(shape, |ix| ...)")?;
                 let (shape, rank) = self.shape_value(&args[0])?;
                 let ret = expected_array.as_ref().map(elem_t);
-                let f = self.lambda(&args[1], "generate", &[Type::Elem(ElemType::index(rank))], ret.as_ref(), Level::Scalar)?;
+                let f = self.lambda(
+                    &args[1],
+                    "generate",
+                    &[Type::Elem(ElemType::index(rank))],
+                    ret.as_ref(),
+                    Level::Scalar,
+                )?;
                 let out = f.result_type().as_elem().cloned().expect("scalar closure");
                 Ok(Expr::array(ArrayOp::Generate { shape, f }, arr_t(&out, rank)))
             }
@@ -648,8 +707,12 @@ impl Lowerer {
                 let n = self.usize_arg(&args[0], "iota")?;
                 let el = match &generic_elem {
                     Some(syn::GenericArgument::Type(t)) => super::types::elem_type(t)?,
-                    Some(other) => return Err(Error::new_spanned(&other, "write the element type, like `iota::<f32>(n)`")),
-                    None => expected_array.filter(|e| numeric_scalar(e).is_some()).unwrap_or(ElemType::Scalar(ScalarType::I32)),
+                    Some(other) => {
+                        return Err(Error::new_spanned(other, "write the element type, like `iota::<f32>(n)`"));
+                    }
+                    None => expected_array
+                        .filter(|e| numeric_scalar(e).is_some())
+                        .unwrap_or(ElemType::Scalar(ScalarType::I32)),
                 };
                 if numeric_scalar(&el).is_none() {
                     return Err(Error::new(span, format!("`iota` counts in a numeric type, not `{el}`")));
@@ -670,7 +733,10 @@ impl Lowerer {
                 let count = self.usize_arg(&args[0], "iterate")?;
                 let init = self.expr(&args[1], expected)?;
                 if !init.ty.is_elem() {
-                    return Err(Error::new_spanned(&args[1], format!("`iterate` loops over elements, found `{}`; use `awhile` for arrays", init.ty)));
+                    return Err(Error::new_spanned(
+                        &args[1],
+                        format!("`iterate` loops over elements, found `{}`; use `awhile` for arrays", init.ty),
+                    ));
                 }
                 let t = init.ty.clone();
                 let f = self.lambda(&args[2], "iterate", std::slice::from_ref(&t), Some(&t), Level::Scalar)?;
@@ -680,11 +746,15 @@ impl Lowerer {
                 self.check_args(args, 3, &name, span, "while_loop(init, |x| condition, |x| step)")?;
                 let init = self.expr(&args[0], expected)?;
                 if !init.ty.is_elem() {
-                    return Err(Error::new_spanned(&args[0], format!("`while_loop` loops over elements, found `{}`; use `awhile` for arrays", init.ty)));
+                    return Err(Error::new_spanned(
+                        &args[0],
+                        format!("`while_loop` loops over elements, found `{}`; use `awhile` for arrays", init.ty),
+                    ));
                 }
                 let t = init.ty.clone();
                 let bool_t = Type::Elem(ElemType::BOOL);
-                let cond = self.lambda(&args[1], "while_loop", std::slice::from_ref(&t), Some(&bool_t), Level::Scalar)?;
+                let cond =
+                    self.lambda(&args[1], "while_loop", std::slice::from_ref(&t), Some(&bool_t), Level::Scalar)?;
                 let step = self.lambda(&args[2], "while_loop", std::slice::from_ref(&t), Some(&t), Level::Scalar)?;
                 Ok(Expr::new(ExprKind::WhileLoop { init: Box::new(init), cond, step }, t))
             }
@@ -693,19 +763,26 @@ impl Lowerer {
                 self.check_args(args, 3, &name, span, "awhile(init, |xs| condition, |xs| step)")?;
                 let init = self.expr(&args[0], expected)?;
                 if init.ty.is_elem() {
-                    return Err(Error::new_spanned(&args[0], format!("`awhile` loops over arrays, found `{}`; use `while_loop` for elements", init.ty)));
+                    return Err(Error::new_spanned(
+                        &args[0],
+                        format!("`awhile` loops over arrays, found `{}`; use `while_loop` for elements", init.ty),
+                    ));
                 }
                 let t = init.ty.clone();
                 let cond_t = Type::array(ElemType::BOOL, 0);
-                let cond = self.lambda_with(&args[1], "awhile", std::slice::from_ref(&t), Level::Collective, |lw, body| {
-                    let c = lw.expr(body, Some(&cond_t))?;
-                    if c.ty == cond_t {
-                        Ok(c)
-                    } else {
-                        let hint = if c.ty.is_elem() { "; wrap the condition in `unit(..)`" } else { "" };
-                        Err(Error::new_spanned(body, format!("the condition of `awhile` is a `Scalar<bool>`, found `{}`{hint}", c.ty)))
-                    }
-                })?;
+                let cond =
+                    self.lambda_with(&args[1], "awhile", std::slice::from_ref(&t), Level::Collective, |lw, body| {
+                        let c = lw.expr(body, Some(&cond_t))?;
+                        if c.ty == cond_t {
+                            Ok(c)
+                        } else {
+                            let hint = if c.ty.is_elem() { "; wrap the condition in `unit(..)`" } else { "" };
+                            Err(Error::new_spanned(
+                                body,
+                                format!("the condition of `awhile` is a `Scalar<bool>`, found `{}`{hint}", c.ty),
+                            ))
+                        }
+                    })?;
                 let step = self.lambda(&args[2], "awhile", std::slice::from_ref(&t), Some(&t), Level::Collective)?;
                 Ok(Expr::array(ArrayOp::Awhile { init, cond, step }, t))
             }
@@ -715,26 +792,32 @@ impl Lowerer {
                 let segments = self.segments_from(&args[0], "Nested::from_lengths")?;
                 let values = self.expr(&args[1], None)?;
                 let Some((el, 1)) = array_parts(&values) else {
-                    return Err(Error::new_spanned(&args[1], format!("the values of a `Nested` are a vector, found `{}`", values.ty)));
+                    return Err(Error::new_spanned(
+                        &args[1],
+                        format!("the values of a `Nested` are a vector, found `{}`", values.ty),
+                    ));
                 };
                 Ok(Expr::array(ArrayOp::NestedFromParts { segments, values }, Type::Nested(el)))
             }
             "Some" => Err(Error::new(span, "`Some` is only meaningful as the result of a `permute` index closure")),
-            "Constant" => Err(Error::new(span, "`Constant(v)` is a stencil boundary: pass it as the first argument of a stencil")),
-            "produce" | "stream_in" | "tabulate" => Err(Error::new(
-                span,
-                format!("`{name}` builds a stream (`Seq`), which is not supported yet"),
-            )),
+            "Constant" => {
+                Err(Error::new(span, "`Constant(v)` is a stencil boundary: pass it as the first argument of a stencil"))
+            }
+            "produce" | "stream_in" | "tabulate" => {
+                Err(Error::new(span, format!("`{name}` builds a stream (`Seq`), which is not supported yet")))
+            }
             _ => Err(Error::new(
                 span,
-                format!("cannot call `{name}` inside #[accel]: the functions available are {FUNCTIONS} and the math functions like `f32::sqrt`; other Rust functions cannot run on the device"),
+                format!(
+                    "cannot call `{name}` inside #[accel]: the functions available are {FUNCTIONS} and the math functions like `f32::sqrt`; other Rust functions cannot run on the device"
+                ),
             )),
         }
     }
 }
 
 fn boundary_error(e: &syn::Expr) -> Error {
-    Error::new_spanned(&e, "a stencil boundary is `Clamp`, `Mirror`, `Wrap` or `Constant(value)`")
+    Error::new_spanned(e, "a stencil boundary is `Clamp`, `Mirror`, `Wrap` or `Constant(value)`")
 }
 
 fn const_of(s: ScalarType, v: i128) -> Expr {

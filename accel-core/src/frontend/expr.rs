@@ -19,7 +19,7 @@ impl Lowerer {
                     Stmt::Expr(e, None) if last => tail = Some(lw.expr(e, expected)?),
                     Stmt::Expr(e, _) => return Err(statement_error(e)),
                     Stmt::Item(item) => {
-                        return Err(Error::new_spanned(&item,
+                        return Err(Error::new_spanned(item,
                             "items (`fn`, `struct`, `use`, ...) are not allowed inside #[accel]; define them outside the function",
                         ));
                     }
@@ -43,10 +43,13 @@ impl Lowerer {
     /// A `let` statement: binds names (destructuring tuples) and records the IR lets.
     fn local(&mut self, local: &syn::Local, lets: &mut Vec<(Var, Expr)>) -> syn::Result<()> {
         let Some(init) = &local.init else {
-            return Err(Error::new_spanned(&local, "a `let` needs a value: `let x = ...;`"));
+            return Err(Error::new_spanned(local, "a `let` needs a value: `let x = ...;`"));
         };
         if let Some((else_token, _)) = &init.diverge {
-            return Err(Error::new_spanned(else_token, "`let ... else` is not supported inside #[accel]: use `if`/`else`"));
+            return Err(Error::new_spanned(
+                else_token,
+                "`let ... else` is not supported inside #[accel]: use `if`/`else`",
+            ));
         }
         let (pat, annotation) = match &local.pat {
             Pat::Type(pt) => (&*pt.pat, Some(super::types::value_type(&pt.ty)?)),
@@ -73,12 +76,13 @@ impl Lowerer {
         match pat {
             Pat::Ident(pi) => {
                 if let Some(m) = &pi.mutability {
-                    return Err(Error::new_spanned(&m,
+                    return Err(Error::new_spanned(
+                        m,
                         "`mut` is not supported: values are immutable inside #[accel]; bind a new name with `let`",
                     ));
                 }
                 if pi.by_ref.is_some() || pi.subpat.is_some() {
-                    return Err(Error::new_spanned(&pi, "write a plain name here"));
+                    return Err(Error::new_spanned(pi, "write a plain name here"));
                 }
                 let var = self.bind(&pi.ident.to_string(), value.ty.clone());
                 lets.push((var, value));
@@ -88,11 +92,17 @@ impl Lowerer {
             Pat::Paren(p) => self.bind_pattern(&p.pat, value, lets),
             Pat::Tuple(pt) => {
                 let Some(parts) = value.ty.tuple_parts() else {
-                    return Err(Error::new_spanned(&pt, format!("a tuple pattern needs a tuple, found `{}`", value.ty)));
+                    return Err(Error::new_spanned(pt, format!("a tuple pattern needs a tuple, found `{}`", value.ty)));
                 };
                 if parts.len() != pt.elems.len() {
-                    return Err(Error::new_spanned(&pt,
-                        format!("the pattern has {} fields but the value `{}` has {}", pt.elems.len(), value.ty, parts.len()),
+                    return Err(Error::new_spanned(
+                        pt,
+                        format!(
+                            "the pattern has {} fields but the value `{}` has {}",
+                            pt.elems.len(),
+                            value.ty,
+                            parts.len()
+                        ),
                     ));
                 }
                 let tmp = self.fresh("tuple");
@@ -104,7 +114,7 @@ impl Lowerer {
                 }
                 Ok(())
             }
-            other => Err(Error::new_spanned(&other, "only names, `_` and tuples of them can be bound here")),
+            other => Err(Error::new_spanned(other, "only names, `_` and tuples of them can be bound here")),
         }
     }
 
@@ -122,7 +132,7 @@ impl Lowerer {
             E::If(i) => self.if_expr(i, expected),
             E::Block(b) => {
                 if let Some(label) = &b.label {
-                    return Err(Error::new_spanned(&label, "labels are not supported inside #[accel]"));
+                    return Err(Error::new_spanned(label, "labels are not supported inside #[accel]"));
                 }
                 self.block(&b.block, expected)
             }
@@ -141,28 +151,37 @@ impl Lowerer {
             E::Index(ix) => self.index(ix),
             E::MethodCall(m) => self.method(m, expected),
             E::Call(c) => self.call(c, expected),
-            E::Closure(c) => Err(Error::new_spanned(&c,
+            E::Closure(c) => Err(Error::new_spanned(
+                c,
                 "a closure can only be an argument of a combinator such as `map` or `generate`",
             )),
-            E::ForLoop(l) => Err(Error::new_spanned(&l.for_token,
+            E::ForLoop(l) => Err(Error::new_spanned(
+                l.for_token,
                 "loops are not supported inside #[accel]: use a combinator (`map`, `fold`, `generate`, ...), `iterate`/`while_loop` in scalar code, or `awhile` for arrays",
             )),
-            E::While(l) => Err(Error::new_spanned(&l.while_token,
+            E::While(l) => Err(Error::new_spanned(
+                l.while_token,
                 "`while` is not supported inside #[accel]: use `while_loop(init, |x| cond, |x| step)` in scalar code or `awhile` for arrays",
             )),
-            E::Loop(l) => Err(Error::new_spanned(&l.loop_token,
+            E::Loop(l) => Err(Error::new_spanned(
+                l.loop_token,
                 "`loop` is not supported inside #[accel]: use `while_loop` in scalar code or `awhile` for arrays",
             )),
-            E::Assign(a) => Err(Error::new_spanned(&a.eq_token,
+            E::Assign(a) => Err(Error::new_spanned(
+                a.eq_token,
                 "mutation is not supported inside #[accel]: bind a new name with `let` instead",
             )),
-            E::Reference(r) => Err(Error::new_spanned(&r.and_token,
+            E::Reference(r) => Err(Error::new_spanned(
+                r.and_token,
                 "references are not needed inside #[accel]: use the value itself (arrays are shared, never copied)",
             )),
-            E::Return(r) => Err(Error::new_spanned(&r.return_token,
+            E::Return(r) => Err(Error::new_spanned(
+                r.return_token,
                 "`return` is not supported: make the value the last expression of the block",
             )),
-            E::Match(m) => Err(Error::new_spanned(&m.match_token, "`match` is not supported inside #[accel]: use `if`/`else`")),
+            E::Match(m) => {
+                Err(Error::new_spanned(m.match_token, "`match` is not supported inside #[accel]: use `if`/`else`"))
+            }
             E::Macro(m) => Err(macro_error(&m.mac)),
             E::Break(b) => Err(Error::new_spanned(
                 b.break_token,
@@ -172,18 +191,27 @@ impl Lowerer {
                 c.continue_token,
                 "`continue` is not supported inside #[accel]: use `if`/`else` inside `while_loop` or `iterate`",
             )),
-            E::Try(t) => Err(Error::new_spanned(&t.question_token,
+            E::Try(t) => Err(Error::new_spanned(
+                t.question_token,
                 "`?` is not needed inside #[accel]: errors propagate out of the generated function by themselves",
             )),
-            E::Array(a) => Err(Error::new_spanned(&a,
+            E::Array(a) => Err(Error::new_spanned(
+                a,
                 "array literals are only allowed as shapes and indices, like `[rows, cols]`; build arrays with `generate` or pass them as parameters",
             )),
-            E::Range(r) => Err(Error::new_spanned(&r, "ranges are not supported inside #[accel]: use `iota(n)` or `generate`")),
-            E::Unsafe(u) => Err(Error::new_spanned(&u.unsafe_token, "`unsafe` is not allowed inside #[accel]")),
-            E::Async(a) => Err(Error::new_spanned(&a.async_token, "`async` is not supported inside #[accel]")),
-            E::Let(l) => Err(Error::new_spanned(&l.let_token, "`if let` and `let` expressions are not supported: use `if`/`else`")),
-            E::Struct(s) => Err(Error::new_spanned(&s, "struct expressions are not supported inside #[accel]: use tuples")),
-            other => Err(Error::new_spanned(&other, "this expression is not supported inside #[accel]")),
+            E::Range(r) => {
+                Err(Error::new_spanned(r, "ranges are not supported inside #[accel]: use `iota(n)` or `generate`"))
+            }
+            E::Unsafe(u) => Err(Error::new_spanned(u.unsafe_token, "`unsafe` is not allowed inside #[accel]")),
+            E::Async(a) => Err(Error::new_spanned(a.async_token, "`async` is not supported inside #[accel]")),
+            E::Let(l) => Err(Error::new_spanned(
+                l.let_token,
+                "`if let` and `let` expressions are not supported: use `if`/`else`",
+            )),
+            E::Struct(s) => {
+                Err(Error::new_spanned(s, "struct expressions are not supported inside #[accel]: use tuples"))
+            }
+            other => Err(Error::new_spanned(other, "this expression is not supported inside #[accel]")),
         }
     }
 
@@ -193,7 +221,8 @@ impl Lowerer {
             return match self.lookup(&name).cloned() {
                 Some(Binding::Value(var, ty)) => Ok(Expr::var(var, ty)),
                 Some(Binding::Literal(e)) => self.expr(&e, expected),
-                Some(Binding::Neighbourhood { rank, .. }) => Err(Error::new_spanned(&ident,
+                Some(Binding::Neighbourhood { rank, .. }) => Err(Error::new_spanned(
+                    ident,
                     if rank == 1 {
                         format!("read a neighbour of `{name}` by index, like `{name}[0]`")
                     } else {
@@ -201,12 +230,21 @@ impl Lowerer {
                     },
                 )),
                 None => Err(match name.as_str() {
-                    "None" => Error::new_spanned(&ident, "`None` is only meaningful as the result of a `permute` index closure"),
-                    "Clamp" | "Mirror" | "Wrap" => {
-                        Error::new_spanned(&ident, format!("`{name}` is a stencil boundary: pass it as the first argument of `stencil3`, `stencil3x3`, ..."))
-                    }
-                    _ => Error::new_spanned(&ident,
-                        format!("cannot find `{name}` in this #[accel] function: only its parameters and `let` bindings are in scope; pass other values as parameters"),
+                    "None" => Error::new_spanned(
+                        ident,
+                        "`None` is only meaningful as the result of a `permute` index closure",
+                    ),
+                    "Clamp" | "Mirror" | "Wrap" => Error::new_spanned(
+                        ident,
+                        format!(
+                            "`{name}` is a stencil boundary: pass it as the first argument of `stencil3`, `stencil3x3`, ..."
+                        ),
+                    ),
+                    _ => Error::new_spanned(
+                        ident,
+                        format!(
+                            "cannot find `{name}` in this #[accel] function: only its parameters and `let` bindings are in scope; pass other values as parameters"
+                        ),
                     ),
                 }),
             };
@@ -236,7 +274,8 @@ impl Lowerer {
             B::Ge(_) => BinaryOp::Ge,
             B::Gt(_) => BinaryOp::Gt,
             other => {
-                return Err(Error::new_spanned(&other,
+                return Err(Error::new_spanned(
+                    other,
                     "compound assignment is mutation, which is not supported inside #[accel]: bind a new name with `let`",
                 ));
             }
@@ -288,9 +327,8 @@ impl Lowerer {
                 ),
             ));
         }
-        let s = scalar_of(&l).ok_or_else(|| {
-            Error::new(span, format!("`{}` applies to scalars, found `{}`", op.symbol(), l.ty))
-        })?;
+        let s = scalar_of(&l)
+            .ok_or_else(|| Error::new(span, format!("`{}` applies to scalars, found `{}`", op.symbol(), l.ty)))?;
         let ok = match op {
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => s.is_numeric(),
             BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => !s.is_float(),
@@ -308,13 +346,14 @@ impl Lowerer {
         let x = self.expr(e, expected)?;
         match &x.ty {
             Type::Elem(_) => Ok(x),
-            Type::Array { rank: 0, elem } => Err(Error::new_spanned(&e,
-                format!("this is a `Scalar<{elem}>` array; read its element with `.get()`"),
-            )),
-            Type::Array { .. } => Err(Error::new_spanned(&e,
+            Type::Array { rank: 0, elem } => {
+                Err(Error::new_spanned(e, format!("this is a `Scalar<{elem}>` array; read its element with `.get()`")))
+            }
+            Type::Array { .. } => Err(Error::new_spanned(
+                e,
                 format!("operators apply to elements, not to `{}`: use `map` or `zip_with`", x.ty),
             )),
-            other => Err(Error::new_spanned(&e, format!("operators apply to elements, not to `{other}`"))),
+            other => Err(Error::new_spanned(e, format!("operators apply to elements, not to `{other}`"))),
         }
     }
 
@@ -326,9 +365,9 @@ impl Lowerer {
                     syn::Expr::Lit(l) => literal(&l.lit, expected, true)?,
                     other => self.scalar_operand(other, expected)?,
                 };
-                let s = scalar_of(&x).filter(|s| s.is_signed()).ok_or_else(|| {
-                    Error::new_spanned(&u.op, format!("cannot negate a value of type `{}`", x.ty))
-                })?;
+                let s = scalar_of(&x)
+                    .filter(|s| s.is_signed())
+                    .ok_or_else(|| Error::new_spanned(u.op, format!("cannot negate a value of type `{}`", x.ty)))?;
                 // Fold `-literal` so that `-2147483648i32` and friends stay in range.
                 if let ExprKind::Const(Const::Int(v, t)) = x.kind {
                     return Ok(Expr::new(ExprKind::Const(Const::Int(-v, t)), x.ty));
@@ -343,15 +382,19 @@ impl Lowerer {
             syn::UnOp::Not(_) => {
                 let x = self.scalar_operand(&u.expr, expected)?;
                 if scalar_of(&x).is_none_or(|s| s.is_float()) {
-                    return Err(Error::new_spanned(&u.op, format!("`!` applies to `bool` and integers, found `{}`", x.ty)));
+                    return Err(Error::new_spanned(
+                        u.op,
+                        format!("`!` applies to `bool` and integers, found `{}`", x.ty),
+                    ));
                 }
                 let ty = x.ty.clone();
                 Ok(Expr::new(ExprKind::Unary(UnaryOp::Not, Box::new(x)), ty))
             }
-            syn::UnOp::Deref(_) => Err(Error::new_spanned(&u.op,
+            syn::UnOp::Deref(_) => Err(Error::new_spanned(
+                u.op,
                 "there are no references inside #[accel]: use the value itself without `*`",
             )),
-            _ => Err(Error::new_spanned(&u.op, "this operator is not supported inside #[accel]")),
+            _ => Err(Error::new_spanned(u.op, "this operator is not supported inside #[accel]")),
         }
     }
 
@@ -366,12 +409,19 @@ impl Lowerer {
             }
         };
         let x = self.scalar_operand(&c.expr, None)?;
-        let from = scalar_of(&x).ok_or_else(|| Error::new_spanned(&c.expr, format!("`as` converts scalars, found `{}`", x.ty)))?;
+        let from = scalar_of(&x)
+            .ok_or_else(|| Error::new_spanned(&c.expr, format!("`as` converts scalars, found `{}`", x.ty)))?;
         if target == ScalarType::Bool && from != ScalarType::Bool {
-            return Err(Error::new_spanned(&c.ty, format!("`{from} as bool` is not allowed: compare instead, like `x != 0`")));
+            return Err(Error::new_spanned(
+                &c.ty,
+                format!("`{from} as bool` is not allowed: compare instead, like `x != 0`"),
+            ));
         }
         if from == ScalarType::Bool && target.is_float() {
-            return Err(Error::new_spanned(&c.ty, format!("`bool as {target}` is not allowed: cast to an integer first, or use `if`")));
+            return Err(Error::new_spanned(
+                &c.ty,
+                format!("`bool as {target}` is not allowed: cast to an integer first, or use `if`"),
+            ));
         }
         Ok(Expr::new(ExprKind::Cast(Box::new(x), target), Type::scalar(target)))
     }
@@ -380,13 +430,15 @@ impl Lowerer {
         let bool_t = Type::Elem(ElemType::BOOL);
         let cond = self.expr(&i.cond, Some(&bool_t))?;
         if cond.ty != bool_t {
-            let hint = if matches!(cond.ty, Type::Array { rank: 0, .. }) { " (read a `Scalar` with `.get()`)" } else { "" };
-            return Err(Error::new_spanned(&i.cond, format!("the condition must be a `bool`, found `{}`{hint}", cond.ty)));
+            let hint =
+                if matches!(cond.ty, Type::Array { rank: 0, .. }) { " (read a `Scalar` with `.get()`)" } else { "" };
+            return Err(Error::new_spanned(
+                &i.cond,
+                format!("the condition must be a `bool`, found `{}`{hint}", cond.ty),
+            ));
         }
         let Some((_, else_syntax)) = &i.else_branch else {
-            return Err(Error::new_spanned(&i.if_token,
-                "an `if` without `else` has no value: add an `else` branch",
-            ));
+            return Err(Error::new_spanned(i.if_token, "an `if` without `else` has no value: add an `else` branch"));
         };
         let then = self.block(&i.then_branch, expected)?;
         let els = self.expr(else_syntax, Some(expected.unwrap_or(&then.ty)))?;
@@ -403,17 +455,20 @@ impl Lowerer {
 
     fn field(&mut self, f: &syn::ExprField) -> syn::Result<Expr> {
         let syn::Member::Unnamed(index) = &f.member else {
-            return Err(Error::new_spanned(&f.member, "named fields do not exist inside #[accel]: tuples have `.0`, `.1`, ..."));
+            return Err(Error::new_spanned(
+                &f.member,
+                "named fields do not exist inside #[accel]: tuples have `.0`, `.1`, ...",
+            ));
         };
         let base = self.expr(&f.base, None)?;
-        let parts = base
-            .ty
-            .tuple_parts()
-            .ok_or_else(|| Error::new_spanned(&f.member, format!("`.{}` needs a tuple, found `{}`", index.index, base.ty)))?;
-        let i = index.index as usize;
-        let ty = parts.get(i).cloned().ok_or_else(|| {
-            Error::new_spanned(&f.member, format!("`{}` has no field `.{i}`", base.ty))
+        let parts = base.ty.tuple_parts().ok_or_else(|| {
+            Error::new_spanned(&f.member, format!("`.{}` needs a tuple, found `{}`", index.index, base.ty))
         })?;
+        let i = index.index as usize;
+        let ty = parts
+            .get(i)
+            .cloned()
+            .ok_or_else(|| Error::new_spanned(&f.member, format!("`{}` has no field `.{i}`", base.ty)))?;
         Ok(Expr::new(ExprKind::Proj(Box::new(base), i), ty))
     }
 
@@ -431,23 +486,26 @@ impl Lowerer {
             && let Some(Binding::Neighbourhood { width, rank, points }) = self.lookup(&id.to_string()).cloned()
         {
             if chain.len() != rank {
-                return Err(Error::new_spanned(&ix, format!("a neighbourhood of rank {rank} takes {rank} index(es), like `{id}{}`", "[1]".repeat(rank))));
+                return Err(Error::new_spanned(
+                    ix,
+                    format!("a neighbourhood of rank {rank} takes {rank} index(es), like `{id}{}`", "[1]".repeat(rank)),
+                ));
             }
             let mut flat = 0;
             for i in chain {
                 let k = const_index(i).filter(|&k| k < width).ok_or_else(|| {
-                    Error::new_spanned(&i, format!("neighbour indices are constants from 0 to {}", width - 1))
+                    Error::new_spanned(i, format!("neighbour indices are constants from 0 to {}", width - 1))
                 })?;
                 flat = flat * width + k;
             }
             return Ok(points[flat].clone());
         }
         if chain.len() > 1 {
-            return Err(Error::new_spanned(&ix, "index a matrix with one index tuple, like `m[(row, col)]`"));
+            return Err(Error::new_spanned(ix, "index a matrix with one index tuple, like `m[(row, col)]`"));
         }
         let array = self.expr(base, None)?;
         let Type::Array { elem, rank } = array.ty.clone() else {
-            return Err(Error::new_spanned(&base, format!("only arrays can be indexed, found `{}`", array.ty)));
+            return Err(Error::new_spanned(base, format!("only arrays can be indexed, found `{}`", array.ty)));
         };
         let index = self.index_value(&ix.index, rank)?;
         Ok(Expr::new(ExprKind::Index { array: Box::new(array), index: Box::new(index) }, Type::Elem(elem)))
@@ -502,7 +560,7 @@ impl Lowerer {
         };
         if let Some(parts) = parts {
             if parts.len() > 3 {
-                return Err(Error::new_spanned(&e, "arrays have rank 0 to 3"));
+                return Err(Error::new_spanned(e, "arrays have rank 0 to 3"));
             }
             if parts.len() == 1 {
                 let x = self.expr(parts[0], Some(&usize_t))?;
@@ -519,13 +577,21 @@ impl Lowerer {
     fn check_shape(&self, x: Expr, e: &syn::Expr) -> syn::Result<(Expr, usize)> {
         let rank = match &x.ty {
             Type::Elem(ElemType::Scalar(ScalarType::Usize)) => Some(1),
-            Type::Elem(ElemType::Tuple(ts)) if ts.len() != 1 && ts.len() <= 3 && ts.iter().all(|t| *t == ElemType::USIZE) => Some(ts.len()),
+            Type::Elem(ElemType::Tuple(ts))
+                if ts.len() != 1 && ts.len() <= 3 && ts.iter().all(|t| *t == ElemType::USIZE) =>
+            {
+                Some(ts.len())
+            }
             _ => None,
         };
         match rank {
             Some(r) => Ok((x, r)),
-            None => Err(Error::new_spanned(&e,
-                format!("a shape is a `usize` (a vector), `(usize, usize)` (a matrix) or `(usize, usize, usize)`, found `{}`", x.ty),
+            None => Err(Error::new_spanned(
+                e,
+                format!(
+                    "a shape is a `usize` (a vector), `(usize, usize)` (a matrix) or `(usize, usize, usize)`, found `{}`",
+                    x.ty
+                ),
             )),
         }
     }
@@ -554,10 +620,14 @@ fn statement_error(e: &syn::Expr) -> Error {
             let mut lw = Lowerer::default();
             match lw.expr(e, None) {
                 Err(err) => err,
-                Ok(_) => Error::new_spanned(&e, "a statement without `let` has no effect inside #[accel]: bind it with `let` or make it the last expression"),
+                Ok(_) => Error::new_spanned(
+                    e,
+                    "a statement without `let` has no effect inside #[accel]: bind it with `let` or make it the last expression",
+                ),
             }
         }
-        _ => Error::new_spanned(&e,
+        _ => Error::new_spanned(
+            e,
             "a statement without `let` has no effect inside #[accel]: bind it with `let` or make it the last expression (without `;`)",
         ),
     }
@@ -578,14 +648,20 @@ pub(super) fn is_untyped_literal(lw: &Lowerer, e: &syn::Expr) -> bool {
         syn::Expr::Binary(b) => {
             !matches!(
                 b.op,
-                syn::BinOp::Eq(_) | syn::BinOp::Ne(_) | syn::BinOp::Lt(_) | syn::BinOp::Le(_) | syn::BinOp::Gt(_) | syn::BinOp::Ge(_) | syn::BinOp::And(_) | syn::BinOp::Or(_)
+                syn::BinOp::Eq(_)
+                    | syn::BinOp::Ne(_)
+                    | syn::BinOp::Lt(_)
+                    | syn::BinOp::Le(_)
+                    | syn::BinOp::Gt(_)
+                    | syn::BinOp::Ge(_)
+                    | syn::BinOp::And(_)
+                    | syn::BinOp::Or(_)
             ) && is_untyped_literal(lw, &b.left)
                 && is_untyped_literal(lw, &b.right)
         }
-        syn::Expr::Path(p) => p
-            .path
-            .get_ident()
-            .is_some_and(|id| matches!(lw.lookup(&id.to_string()), Some(Binding::Literal(_)))),
+        syn::Expr::Path(p) => {
+            p.path.get_ident().is_some_and(|id| matches!(lw.lookup(&id.to_string()), Some(Binding::Literal(_))))
+        }
         _ => false,
     }
 }
@@ -612,14 +688,15 @@ pub(super) fn literal(lit: &syn::Lit, expected: Option<&Type>, negated: bool) ->
                 "" => match want {
                     Some(t) if t.is_integer() => t,
                     Some(t) if t.is_float() => {
-                        return Err(Error::new_spanned(&i,
+                        return Err(Error::new_spanned(
+                            i,
                             format!("expected `{t}`, found an integer literal: write `{}.0`", i.base10_digits()),
                         ));
                     }
                     _ => ScalarType::I32,
                 },
                 s => ScalarType::from_rust_name(s)
-                    .ok_or_else(|| Error::new_spanned(&i, format!("unsupported literal suffix `{s}`")))?,
+                    .ok_or_else(|| Error::new_spanned(i, format!("unsupported literal suffix `{s}`")))?,
             };
             if t.is_float() {
                 let v: f64 = i.base10_parse()?;
@@ -627,7 +704,7 @@ pub(super) fn literal(lit: &syn::Lit, expected: Option<&Type>, negated: bool) ->
             } else {
                 let v: i128 = i.base10_parse()?;
                 if !int_fits(v, t, negated) {
-                    return Err(Error::new_spanned(&i, format!("literal out of range for `{t}`")));
+                    return Err(Error::new_spanned(i, format!("literal out of range for `{t}`")));
                 }
                 Const::Int(v, t)
             }
@@ -637,27 +714,31 @@ pub(super) fn literal(lit: &syn::Lit, expected: Option<&Type>, negated: bool) ->
                 "" => match want {
                     Some(t) if t.is_float() => t,
                     Some(t) if t.is_numeric() => {
-                        return Err(Error::new_spanned(&f,
-                            format!("expected `{t}`, found a float literal: write an integer, or convert the other operand with `as f64`"),
+                        return Err(Error::new_spanned(
+                            f,
+                            format!(
+                                "expected `{t}`, found a float literal: write an integer, or convert the other operand with `as f64`"
+                            ),
                         ));
                     }
                     _ => ScalarType::F64,
                 },
                 "f32" => ScalarType::F32,
                 "f64" => ScalarType::F64,
-                s => return Err(Error::new_spanned(&f, format!("unsupported literal suffix `{s}`"))),
+                s => return Err(Error::new_spanned(f, format!("unsupported literal suffix `{s}`"))),
             };
             let v: f64 = f.base10_parse()?;
             let finite = if t == ScalarType::F32 { (v as f32).is_finite() } else { v.is_finite() };
             if !finite {
-                return Err(Error::new_spanned(&f, format!("literal out of range for `{t}`; write `{t}::INFINITY` for infinity")));
+                return Err(Error::new_spanned(
+                    f,
+                    format!("literal out of range for `{t}`; write `{t}::INFINITY` for infinity"),
+                ));
             }
             Const::Float(v, t)
         }
         other => {
-            return Err(Error::new_spanned(&other,
-                "only numeric and boolean literals are supported inside #[accel]",
-            ));
+            return Err(Error::new_spanned(other, "only numeric and boolean literals are supported inside #[accel]"));
         }
     };
     Ok(Expr::new(ExprKind::Const(constant), Type::scalar(constant.scalar_type())))
@@ -680,7 +761,8 @@ fn int_fits(v: i128, t: ScalarType, negated: bool) -> bool {
 fn named_constant(p: &syn::ExprPath) -> syn::Result<Expr> {
     let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
     let err = || {
-        Error::new_spanned(&p,
+        Error::new_spanned(
+            p,
             format!(
                 "cannot find `{}` in this #[accel] function: only parameters, `let` bindings and constants like `f32::MAX` or `std::f32::consts::PI` are in scope",
                 segs.join("::")

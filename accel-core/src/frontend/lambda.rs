@@ -40,7 +40,7 @@ impl Lowerer {
                 if let Some(a) = annotation {
                     let declared = super::types::value_type(a)?;
                     if &declared != ty {
-                        return Err(Error::new_spanned(&a, format!("this parameter of `{what}`'s closure is `{ty}`, not `{declared}`")));
+                        return Err(Error::new_spanned(a, format!("this parameter of `{what}`'s closure is `{ty}`, not `{declared}`")));
                     }
                 }
                 let var = match pat {
@@ -93,7 +93,8 @@ impl Lowerer {
         self.lambda_with(e, what, params, level, |lw, body| {
             let x = lw.expr(body, ret)?;
             match ret {
-                Some(want) if &x.ty != want => Err(Error::new_spanned(&body,
+                Some(want) if &x.ty != want => Err(Error::new_spanned(
+                    body,
                     format!("the closure of `{what}` must return `{want}`, found `{}`", x.ty),
                 )),
                 _ => Ok(x),
@@ -102,7 +103,12 @@ impl Lowerer {
     }
 
     /// The closure of a stencil: one parameter per neighbour, or one neighbourhood parameter.
-    pub(super) fn stencil_lambda(&mut self, e: &syn::Expr, shape: StencilShape, elem: &ElemType) -> syn::Result<Lambda> {
+    pub(super) fn stencil_lambda(
+        &mut self,
+        e: &syn::Expr,
+        shape: StencilShape,
+        elem: &ElemType,
+    ) -> syn::Result<Lambda> {
         let what = shape.method_name();
         let points = shape.points();
         let width = 2 * shape.radius() + 1;
@@ -110,14 +116,24 @@ impl Lowerer {
         let elem_t = Type::Elem(elem.clone());
         let c = match e {
             syn::Expr::Closure(c) => c,
-            _ => return Err(Error::new_spanned(&e, format!("`{what}` takes a closure here, such as {}", stencil_example(shape)))),
+            _ => {
+                return Err(Error::new_spanned(
+                    e,
+                    format!("`{what}` takes a closure here, such as {}", stencil_example(shape)),
+                ));
+            }
         };
         if c.inputs.len() == points {
             return self.lambda(e, what, &vec![elem_t; points], None, Level::Scalar);
         }
         if c.inputs.len() != 1 {
-            return Err(Error::new_spanned(&c.or1_token,
-                format!("`{what}` takes a closure of {} or of one neighbourhood parameter, such as {}", plural(points, "parameter"), stencil_example(shape)),
+            return Err(Error::new_spanned(
+                c.or1_token,
+                format!(
+                    "`{what}` takes a closure of {} or of one neighbourhood parameter, such as {}",
+                    plural(points, "parameter"),
+                    stencil_example(shape)
+                ),
             ));
         }
         let (pat, annotation) = match &c.inputs[0] {
@@ -136,7 +152,10 @@ impl Lowerer {
                 }
                 Pat::Slice(_) => lw.bind_grid(pat, &exprs, width, rank)?,
                 other => {
-                    return Err(Error::new_spanned(&other, format!("write the neighbourhood as a name, such as {}", stencil_example(shape))));
+                    return Err(Error::new_spanned(
+                        other,
+                        format!("write the neighbourhood as a name, such as {}", stencil_example(shape)),
+                    ));
                 }
             }
             lw.scalar_closures.push(what);
@@ -144,7 +163,10 @@ impl Lowerer {
             lw.scalar_closures.pop();
             let body = body?;
             if !body.ty.is_elem() {
-                return Err(Error::new_spanned(&c.body, format!("the closure of `{what}` computes one element, but this is `{}`", body.ty)));
+                return Err(Error::new_spanned(
+                    &c.body,
+                    format!("the closure of `{what}` computes one element, but this is `{}`", body.ty),
+                ));
             }
             Ok(Lambda { params: vars.into_iter().map(|v| (v, elem_t.clone())).collect(), body: Box::new(body) })
         })
@@ -153,10 +175,10 @@ impl Lowerer {
     /// Binds a slice pattern `[[a, b, c], ...]` to the neighbour expressions.
     fn bind_grid(&mut self, pat: &Pat, points: &[Expr], width: usize, rank: usize) -> syn::Result<()> {
         let Pat::Slice(s) = pat else {
-            return Err(Error::new_spanned(&pat, "expected a pattern like `[a, b, c]`"));
+            return Err(Error::new_spanned(pat, "expected a pattern like `[a, b, c]`"));
         };
         if s.elems.len() != width {
-            return Err(Error::new_spanned(&s, format!("this neighbourhood has {width} entries per dimension")));
+            return Err(Error::new_spanned(s, format!("this neighbourhood has {width} entries per dimension")));
         }
         let stride = points.len() / width;
         for (i, p) in s.elems.iter().enumerate() {
@@ -166,11 +188,13 @@ impl Lowerer {
             } else {
                 match p {
                     Pat::Ident(pi) => {
-                        let Expr { kind: ExprKind::Var(v), ty } = &part[0] else { unreachable!("points are variables") };
+                        let Expr { kind: ExprKind::Var(v), ty } = &part[0] else {
+                            unreachable!("points are variables")
+                        };
                         self.scope.push((pi.ident.to_string(), Binding::Value(v.clone(), ty.clone())));
                     }
                     Pat::Wild(_) => {}
-                    other => return Err(Error::new_spanned(&other, "write a name or `_` for each neighbour")),
+                    other => return Err(Error::new_spanned(other, "write a name or `_` for each neighbour")),
                 }
             }
         }
@@ -182,23 +206,35 @@ fn closure<'a>(e: &'a syn::Expr, what: &str, arity: usize) -> syn::Result<&'a sy
     match e {
         syn::Expr::Closure(c) => {
             if let Some(a) = &c.asyncness {
-                return Err(Error::new_spanned(&a, "closures cannot be `async` inside #[accel]"));
+                return Err(Error::new_spanned(a, "closures cannot be `async` inside #[accel]"));
             }
             if c.inputs.len() != arity {
-                let hint = if arity == 1 && (2..=3).contains(&c.inputs.len()) {
-                    "; a multi-dimensional index is one tuple parameter: write `|(i, j)| ...`"
+                let index_first = matches!(what, "generate" | "backpermute" | "permute" | "imap");
+                let hint = if index_first && c.inputs.len() > arity {
+                    if what == "imap" {
+                        "; a multi-dimensional index is one tuple parameter: write `|(i, j), x| ...`"
+                    } else {
+                        "; a multi-dimensional index is one tuple parameter: write `|(i, j)| ...`"
+                    }
                 } else {
                     ""
                 };
-                return Err(Error::new_spanned(
-                    &c.inputs,
-                    format!("`{what}` takes a closure of {}, this one has {}{hint}", plural(arity, "parameter"), c.inputs.len()),
-                ));
+                let message = format!(
+                    "`{what}` takes a closure of {}, this one has {}{hint}",
+                    plural(arity, "parameter"),
+                    c.inputs.len()
+                );
+                return Err(if c.inputs.is_empty() {
+                    Error::new_spanned(c, message)
+                } else {
+                    Error::new_spanned(&c.inputs, message)
+                });
             }
             Ok(c)
         }
         syn::Expr::Paren(p) => closure(&p.expr, what, arity),
-        other => Err(Error::new_spanned(&other,
+        other => Err(Error::new_spanned(
+            other,
             format!("`{what}` takes a closure of {} here, written inline like `|x| ...`", plural(arity, "parameter")),
         )),
     }
@@ -221,13 +257,14 @@ fn check_neighbourhood_type(ty: &syn::Type, elem: &ElemType, width: usize, rank:
     let wrong = || {
         let inner = format!("[{elem}; {width}]");
         let want = if rank == 1 { inner } else { format!("[{inner}; {width}]") };
-        Error::new_spanned(&ty, format!("the neighbourhood of `{what}` has type `{want}`"))
+        Error::new_spanned(ty, format!("the neighbourhood of `{what}` has type `{want}`"))
     };
     let mut t = ty;
     for _ in 0..rank {
         let syn::Type::Array(a) = t else { return Err(wrong()) };
         match &a.len {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_parse::<usize>().ok() == Some(width) => {}
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })
+                if i.base10_parse::<usize>().ok() == Some(width) => {}
             _ => return Err(wrong()),
         }
         t = &a.elem;

@@ -25,29 +25,36 @@ pub fn lower(item: &syn::ItemFn) -> syn::Result<Program> {
     let mut params = Vec::new();
     for input in &item.sig.inputs {
         let FnArg::Typed(pt) = input else {
-            return Err(Error::new_spanned(&input, "#[accel] functions take no `self`; make it a free function"));
+            return Err(Error::new_spanned(input, "#[accel] functions take no `self`; make it a free function"));
         };
         let name = match &*pt.pat {
             Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 if let Some(m) = &pi.mutability {
-                    return Err(Error::new_spanned(&m, "parameters cannot be `mut`: values are immutable inside #[accel]; bind a new name with `let`"));
+                    return Err(Error::new_spanned(
+                        m,
+                        "parameters cannot be `mut`: values are immutable inside #[accel]; bind a new name with `let`",
+                    ));
                 }
                 pi.ident.to_string()
             }
-            other => return Err(Error::new_spanned(&other, "write each parameter as `name: Type`")),
+            other => return Err(Error::new_spanned(other, "write each parameter as `name: Type`")),
         };
         if params.iter().any(|(v, _): &(crate::ir::Var, Type)| v.name == name) {
             return Err(Error::new_spanned(&pt.pat, format!("parameter `{name}` is bound more than once")));
         }
         let ty = types::value_type(&pt.ty)?;
         if let Type::Tuple(_) | Type::Elem(crate::types::ElemType::Tuple(_)) = ty {
-            return Err(Error::new_spanned(&pt.ty, "tuple parameters are not supported: pass each part as its own parameter"));
+            return Err(Error::new_spanned(
+                &pt.ty,
+                "tuple parameters are not supported: pass each part as its own parameter",
+            ));
         }
         let var = lw.bind(&name, ty.clone());
         params.push((var, ty));
     }
     let syn::ReturnType::Type(_, ret) = &item.sig.output else {
-        return Err(Error::new_spanned(&item.sig.ident,
+        return Err(Error::new_spanned(
+            &item.sig.ident,
             "a #[accel] function returns arrays: add a result type such as `-> Vector<f32>` or `-> Scalar<f32>`",
         ));
     };
@@ -74,24 +81,31 @@ fn tail_expr(block: &syn::Block) -> proc_macro2::TokenStream {
 
 fn check_signature(sig: &syn::Signature) -> syn::Result<()> {
     if let Some(g) = sig.generics.params.first() {
-        return Err(Error::new_spanned(&g,
+        return Err(Error::new_spanned(
+            g,
             "generic #[accel] functions are not supported: write one function per element type",
         ));
     }
     if let Some(w) = &sig.generics.where_clause {
-        return Err(Error::new_spanned(&w, "`where` clauses are not supported in #[accel] functions"));
+        return Err(Error::new_spanned(w, "`where` clauses are not supported in #[accel] functions"));
     }
     if let Some(a) = &sig.asyncness {
-        return Err(Error::new_spanned(&a, "#[accel] functions cannot be `async`; they return when the result is ready"));
+        return Err(Error::new_spanned(
+            a,
+            "#[accel] functions cannot be `async`; they return when the result is ready",
+        ));
     }
     if let Some(u) = &sig.unsafety {
-        return Err(Error::new_spanned(&u, "#[accel] functions cannot be `unsafe`: there is nothing unsafe to do inside them"));
+        return Err(Error::new_spanned(
+            u,
+            "#[accel] functions cannot be `unsafe`: there is nothing unsafe to do inside them",
+        ));
     }
     if let Some(c) = &sig.constness {
-        return Err(Error::new_spanned(&c, "#[accel] functions cannot be `const`"));
+        return Err(Error::new_spanned(c, "#[accel] functions cannot be `const`"));
     }
     if let Some(v) = &sig.variadic {
-        return Err(Error::new_spanned(&v, "variadic #[accel] functions are not supported"));
+        return Err(Error::new_spanned(v, "variadic #[accel] functions are not supported"));
     }
     Ok(())
 }
@@ -110,10 +124,13 @@ fn check_result_type(t: &Type, span: &syn::Type) -> syn::Result<()> {
     match t {
         Type::Array { .. } | Type::Nested(_) => Ok(()),
         Type::Tuple(parts) => parts.iter().try_for_each(|p| check_result_type(p, span)),
-        Type::Elem(e) => Err(Error::new_spanned(&span,
-            format!("a #[accel] function returns arrays, not bare elements: return `Scalar<{e}>` (build it with `unit(e)`, or it comes from a reduction)"),
+        Type::Elem(e) => Err(Error::new_spanned(
+            span,
+            format!(
+                "a #[accel] function returns arrays, not bare elements: return `Scalar<{e}>` (build it with `unit(e)`, or it comes from a reduction)"
+            ),
         )),
-        other => Err(Error::new_spanned(&span, format!("`{other}` cannot be returned; return arrays or nested arrays"))),
+        other => Err(Error::new_spanned(span, format!("`{other}` cannot be returned; return arrays or nested arrays"))),
     }
 }
 

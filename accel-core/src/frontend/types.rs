@@ -19,7 +19,8 @@ pub fn elem_type(ty: &syn::Type) -> syn::Result<ElemType> {
             let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
             match ScalarType::from_rust_name(&name) {
                 Some(s) if p.path.segments.len() == 1 => Ok(ElemType::Scalar(s)),
-                _ => Err(Error::new_spanned(&ty,
+                _ => Err(Error::new_spanned(
+                    ty,
                     format!(
                         "`{}` is not an element type; elements are `f32 f64 i32 i64 u32 u64 usize bool` and tuples of them",
                         quote::quote!(#ty).to_string().replace(' ', "")
@@ -27,10 +28,11 @@ pub fn elem_type(ty: &syn::Type) -> syn::Result<ElemType> {
                 )),
             }
         }
-        syn::Type::Reference(r) => Err(Error::new_spanned(&r.and_token,
+        syn::Type::Reference(r) => Err(Error::new_spanned(
+            r.and_token,
             "references are not used inside #[accel]: write the element type itself",
         )),
-        other => Err(Error::new_spanned(&other, format!("unsupported element type; {SUPPORTED}"))),
+        other => Err(Error::new_spanned(other, format!("unsupported element type; {SUPPORTED}"))),
     }
 }
 
@@ -39,7 +41,8 @@ pub fn value_type(ty: &syn::Type) -> syn::Result<Type> {
     match ty {
         syn::Type::Paren(p) => value_type(&p.elem),
         syn::Type::Tuple(t) => Ok(Type::tuple(t.elems.iter().map(value_type).collect::<syn::Result<_>>()?)),
-        syn::Type::Reference(r) => Err(Error::new_spanned(&r.and_token,
+        syn::Type::Reference(r) => Err(Error::new_spanned(
+            r.and_token,
             "write the type without `&`: #[accel] takes arrays by reference for you (the generated function has `&Vector<f32>` parameters)",
         )),
         syn::Type::Path(p) if p.qself.is_none() => {
@@ -52,13 +55,13 @@ pub fn value_type(ty: &syn::Type) -> syn::Result<Type> {
                 PathArguments::AngleBracketed(a) => a.args.iter().collect(),
                 PathArguments::None => Vec::new(),
                 PathArguments::Parenthesized(_) => {
-                    return Err(Error::new_spanned(&seg, format!("unsupported type; {SUPPORTED}")));
+                    return Err(Error::new_spanned(seg, format!("unsupported type; {SUPPORTED}")));
                 }
             };
             let elem_arg = |i: usize| -> syn::Result<ElemType> {
                 match args.get(i) {
                     Some(GenericArgument::Type(t)) => elem_type(t),
-                    _ => Err(Error::new_spanned(&seg, format!("`{name}` needs its element type, as in `{name}<f32>`"))),
+                    _ => Err(Error::new_spanned(seg, format!("`{name}` needs its element type, as in `{name}<f32>`"))),
                 }
             };
             let expect_args = |n: usize| -> syn::Result<()> {
@@ -68,7 +71,10 @@ pub fn value_type(ty: &syn::Type) -> syn::Result<Type> {
                 if args.len() == n {
                     Ok(())
                 } else {
-                    Err(Error::new_spanned(&seg, format!("`{name}` takes {n} generic argument(s), found {}", args.len())))
+                    Err(Error::new_spanned(
+                        seg,
+                        format!("`{name}` takes {n} generic argument(s), found {}", args.len()),
+                    ))
                 }
             };
             match name.as_str() {
@@ -88,14 +94,20 @@ pub fn value_type(ty: &syn::Type) -> syn::Result<Type> {
                             i.base10_parse::<usize>()?
                         }
                         GenericArgument::Type(syn::Type::Path(p)) if p.path.get_ident().is_some() => {
-                            return Err(Error::new_spanned(&p,
+                            return Err(Error::new_spanned(
+                                p,
                                 "generic ranks are not supported: write the rank as a number (0 to 3)",
                             ));
                         }
-                        other => return Err(Error::new_spanned(&other, "the rank of an `Array` is a number from 0 to 3")),
+                        other => {
+                            return Err(Error::new_spanned(other, "the rank of an `Array` is a number from 0 to 3"));
+                        }
                     };
                     if rank > 3 {
-                        return Err(Error::new_spanned(&args[1], format!("rank {rank} is not supported: arrays have rank 0 to 3")));
+                        return Err(Error::new_spanned(
+                            args[1],
+                            format!("rank {rank} is not supported: arrays have rank 0 to 3"),
+                        ));
                     }
                     Ok(Type::array(elem_arg(0)?, rank))
                 }
@@ -103,15 +115,19 @@ pub fn value_type(ty: &syn::Type) -> syn::Result<Type> {
                     expect_args(1)?;
                     Ok(Type::Nested(elem_arg(0)?))
                 }
-                "Seq" => Err(Error::new_spanned(&seg,
+                "Seq" => Err(Error::new_spanned(
+                    seg,
                     "streams (`Seq`) are not supported yet; process the data as arrays, chunk by chunk",
                 )),
-                _ => Err(Error::new_spanned(&ty,
-                    format!("`{name}` is not a type accel knows; {SUPPORTED}. Generic type parameters are not supported: write one function per element type"),
+                _ => Err(Error::new_spanned(
+                    ty,
+                    format!(
+                        "`{name}` is not a type accel knows; {SUPPORTED}. Generic type parameters are not supported: write one function per element type"
+                    ),
                 )),
             }
         }
-        other => Err(Error::new_spanned(&other, format!("unsupported type; {SUPPORTED}"))),
+        other => Err(Error::new_spanned(other, format!("unsupported type; {SUPPORTED}"))),
     }
 }
 

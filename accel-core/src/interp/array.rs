@@ -245,8 +245,8 @@ impl Interp {
                 if n != a.len() {
                     return Err(Error::shape_mismatch(
                         name,
-                        format!("a shape of {} elements (as {:?})", a.len(), a.shape),
-                        format!("{shape:?} of {n} elements"),
+                        format!("a shape of {} elements like {:?}", a.len(), a.shape),
+                        format!("{shape:?}"),
                     ));
                 }
                 new_array(ty, shape, a.data.clone())
@@ -304,9 +304,13 @@ impl Interp {
                 let &[rows, cols] = a.shape.as_slice() else {
                     return Err(ill_typed(format!("{name} of an array that is not a matrix")));
                 };
-                let extent = if *axis == Axis::Rows { rows } else { cols };
+                // The error shows a whole matrix index, 0 in the dimension that is not sliced.
+                let (extent, at) = match axis {
+                    Axis::Rows => (rows, [i, 0]),
+                    Axis::Cols => (cols, [0, i]),
+                };
                 if i >= extent {
-                    return Err(Error::index_out_of_bounds(name, &[i], &a.shape));
+                    return Err(Error::index_out_of_bounds(name, &at, &a.shape));
                 }
                 let data = match axis {
                     Axis::Rows => row(&a, i, cols).to_vec(),
@@ -535,7 +539,7 @@ fn check_covers(op: &str, total: usize, n: usize) -> Result<()> {
     if total != n {
         return Err(Error::invalid_segments(
             op,
-            format!("the segment lengths add up to {total}, but the dimension has {n} elements"),
+            format!("the segment lengths add up to {total} but the innermost dimension has {n} elements"),
         ));
     }
     Ok(())

@@ -952,8 +952,8 @@ fn replicate_and_slice() {
     };
     assert_eq!(slice(Axis::Rows, 1), Ok(vector(&[4i32, 5, 6])));
     assert_eq!(slice(Axis::Cols, 2), Ok(vector(&[3i32, 6])));
-    assert_eq!(slice(Axis::Rows, 2), Err(Error::index_out_of_bounds("slice_row", &[2], &[2, 3])));
-    assert_eq!(slice(Axis::Cols, 3), Err(Error::index_out_of_bounds("slice_col", &[3], &[2, 3])));
+    assert_eq!(slice(Axis::Rows, 2), Err(Error::index_out_of_bounds("slice_row", &[2, 0], &[2, 3])));
+    assert_eq!(slice(Axis::Cols, 3), Err(Error::index_out_of_bounds("slice_col", &[0, 3], &[2, 3])));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ use super::Ctx;
 use super::par::{alloc_len, fold_range, innermost, par_items, with_innermost};
 use super::scan::{Layout, scan_row};
 use crate::array::Array;
-use crate::elem::{Columns, Elem};
+use crate::elem::Elem;
 use crate::nested::Segments;
 use accel_core::ir::{Direction, ScanKind};
 use accel_core::{Error, Result};

@@ -29,20 +29,14 @@ pub fn rt() -> &'static Runtime {
 /// slow), no regression files in the source tree, and bounded shrinking so that a failure on a
 /// large input still reports within a reasonable time.
 pub fn config(cases: u32) -> Config {
-    Config {
-        cases,
-        failure_persistence: None,
-        max_shrink_iters: 2048,
-        max_shrink_time: 30_000,
-        ..Config::default()
-    }
+    Config { cases, failure_persistence: None, max_shrink_iters: 2048, max_shrink_time: 30_000, ..Config::default() }
 }
 
 /// Sizes that catch edge cases: empty, one, primes, powers of two and their neighbours (block and
 /// chunk boundaries), and a few thousands.
 pub const SIZES: &[usize] = &[
-    0, 1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 251, 255, 256, 257,
-    509, 1021, 1023, 1024, 1025, 2047, 2049, 4093, 4095, 4097,
+    0, 1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 251, 255, 256, 257, 509, 1021, 1023, 1024,
+    1025, 2047, 2049, 4093, 4095, 4097,
 ];
 
 /// Around 100_000 elements: several of the CPU backend's chunks (its smallest task is 2^14
@@ -88,6 +82,20 @@ pub const SHAPES: &[(usize, usize)] = &[
 
 pub fn shape() -> impl Strategy<Value = (usize, usize)> {
     prop_oneof![4 => prop::sample::select(SHAPES), 1 => (0usize..40, 0usize..40)]
+}
+
+/// A matrix shape and what `f` builds from it (its data, segment lengths, ...).
+pub fn with_shape<V: Debug, S: Strategy<Value = V>>(
+    f: impl Fn(usize, usize) -> S,
+) -> impl Strategy<Value = ((usize, usize), V)> {
+    shape().prop_flat_map(move |(r, c)| (Just((r, c)), f(r, c)))
+}
+
+/// The same with at least one row and one column.
+pub fn with_nonempty_shape<V: Debug, S: Strategy<Value = V>>(
+    f: impl Fn(usize, usize) -> S,
+) -> impl Strategy<Value = ((usize, usize), V)> {
+    nonempty_shape().prop_flat_map(move |(r, c)| (Just((r, c)), f(r, c)))
 }
 
 /// A matrix shape with at least one row and one column (for `slice_row` and friends).
@@ -329,7 +337,10 @@ macro_rules! both {
 macro_rules! both_err {
     ($f:ident($($arg:expr),* $(,)?)) => {
         (
-            $crate::common::expect_err(concat!(stringify!($f), " on the CPU backend"), $f($crate::common::rt(), $($arg),*)),
+            $crate::common::expect_err(
+                concat!(stringify!($f), " on the CPU backend"),
+                $f($crate::common::rt(), $($arg),*),
+            ),
             $crate::common::expect_err(concat!(stringify!($f), "::reference"), $f::reference($($arg),*)),
         )
     };
@@ -443,6 +454,35 @@ pub fn same_bits<T: Float>(what: &str, got: &[T], want: &[T]) -> Check {
 pub fn all_same_bits<T: Float>(what: &str, cpu: &[T], interp: &[T], oracle: &[T]) -> Check {
     same_bits(&format!("{what} (CPU backend vs oracle)"), cpu, oracle)?;
     same_bits(&format!("{what} (interpreter vs oracle)"), interp, oracle)
+}
+
+/// Equal as numbers: `0.0 == -0.0`, and any NaN equals any NaN.
+pub fn same_value<T: Float>(what: &str, got: &[T], want: &[T]) -> Check {
+    let eq = |a: &T, b: &T| {
+        let (a, b) = (a.to_f64(), b.to_f64());
+        a == b || (a.is_nan() && b.is_nan())
+    };
+    if got.len() != want.len() {
+        return Err(TestCaseError::fail(format!("{what}: length {} but expected {}", got.len(), want.len())));
+    }
+    match got.iter().zip(want).position(|(a, b)| !eq(a, b)) {
+        Some(i) => Err(TestCaseError::fail(format!(
+            "{what}: element {i} of {} differs: got {:?}, expected {:?}",
+            got.len(),
+            got[i],
+            want[i]
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// For `min`/`max` of floats, whose sign of a zero result Rust leaves open (`0.0.max(-0.0)` may
+/// be either zero): the backends must still agree bit for bit (docs/semantics.md: everything not
+/// said to differ is bit-identical), and equal the oracle as numbers.
+pub fn all_same_min_max<T: Float>(what: &str, cpu: &[T], interp: &[T], oracle: &[T]) -> Check {
+    same_bits(&format!("{what} (CPU backend vs interpreter)"), cpu, interp)?;
+    same_value(&format!("{what} (CPU backend vs oracle)"), cpu, oracle)?;
+    same_value(&format!("{what} (interpreter vs oracle)"), interp, oracle)
 }
 
 /// `|got[i] - want[i]| <= bound[i]` for every `i` (NaN only where the oracle is NaN).

@@ -17,28 +17,27 @@ pub fn main() -> Result<(), Box<dyn Error>> {
     let rt = Runtime::new()?;
     println!("black_scholes: {N} random options, {:?} backend with {} threads", rt.backend(), rt.threads());
     let mut rng = SplitMix64::new(3);
-    let price = rng.vec_f32(N, 5.0, 30.0);
-    let strike = rng.vec_f32(N, 1.0, 100.0);
-    let years = rng.vec_f32(N, 0.25, 10.0);
-    let vector = |v: &[f32]| Vector::from_slice(v);
+    let price = Vector::from_vec(rng.vec_f32(N, 5.0, 30.0));
+    let strike = Vector::from_vec(rng.vec_f32(N, 1.0, 100.0));
+    let years = Vector::from_vec(rng.vec_f32(N, 0.25, 10.0));
 
-    let (got, t) = timed(|| black_scholes(&rt, &vector(&price), &vector(&strike), &vector(&years)));
+    let (got, t) = timed(|| black_scholes(&rt, &price, &strike, &years));
     let (calls, puts) = got?;
     println!("  accel:       calls {calls}\n               puts  {puts}\n               in {t:.2?}");
-    let (want, t) = timed(|| {
-        black_scholes::reference(&vector(&price[..CHECKED]), &vector(&strike[..CHECKED]), &vector(&years[..CHECKED]))
-    });
+    let head = |v: &Vector<f32>| v.iter().take(CHECKED).collect::<Vector<f32>>();
+    let (want, t) = timed(|| black_scholes::reference(&head(&price), &head(&strike), &head(&years)));
     let (want_calls, want_puts) = want?;
     // Elementwise code computes bit for bit what the interpreter computes: tolerance 0.
     check::exact("calls", &calls.to_vec()[..CHECKED], &want_calls.to_vec())?;
     check::exact("puts", &puts.to_vec()[..CHECKED], &want_puts.to_vec())?;
     println!("  interpreter: the first {CHECKED} options bit-identical, in {t:.2?}");
 
-    let ([s, k, years], (want_call, want_put)) = AT_THE_MONEY;
-    let (call, put) = black_scholes(&rt, &vector(&[s]), &vector(&[k]), &vector(&[years]))?;
+    let ([s, k, t], (want_call, want_put)) = AT_THE_MONEY;
+    let one = |x: f32| Vector::from_vec(vec![x]);
+    let (call, put) = black_scholes(&rt, &one(s), &one(k), &one(t))?;
     let (call, put) = (call.get_linear(0), put.get_linear(0));
     println!(
-        "  S = {s}, K = {k}, T = {years}: call {call:.4} (expected {want_call}), put {put:.4} (expected {want_put}), \
+        "  S = {s}, K = {k}, T = {t}: call {call:.4} (expected {want_call}), put {put:.4} (expected {want_put}), \
          tolerance {ATM_TOL:.0e}"
     );
     if (call - want_call).abs() > ATM_TOL || (put - want_put).abs() > ATM_TOL {

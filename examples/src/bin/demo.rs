@@ -18,9 +18,12 @@ mod saxpy;
 use std::error::Error;
 use std::time::Instant;
 
+/// An example's `main`.
+type Example = fn() -> Result<(), Box<dyn Error>>;
+
 fn main() -> Result<(), Box<dyn Error>> {
     let start = Instant::now();
-    let examples: [(&str, fn() -> Result<(), Box<dyn Error>>); 7] = [
+    let examples: [(&str, Example); 7] = [
         ("dotp", dotp::main),
         ("saxpy", saxpy::main),
         ("black_scholes", black_scholes::main),
