@@ -156,6 +156,18 @@ impl Lowerer {
         Lambda { params: vec![(a, t.clone()), (b, t.clone())], body: Box::new(Expr::new(kind, t)) }
     }
 
+    /// The seed and combining function of `sum`, `product`, `maximum` or `minimum`.
+    fn builtin_reduction(&mut self, name: &str, e: &ElemType, span: Span) -> syn::Result<(Option<Expr>, Lambda)> {
+        let s = numeric_scalar(e)
+            .ok_or_else(|| Error::new(span, format!("`{name}` needs numeric elements, found `{e}`; use `fold`")))?;
+        Ok(match name {
+            "sum" => (Some(const_of(s, 0)), self.builtin_combiner(s, Ok(BinaryOp::Add))),
+            "product" => (Some(const_of(s, 1)), self.builtin_combiner(s, Ok(BinaryOp::Mul))),
+            "maximum" => (None, self.builtin_combiner(s, Err(MathFn::Max))),
+            _ => (None, self.builtin_combiner(s, Err(MathFn::Min))),
+        })
+    }
+
     fn seed(&mut self, e: &syn::Expr, elem: &ElemType) -> syn::Result<Expr> {
         let t = elem_t(elem);
         let z = self.expr(e, Some(&t))?;
@@ -300,15 +312,7 @@ impl Lowerer {
                     }
                     _ => {
                         self.check_args(args, 0, name, span, &format!("xs.{name}()"))?;
-                        let s = numeric_scalar(e).ok_or_else(|| {
-                            Error::new(span, format!("`{name}` needs numeric elements, found `{e}`; use `fold`"))
-                        })?;
-                        match name {
-                            "sum" => (Some(const_of(s, 0)), self.builtin_combiner(s, Ok(BinaryOp::Add))),
-                            "product" => (Some(const_of(s, 1)), self.builtin_combiner(s, Ok(BinaryOp::Mul))),
-                            "maximum" => (None, self.builtin_combiner(s, Err(MathFn::Max))),
-                            _ => (None, self.builtin_combiner(s, Err(MathFn::Min))),
-                        }
+                        self.builtin_reduction(name, e, span)?
                     }
                 };
                 if all {
@@ -527,14 +531,7 @@ impl Lowerer {
                     }
                     _ => {
                         self.check_args(args, 0, name, span, &format!("xs.{name}()"))?;
-                        let s = numeric_scalar(e)
-                            .ok_or_else(|| Error::new(span, format!("`{name}` needs numeric elements, found `{e}`")))?;
-                        match name {
-                            "sum" => (Some(const_of(s, 0)), self.builtin_combiner(s, Ok(BinaryOp::Add))),
-                            "product" => (Some(const_of(s, 1)), self.builtin_combiner(s, Ok(BinaryOp::Mul))),
-                            "maximum" => (None, self.builtin_combiner(s, Err(MathFn::Max))),
-                            _ => (None, self.builtin_combiner(s, Err(MathFn::Min))),
-                        }
+                        self.builtin_reduction(name, e, span)?
                     }
                 };
                 self.shared(n, |_, n| {
