@@ -257,13 +257,12 @@ impl Lowerer {
                     if n == 1 { "xs.zip(ys)" } else { "xs.zip_with(ys, |x, y| ...)" },
                 )?;
                 let b = self.expr(arg(0), None)?;
-                let Some((e2, r2)) = array_parts(&b).filter(|(_, r)| *r == rank) else {
+                let Some((e2, _)) = array_parts(&b).filter(|(_, r)| *r == rank) else {
                     return Err(Error::new_spanned(
                         arg(0),
                         format!("`{name}` needs an array of rank {rank}, found `{}`", b.ty),
                     ));
                 };
-                let _ = r2;
                 let f = if name == "zip" {
                     let x = self.fresh("x");
                     let y = self.fresh("y");

@@ -365,9 +365,9 @@ impl Lowerer {
                     syn::Expr::Lit(l) => literal(&l.lit, expected, true)?,
                     other => self.scalar_operand(other, expected)?,
                 };
-                let s = scalar_of(&x)
-                    .filter(|s| s.is_signed())
-                    .ok_or_else(|| Error::new_spanned(u.op, format!("cannot negate a value of type `{}`", x.ty)))?;
+                if !scalar_of(&x).is_some_and(ScalarType::is_signed) {
+                    return Err(Error::new_spanned(u.op, format!("cannot negate a value of type `{}`", x.ty)));
+                }
                 // Fold `-literal` so that `-2147483648i32` and friends stay in range.
                 if let ExprKind::Const(Const::Int(v, t)) = x.kind {
                     return Ok(Expr::new(ExprKind::Const(Const::Int(-v, t)), x.ty));
@@ -375,7 +375,6 @@ impl Lowerer {
                 if let ExprKind::Const(Const::Float(v, t)) = x.kind {
                     return Ok(Expr::new(ExprKind::Const(Const::Float(-v, t)), x.ty));
                 }
-                let _ = s;
                 let ty = x.ty.clone();
                 Ok(Expr::new(ExprKind::Unary(UnaryOp::Neg, Box::new(x)), ty))
             }
@@ -514,11 +513,7 @@ impl Lowerer {
     /// An index of the given rank: `i`, `(i, j)` or `[i, j]`.
     pub(super) fn index_value(&mut self, e: &syn::Expr, rank: usize) -> syn::Result<Expr> {
         let want = Type::Elem(ElemType::index(rank));
-        let parts = match e {
-            syn::Expr::Array(a) => Some(a.elems.iter().collect::<Vec<_>>()),
-            syn::Expr::Tuple(t) => Some(t.elems.iter().collect()),
-            _ => None,
-        };
+        let parts = components(e);
         let value = match parts {
             Some(parts) if parts.len() == rank && rank != 1 => {
                 let usize_t = Type::Elem(ElemType::USIZE);
@@ -553,11 +548,7 @@ impl Lowerer {
     /// A shape: `n`, `(rows, cols)`, `[rows, cols]` or an array's `.shape()`. Returns the rank.
     pub(super) fn shape_value(&mut self, e: &syn::Expr) -> syn::Result<(Expr, usize)> {
         let usize_t = Type::Elem(ElemType::USIZE);
-        let parts = match e {
-            syn::Expr::Array(a) => Some(a.elems.iter().collect::<Vec<_>>()),
-            syn::Expr::Tuple(t) => Some(t.elems.iter().collect()),
-            _ => None,
-        };
+        let parts = components(e);
         if let Some(parts) = parts {
             if parts.len() > 3 {
                 return Err(Error::new_spanned(e, "arrays have rank 0 to 3"));
@@ -594,6 +585,15 @@ impl Lowerer {
                 ),
             )),
         }
+    }
+}
+
+/// The components of `[a, b]` or `(a, b)`, the literal forms of shapes and indices.
+fn components(e: &syn::Expr) -> Option<Vec<&syn::Expr>> {
+    match e {
+        syn::Expr::Array(a) => Some(a.elems.iter().collect()),
+        syn::Expr::Tuple(t) => Some(t.elems.iter().collect()),
+        _ => None,
     }
 }
 
