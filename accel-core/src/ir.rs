@@ -50,6 +50,19 @@ impl Program {
     pub fn from_json(text: &str) -> Result<Program, serde_json::Error> {
         serde_json::from_str(text)
     }
+
+    /// A hash of the program's JSON (64-bit FNV-1a), stable across builds and platforms: the
+    /// build script and the macro both compute it to agree on which device code belongs to
+    /// which function.
+    pub fn fingerprint(&self) -> u64 {
+        self.to_json().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    }
+
+    /// The prefix of the names of this program's kernels in a device module: the function name
+    /// and the fingerprint, so that equal names in different files never collide.
+    pub fn kernel_prefix(&self) -> String {
+        format!("{}_{:016x}", self.name, self.fingerprint())
+    }
 }
 
 /// A typed expression.

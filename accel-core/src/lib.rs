@@ -6,7 +6,8 @@
 //! - [`frontend`]: syn's AST to typed IR, with errors at exact spans;
 //! - [`interp`]: the reference interpreter, the oracle of every test;
 //! - [`plan`]: kernel plans, the end of the pipeline;
-//! - [`codegen`]: Rust code for the CPU backend;
+//! - [`kernel`]: what each collective operation's kernels take as parameters;
+//! - [`codegen`]: Rust code for the CPU backend and for the device;
 //! - [`ops`]: the scalar semantics shared by the interpreter and generated code;
 //! - [`value`] and [`error`]: dynamic values and `accel::Error`.
 
@@ -15,7 +16,8 @@ pub mod error;
 pub mod frontend;
 pub mod interp;
 pub mod ir;
-pub mod ops;
+pub mod kernel;
+pub use accel_kernels::ops;
 pub mod plan;
 pub mod types;
 pub mod value;

@@ -2,6 +2,7 @@
 
 use crate::elem::{Columns, Elem};
 use crate::shape;
+use crate::storage::Storage;
 use accel_core::{Error, Result};
 use std::fmt;
 
@@ -21,10 +22,41 @@ use std::fmt;
 /// assert_eq!(a.to_vec(), (0..8).collect::<Vec<_>>());
 /// # Ok::<(), accel_runtime::Error>(())
 /// ```
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct Array<E: Elem, const R: usize> {
     shape: [usize; R],
-    data: E::Columns,
+    data: Storage<E>,
+}
+
+impl<E: Elem, const R: usize> PartialEq for Array<E, R> {
+    fn eq(&self, other: &Self) -> bool {
+        self.shape == other.shape && self.data.columns() == other.data.columns()
+    }
+}
+
+#[cfg(feature = "cuda")]
+impl<E: Elem, const R: usize> Array<E, R> {
+    /// An array whose elements are on a device (a GPU program's result).
+    pub(crate) fn from_device(shape: [usize; R], array: crate::cuda::DArray) -> Self {
+        Array { shape, data: Storage::device(array) }
+    }
+
+    /// The device copy, if the array has one.
+    pub(crate) fn device_copy(&self) -> Option<&crate::cuda::DArray> {
+        self.data.device_copy()
+    }
+
+    /// Keeps a device copy of the array, so that later GPU programs need not upload it again.
+    pub(crate) fn keep_device_copy(&self, array: crate::cuda::DArray) {
+        self.data.keep_device_copy(array)
+    }
+
+    /// Brings the elements of a GPU result to the host now, reporting a device failure as an
+    /// error (reading an element downloads them too, but panics on such a failure).
+    pub fn download(&self) -> Result<&Self> {
+        self.data.download()?;
+        Ok(self)
+    }
 }
 
 /// A rank-0 array: exactly one element.
@@ -52,7 +84,7 @@ impl<E: Elem, const R: usize> Array<E, R> {
             v.push(f(ix));
             shape::step(shape, &mut ix);
         }
-        Array { shape, data: E::Columns::from_vec(v) }
+        Array { shape, data: Storage::host(E::Columns::from_vec(v)) }
     }
 
     /// The array of `shape` over existing columns; `ShapeMismatch` if the sizes differ.
@@ -65,13 +97,13 @@ impl<E: Elem, const R: usize> Array<E, R> {
                 format!("{} elements", cols.len()),
             ));
         }
-        Ok(Array { shape, data: cols })
+        Ok(Array { shape, data: Storage::host(cols) })
     }
 
     /// Callers guarantee `cols.len() == size(shape)`.
     pub(crate) fn from_parts_unchecked(shape: [usize; R], cols: E::Columns) -> Self {
         debug_assert_eq!(shape::size(shape), cols.len());
-        Array { shape, data: cols }
+        Array { shape, data: Storage::host(cols) }
     }
 
     pub fn shape(&self) -> [usize; R] {
@@ -80,11 +112,11 @@ impl<E: Elem, const R: usize> Array<E, R> {
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.data.len()
+        shape::size(self.shape)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
+        self.len() == 0
     }
 
     pub fn rank(&self) -> usize {
@@ -93,34 +125,34 @@ impl<E: Elem, const R: usize> Array<E, R> {
 
     /// The elements in row-major order.
     pub fn to_vec(&self) -> Vec<E> {
-        self.data.to_vec()
+        self.data.columns().to_vec()
     }
 
     /// The column storage.
     pub fn columns(&self) -> &E::Columns {
-        &self.data
+        self.data.columns()
     }
 
     /// The column storage, by value.
     pub fn into_columns(self) -> E::Columns {
-        self.data
+        self.data.into_columns()
     }
 
     /// Element at row-major position `i`. Panics if `i >= len()`; use [`Array::at`] for a checked
     /// read.
     #[inline]
     pub fn get_linear(&self, i: usize) -> E {
-        self.data.get(i)
+        self.data.columns().get(i)
     }
 
     /// Element at `ix`, or `None` outside the shape.
     pub fn at(&self, ix: [usize; R]) -> Option<E> {
-        shape::contains(self.shape, ix).then(|| self.data.get(shape::to_linear(self.shape, ix)))
+        shape::contains(self.shape, ix).then(|| self.data.columns().get(shape::to_linear(self.shape, ix)))
     }
 
     /// The elements in row-major order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = E> + ExactSizeIterator + '_ {
-        self.data.iter_range(0..self.data.len())
+        self.data.columns().iter_range(0..self.len())
     }
 }
 
@@ -130,7 +162,7 @@ impl<E: Elem> Vector<E> {
     /// assert_eq!(Vector::from_vec(vec![1u32, 2]).shape(), [2]);
     /// ```
     pub fn from_vec(v: Vec<E>) -> Self {
-        Array { shape: [v.len()], data: E::Columns::from_vec(v) }
+        Array { shape: [v.len()], data: Storage::host(E::Columns::from_vec(v)) }
     }
 
     pub fn from_slice(v: &[E]) -> Self {
@@ -150,12 +182,12 @@ impl<E: Elem> Scalar<E> {
     /// assert_eq!(Scalar::new(2.5f64).get(), 2.5);
     /// ```
     pub fn new(e: E) -> Self {
-        Array { shape: [], data: E::Columns::from_vec(vec![e]) }
+        Array { shape: [], data: Storage::host(E::Columns::from_vec(vec![e])) }
     }
 
     /// The one element.
     pub fn get(&self) -> E {
-        self.data.get(0)
+        self.data.columns().get(0)
     }
 }
 
@@ -180,7 +212,7 @@ impl fmt::Display for Size {
 
 impl<E: Elem, const R: usize> fmt::Debug for Array<E, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Array").field("shape", &self.shape).field("data", &self.data).finish()
+        f.debug_struct("Array").field("shape", &self.shape).field("data", self.data.columns()).finish()
     }
 }
 
@@ -201,7 +233,7 @@ impl<E: Elem, const R: usize> fmt::Display for Array<E, R> {
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if R == 0 {
-            return write!(f, "{:?}", self.data.get(0));
+            return write!(f, "{:?}", self.data.columns().get(0));
         }
         self.fmt_dim(f, 0, 0)
     }
@@ -224,7 +256,7 @@ impl<E: Elem, const R: usize> Array<E, R> {
                 continue;
             }
             if d + 1 == R {
-                write!(f, "{:?}", self.data.get(start + i))?;
+                write!(f, "{:?}", self.data.columns().get(start + i))?;
             } else {
                 self.fmt_dim(f, d + 1, start + i * stride)?;
             }

@@ -12,6 +12,7 @@
 
 use accel_core::types::{ElemType, ScalarType};
 use accel_core::value::{ElemValue, ScalarValue};
+use std::borrow::Cow;
 use std::fmt::Debug;
 use std::ops::Range;
 
@@ -85,6 +86,52 @@ pub trait Columns<E>: Clone + Default + PartialEq + Debug + Send + Sync + 'stati
 
     /// A mutable view of all elements, to be split into disjoint regions.
     fn view_mut(&mut self) -> Self::Mut<'_>;
+
+    /// The bytes of each scalar column, in the order of the element type's leaves (what a
+    /// device copy holds).
+    fn leaf_bytes(&self) -> Vec<Cow<'_, [u8]>>;
+
+    /// Columns from the bytes of each leaf column, in leaf order, as [`Columns::leaf_bytes`]
+    /// gives them; `None` if a column has the wrong length or holds an invalid value.
+    fn from_leaf_bytes(leaves: &mut dyn Iterator<Item = Vec<u8>>) -> Option<Self>;
+}
+
+/// The byte form of one scalar column.
+trait ColumnBytes: Sized {
+    fn to_bytes(v: &[Self]) -> Cow<'_, [u8]>;
+    fn from_bytes(b: &[u8]) -> Option<Vec<Self>>;
+}
+
+macro_rules! pod_column_bytes {
+    ($($t:ty),*) => {$(
+        impl ColumnBytes for $t {
+            fn to_bytes(v: &[Self]) -> Cow<'_, [u8]> {
+                Cow::Borrowed(bytemuck::cast_slice(v))
+            }
+
+            fn from_bytes(b: &[u8]) -> Option<Vec<Self>> {
+                (b.len() % size_of::<$t>() == 0).then(|| bytemuck::pod_collect_to_vec(b))
+            }
+        }
+    )*};
+}
+
+pod_column_bytes!(i32, i64, u32, u64, usize, f32, f64);
+
+impl ColumnBytes for bool {
+    fn to_bytes(v: &[Self]) -> Cow<'_, [u8]> {
+        Cow::Owned(v.iter().map(|&b| u8::from(b)).collect())
+    }
+
+    fn from_bytes(b: &[u8]) -> Option<Vec<Self>> {
+        b.iter()
+            .map(|&x| match x {
+                0 => Some(false),
+                1 => Some(true),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// A mutable view of a contiguous run of elements in [`Columns`]; views of disjoint runs can be
@@ -174,6 +221,14 @@ macro_rules! scalar_elem {
             #[inline]
             fn view_mut(&mut self) -> Self::Mut<'_> {
                 self.as_mut_slice()
+            }
+
+            fn leaf_bytes(&self) -> Vec<Cow<'_, [u8]>> {
+                vec![<$t as ColumnBytes>::to_bytes(self)]
+            }
+
+            fn from_leaf_bytes(leaves: &mut dyn Iterator<Item = Vec<u8>>) -> Option<Self> {
+                <$t as ColumnBytes>::from_bytes(&leaves.next()?)
             }
         }
 
@@ -282,6 +337,18 @@ macro_rules! tuple_elem {
             #[inline]
             fn view_mut(&mut self) -> Self::Mut<'_> {
                 ($(self.$idx.view_mut(),)+)
+            }
+
+            fn leaf_bytes(&self) -> Vec<Cow<'_, [u8]>> {
+                let mut out = Vec::new();
+                $(out.extend(self.$idx.leaf_bytes());)+
+                out
+            }
+
+            fn from_leaf_bytes(leaves: &mut dyn Iterator<Item = Vec<u8>>) -> Option<Self> {
+                let cols = ($($C::from_leaf_bytes(leaves)?,)+);
+                let n = cols.0.len();
+                [$(cols.$idx.len()),+].iter().all(|&m| m == n).then_some(cols)
             }
         }
 

@@ -6,6 +6,7 @@
 //! - [`Nested`] and [`Segments`]: irregular vectors of vectors;
 //! - [`IntoValue`] / [`FromValue`]: typed values to and from `accel_core::value::Value`;
 //! - [`cpu`]: the CPU backend's rayon skeletons, which generated code instantiates;
+//! - `cuda` (with the `cuda` feature): the CUDA device layer (`Gpu`, device buffers, kernels);
 //! - [`Runtime`]: picks the backend and owns its resources.
 //!
 //! ```
@@ -25,10 +26,13 @@
 
 pub mod array;
 pub mod cpu;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod elem;
 pub mod nested;
 pub mod runtime;
 pub mod shape;
+mod storage;
 pub mod value;
 
 pub use accel_core::{Error, Result};

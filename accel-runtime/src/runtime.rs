@@ -1,12 +1,17 @@
 //! The runtime: which backend runs a program, and its resources.
 //!
-//! For now the only backend is the CPU one, which owns a rayon thread pool; generated code runs
-//! inside it through [`Runtime::run_cpu`], so that accel's parallel loops never compete with the
-//! application's own use of rayon's global pool.
+//! The CPU backend owns a rayon thread pool; generated code runs inside it through
+//! [`Runtime::run_cpu`], so that accel's parallel loops never compete with the application's own
+//! use of rayon's global pool. With the `cuda` feature a runtime may hold a [`Gpu`] instead, and
+//! generated code calls [`Runtime::run`] with both versions of a program; a CUDA runtime starts
+//! its CPU pool only if something runs on the CPU.
 
 use crate::cpu::Ctx;
+#[cfg(feature = "cuda")]
+use crate::cuda::Gpu;
 use accel_core::{Error, Result};
 use std::fmt;
+use std::sync::OnceLock;
 
 /// The kind of backend a [`Runtime`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -14,6 +19,8 @@ use std::fmt;
 pub enum BackendKind {
     /// Rayon skeletons on the host's cores.
     Cpu,
+    /// Kernels on a CUDA device (only in builds with the `cuda` feature).
+    Cuda,
 }
 
 /// Holds the backend that `#[accel]` functions run on.
@@ -29,11 +36,10 @@ pub enum BackendKind {
 /// # Ok::<(), accel_runtime::Error>(())
 /// ```
 pub struct Runtime {
-    backend: Backend,
-}
-
-enum Backend {
-    Cpu(Pool),
+    /// Started at construction for the CPU backend, on first use for CUDA.
+    pool: OnceLock<Pool>,
+    #[cfg(feature = "cuda")]
+    gpu: Option<Gpu>,
 }
 
 enum Pool {
@@ -43,12 +49,20 @@ enum Pool {
 }
 
 /// What `ACCEL_BACKEND` asks for.
-fn backend_from_env(value: Option<&str>) -> Result<BackendKind> {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Request {
+    /// CUDA when a device can be opened, else the CPU.
+    Auto,
+    Cpu,
+    /// CUDA or an error.
+    Cuda,
+}
+
+fn request_from_env(value: Option<&str>) -> Result<Request> {
     match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
-        None | Some("" | "auto" | "cpu") => Ok(BackendKind::Cpu),
-        Some("cuda") => Err(Error::NoDevice {
-            reason: "this build of accel has no CUDA backend yet; unset ACCEL_BACKEND or set it to cpu".into(),
-        }),
+        None | Some("" | "auto") => Ok(Request::Auto),
+        Some("cpu") => Ok(Request::Cpu),
+        Some("cuda") => Ok(Request::Cuda),
         Some(_) => Err(Error::invalid_argument(
             "Runtime::new",
             format!(
@@ -63,9 +77,20 @@ fn start_pool(threads: usize) -> std::result::Result<rayon::ThreadPool, rayon::T
     rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("accel-cpu-{i}")).build()
 }
 
+/// A pool with one thread per core, or rayon's global pool if none can be started.
+fn default_pool() -> Pool {
+    start_pool(0).map_or(Pool::Global, Pool::Own)
+}
+
 impl Runtime {
-    /// The runtime that `ACCEL_BACKEND` selects: unset, `auto` or `cpu` give the CPU backend;
-    /// `cuda` is `Error::NoDevice` in this build; anything else is `Error::InvalidArgument`.
+    /// The runtime that `ACCEL_BACKEND` selects:
+    ///
+    /// - unset or `auto`: CUDA device 0 when the build has the `cuda` feature and the device can be
+    ///   opened; otherwise the CPU, after one line on stderr saying why there is no GPU (builds
+    ///   without the feature use the CPU silently);
+    /// - `cpu`: the CPU;
+    /// - `cuda`: CUDA device 0, or the `Error::NoDevice` that says why not;
+    /// - anything else: `Error::InvalidArgument`.
     pub fn new() -> Result<Runtime> {
         let value = std::env::var_os("ACCEL_BACKEND");
         let text = match &value {
@@ -74,16 +99,31 @@ impl Runtime {
                 Error::invalid_argument("Runtime::new", format!("ACCEL_BACKEND is not valid UTF-8: {v:?}"))
             })?),
         };
-        match backend_from_env(text)? {
-            BackendKind::Cpu => Ok(Runtime::cpu()),
+        Runtime::for_request(request_from_env(text)?)
+    }
+
+    fn for_request(request: Request) -> Result<Runtime> {
+        match request {
+            Request::Cpu => Ok(Runtime::cpu()),
+            Request::Cuda => Runtime::cuda(),
+            #[cfg(not(feature = "cuda"))]
+            Request::Auto => Ok(Runtime::cpu()),
+            #[cfg(feature = "cuda")]
+            Request::Auto => Ok(Runtime::cuda().unwrap_or_else(|e| {
+                let reason = match e {
+                    Error::NoDevice { reason } => reason,
+                    other => other.to_string(),
+                };
+                eprintln!("accel: no usable CUDA device ({reason}); running on the CPU");
+                Runtime::cpu()
+            })),
         }
     }
 
     /// The CPU backend with one thread per core (rayon's default, which honours
     /// `RAYON_NUM_THREADS`).
     pub fn cpu() -> Runtime {
-        let pool = start_pool(0).map_or(Pool::Global, Pool::Own);
-        Runtime { backend: Backend::Cpu(pool) }
+        Runtime::with_pool(default_pool())
     }
 
     /// The CPU backend with `n` threads (`n > 0`).
@@ -99,25 +139,68 @@ impl Runtime {
             context: format!("starting a pool of {n} threads"),
             message: e.to_string(),
         })?;
-        Ok(Runtime { backend: Backend::Cpu(Pool::Own(pool)) })
+        Ok(Runtime::with_pool(Pool::Own(pool)))
     }
 
-    pub fn backend(&self) -> BackendKind {
-        match self.backend {
-            Backend::Cpu(_) => BackendKind::Cpu,
+    fn with_pool(pool: Pool) -> Runtime {
+        Runtime {
+            pool: OnceLock::from(pool),
+            #[cfg(feature = "cuda")]
+            gpu: None,
         }
     }
 
-    /// Number of worker threads.
+    /// The CUDA backend on device 0; `Error::NoDevice` says why it cannot be used (in builds
+    /// without the `cuda` feature: that the feature is missing).
+    pub fn cuda() -> Result<Runtime> {
+        Runtime::cuda_device(0)
+    }
+
+    /// The CUDA backend on device `ordinal`.
+    #[cfg(feature = "cuda")]
+    pub fn cuda_device(ordinal: usize) -> Result<Runtime> {
+        Ok(Runtime { pool: OnceLock::new(), gpu: Some(Gpu::open(ordinal)?) })
+    }
+
+    /// The CUDA backend on device `ordinal`: in this build, always `Error::NoDevice`.
+    #[cfg(not(feature = "cuda"))]
+    pub fn cuda_device(ordinal: usize) -> Result<Runtime> {
+        Err(Error::NoDevice {
+            reason: format!(
+                "CUDA device {ordinal} was requested but this build of accel has no CUDA backend; enable the \
+                 `cuda` feature, or unset ACCEL_BACKEND"
+            ),
+        })
+    }
+
+    pub fn backend(&self) -> BackendKind {
+        #[cfg(feature = "cuda")]
+        if self.gpu.is_some() {
+            return BackendKind::Cuda;
+        }
+        BackendKind::Cpu
+    }
+
+    /// The device of a CUDA runtime.
+    #[cfg(feature = "cuda")]
+    pub fn gpu(&self) -> Option<&Gpu> {
+        self.gpu.as_ref()
+    }
+
+    fn pool(&self) -> &Pool {
+        self.pool.get_or_init(default_pool)
+    }
+
+    /// Number of worker threads of the CPU pool.
     pub fn threads(&self) -> usize {
-        match &self.backend {
-            Backend::Cpu(Pool::Own(pool)) => pool.current_num_threads(),
-            Backend::Cpu(Pool::Global) => rayon::current_num_threads(),
+        match self.pool() {
+            Pool::Own(pool) => pool.current_num_threads(),
+            Pool::Global => rayon::current_num_threads(),
         }
     }
 
     /// Runs generated CPU code inside this runtime's thread pool with a fresh [`Ctx`]; an error
-    /// recorded in the context and not yet taken is returned too.
+    /// recorded in the context and not yet taken is returned too. Works on any backend.
     pub fn run_cpu<T: Send>(&self, f: impl FnOnce(&Ctx) -> Result<T> + Send) -> Result<T> {
         let run = || {
             let cx = Ctx::new();
@@ -125,16 +208,54 @@ impl Runtime {
             cx.check()?;
             Ok(value)
         };
-        match &self.backend {
-            Backend::Cpu(Pool::Own(pool)) => pool.install(run),
-            Backend::Cpu(Pool::Global) => run(),
+        match self.pool() {
+            Pool::Own(pool) => pool.install(run),
+            Pool::Global => run(),
+        }
+    }
+
+    /// Runs a program on this runtime's backend: `gpu` on a CUDA runtime (on the calling thread),
+    /// `cpu` through [`Runtime::run_cpu`] otherwise. Generated code passes both versions.
+    ///
+    /// ```
+    /// use accel_runtime::{Runtime, Vector, cpu};
+    ///
+    /// let rt = Runtime::cuda().unwrap_or_else(|_| Runtime::cpu());
+    /// let xs = Vector::from_vec(vec![1.0f32, 2.0, 3.0]);
+    /// let sum = rt.run(
+    ///     |cx| Ok(cpu::fold_all(cx, &xs, Some(0.0), |a, b| a + b, "sum")?.get()),
+    ///     |gpu| {
+    ///         // A round trip through device memory, summed on the host.
+    ///         let bytes: Vec<u8> = xs.to_vec().iter().flat_map(|x| x.to_le_bytes()).collect();
+    ///         let back = gpu.download(&gpu.upload(&bytes)?, 0, bytes.len())?;
+    ///         Ok(back.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).sum())
+    ///     },
+    /// )?;
+    /// assert_eq!(sum, 6.0);
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
+    #[cfg(feature = "cuda")]
+    pub fn run<T: Send>(
+        &self,
+        cpu: impl FnOnce(&Ctx) -> Result<T> + Send,
+        gpu: impl FnOnce(&Gpu) -> Result<T>,
+    ) -> Result<T> {
+        match &self.gpu {
+            Some(device) => gpu(device),
+            None => self.run_cpu(cpu),
         }
     }
 }
 
 impl fmt::Debug for Runtime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Runtime").field("backend", &self.backend()).field("threads", &self.threads()).finish()
+        let mut s = f.debug_struct("Runtime");
+        s.field("backend", &self.backend());
+        #[cfg(feature = "cuda")]
+        if let Some(gpu) = &self.gpu {
+            return s.field("gpu", gpu).finish();
+        }
+        s.field("threads", &self.threads()).finish()
     }
 }
 
@@ -143,14 +264,50 @@ mod tests {
     use super::*;
 
     #[test]
-    fn backend_selection() {
-        assert_eq!(backend_from_env(None), Ok(BackendKind::Cpu));
-        assert_eq!(backend_from_env(Some("auto")), Ok(BackendKind::Cpu));
-        assert_eq!(backend_from_env(Some(" CPU ")), Ok(BackendKind::Cpu));
-        let e = backend_from_env(Some("cuda")).unwrap_err();
-        assert!(matches!(e, Error::NoDevice { .. }) && e.to_string().contains("no CUDA backend yet"));
-        let e = backend_from_env(Some("tpu")).unwrap_err();
+    fn backend_requests() {
+        assert_eq!(request_from_env(None), Ok(Request::Auto));
+        assert_eq!(request_from_env(Some("auto")), Ok(Request::Auto));
+        assert_eq!(request_from_env(Some("")), Ok(Request::Auto));
+        assert_eq!(request_from_env(Some(" CPU ")), Ok(Request::Cpu));
+        assert_eq!(request_from_env(Some("Cuda")), Ok(Request::Cuda));
+        let e = request_from_env(Some("tpu")).unwrap_err();
         assert!(matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("`auto`, `cpu` and `cuda`"));
+        assert_eq!(Runtime::for_request(Request::Cpu).unwrap().backend(), BackendKind::Cpu);
+    }
+
+    #[cfg(not(feature = "cuda"))]
+    #[test]
+    fn without_the_cuda_feature() {
+        assert_eq!(Runtime::for_request(Request::Auto).unwrap().backend(), BackendKind::Cpu);
+        for e in [Runtime::for_request(Request::Cuda).unwrap_err(), Runtime::cuda_device(1).unwrap_err()] {
+            assert!(matches!(e, Error::NoDevice { .. }) && e.to_string().contains("enable the `cuda` feature"), "{e}");
+        }
+    }
+
+    #[cfg(feature = "cuda")]
+    #[test]
+    fn with_the_cuda_feature() {
+        let auto = Runtime::for_request(Request::Auto).unwrap();
+        if Gpu::device_count() == 0 {
+            assert_eq!(auto.backend(), BackendKind::Cpu);
+            assert!(auto.gpu().is_none());
+            let e = Runtime::for_request(Request::Cuda).unwrap_err();
+            assert!(matches!(e, Error::NoDevice { .. }), "{e}");
+            if std::env::var_os("ACCEL_BACKEND").is_none() {
+                assert_eq!(Runtime::new().unwrap().backend(), BackendKind::Cpu);
+            }
+            assert_eq!(auto.run(|_| Ok("cpu"), |_| Ok("gpu")), Ok("cpu"));
+        } else {
+            assert_eq!(auto.backend(), BackendKind::Cuda);
+            assert_eq!(
+                auto.run(|_| Ok("cpu".to_string()), |gpu| Ok(gpu.name().to_string())).unwrap(),
+                auto.gpu().unwrap().name()
+            );
+            // The CPU pool still serves host steps.
+            assert_eq!(auto.run_cpu(|cx| Ok(cx.div(7, 2))), Ok(3));
+            assert!(format!("{auto:?}").contains("Cuda"));
+        }
+        assert_eq!(Runtime::cpu().run(|_| Ok(1), |_| Ok(2)), Ok(1));
     }
 
     #[test]

@@ -4,25 +4,19 @@
 //! becomes a combinator program that runs on the CPU backend (rayon) or on a GPU, and that the
 //! reference interpreter can always check.
 //!
-//! ```
+//! ```ignore
 //! use accel::prelude::*;
 //!
+//! /// `Σ xs[i] * ys[i]` over the common length of `xs` and `ys`.
 //! #[accel]
 //! pub fn dotp(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> {
 //!     xs.zip_with(ys, |x, y| x * y).fold_all(0.0, |a, b| a + b)
 //! }
-//!
-//! # fn main() -> accel::Result<()> {
-//! let rt = Runtime::new()?;
-//! let xs = Vector::from_vec(vec![1.0f32, 2.0, 3.0]);
-//! let ys = Vector::from_vec(vec![4.0f32, 5.0, 6.0]);
-//! let r = dotp(&rt, &xs, &ys)?;
-//! assert_eq!(r.get(), 32.0);
-//! assert_eq!(dotp::reference(&xs, &ys)?.get(), 32.0);
-//! println!("{}", dotp::plan());
-//! # Ok(())
-//! # }
 //! ```
+//!
+//! This is `examples/src/dotp.rs`, built and tested with the examples: a doc test has no build
+//! script to compile it for the GPU, so the block above is not compiled here. It is called as
+//! `dotp(&rt, &xs, &ys)?` with `let rt = Runtime::new()?` (see `examples/src/bin/dotp.rs`).
 //!
 //! The generated API of `fn f(params) -> T` is `f(&rt, params..) -> accel::Result<T>` (arrays by
 //! reference, scalars by value), `f::reference(params..)` (the interpreter) and `f::plan()`.
@@ -48,6 +42,14 @@
 //! associative: backends regroup them (never reorder them), so float results may differ from the
 //! interpreter's by rounding. Anything else is a compile error at its span that says what to
 //! write instead.
+//!
+//! ## Building for the GPU
+//! With the `cuda` feature (on by default) a package that uses `#[accel]` has a build script,
+//! `build.rs` containing `fn main() { accel_build::build(); }` with `accel-build` in its
+//! `[build-dependencies]`: it compiles the package's `#[accel]` functions to one PTX module with
+//! the pinned nightly toolchain (which rustup installs on the first build), and the macro embeds
+//! it. At run time `Runtime::new()` picks a GPU when one is present (`ACCEL_BACKEND=cpu|cuda`
+//! forces a backend). Without `cuda` only the CPU backend exists and no build script is needed.
 
 pub use accel_core::{Error, Plan, Result};
 pub use accel_macros::accel;
@@ -69,4 +71,6 @@ pub mod __private {
     pub use accel_core::ir::{self, Program};
     pub use accel_core::{interp, ops};
     pub use accel_runtime::cpu;
+    #[cfg(feature = "cuda")]
+    pub use accel_runtime::cuda::{FromDevice, Gpu, IntoDevice};
 }

@@ -13,7 +13,7 @@
 
 mod array;
 mod irregular;
-mod scalar;
+pub mod scalar;
 #[cfg(test)]
 mod tests;
 

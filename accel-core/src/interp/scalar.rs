@@ -29,7 +29,7 @@ macro_rules! lift2 {
     };
 }
 
-pub(super) fn constant(c: &Const) -> Result<ScalarValue> {
+pub fn constant(c: &Const) -> Result<ScalarValue> {
     match *c {
         Const::Bool(b) => Ok(ScalarValue::Bool(b)),
         Const::Int(v, t) if t.is_integer() => Ok(ScalarValue::from_i128(v, t)),
@@ -39,7 +39,7 @@ pub(super) fn constant(c: &Const) -> Result<ScalarValue> {
     }
 }
 
-pub(super) fn unary(op: UnaryOp, x: ScalarValue) -> Result<ScalarValue> {
+pub fn unary(op: UnaryOp, x: ScalarValue) -> Result<ScalarValue> {
     let r = match op {
         UnaryOp::Neg => lift1!(x, |v| Arith::neg(v); I32 I64 U32 U64 Usize F32 F64),
         UnaryOp::Not => lift1!(x, |v| Bits::bit_not(v); Bool I32 I64 U32 U64 Usize),
@@ -48,7 +48,7 @@ pub(super) fn unary(op: UnaryOp, x: ScalarValue) -> Result<ScalarValue> {
 }
 
 /// Every binary operator but the short-circuit `&&` and `||` (also accepted here, on bools).
-pub(super) fn binary(op: BinaryOp, a: ScalarValue, b: ScalarValue) -> Result<ScalarValue> {
+pub fn binary(op: BinaryOp, a: ScalarValue, b: ScalarValue) -> Result<ScalarValue> {
     use BinaryOp::*;
     let r = match op {
         Add => lift2!(a, b, |x, y| Arith::add(x, y); I32 I64 U32 U64 Usize F32 F64),
@@ -111,7 +111,7 @@ fn holds(op: BinaryOp, ord: Option<Ordering>) -> bool {
     }
 }
 
-pub(super) fn math(f: MathFn, args: &[ScalarValue]) -> Result<ScalarValue> {
+pub fn math(f: MathFn, args: &[ScalarValue]) -> Result<ScalarValue> {
     use MathFn::*;
     use ScalarValue::{Bool, F32, F64, I32};
     let r = match (f, args) {

@@ -18,6 +18,8 @@ use crate::types::{ElemType, ScalarType, Type};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
+pub mod device;
+
 /// The Rust type of an element.
 pub fn elem_type(t: &ElemType) -> TokenStream {
     match t {
@@ -29,7 +31,7 @@ pub fn elem_type(t: &ElemType) -> TokenStream {
     }
 }
 
-fn scalar_type(s: ScalarType) -> TokenStream {
+pub(crate) fn scalar_type(s: ScalarType) -> TokenStream {
     let id = format_ident!("{}", s.rust_name());
     quote!(#id)
 }
@@ -103,9 +105,12 @@ impl Code {
 
 /// The generator. `owned_bindings` are the `let`s whose value the generated code owns (bound as
 /// `name_o`, with `name` a reference to it), which the result may move out instead of copying.
+/// With `device` set it generates the scalar code of kernels for `accel-kernels` instead (see
+/// [`device`]): the same expressions over device views.
 #[derive(Default)]
-struct Gen {
+pub(crate) struct Gen {
     owned_bindings: std::cell::RefCell<std::collections::HashSet<u32>>,
+    device: bool,
 }
 
 fn owned_ident(v: &Var) -> proc_macro2::Ident {
@@ -116,7 +121,7 @@ fn unsupported(what: &str) -> syn::Error {
     syn::Error::new(Span::call_site(), format!("`{what}` is not supported by the CPU backend yet"))
 }
 
-fn ix_from_array(rank: usize, arr: &TokenStream) -> TokenStream {
+pub(crate) fn ix_from_array(rank: usize, arr: &TokenStream) -> TokenStream {
     match rank {
         0 => quote!(()),
         1 => quote!(#arr[0]),
@@ -127,7 +132,7 @@ fn ix_from_array(rank: usize, arr: &TokenStream) -> TokenStream {
     }
 }
 
-fn ix_to_array(rank: usize, ix: TokenStream) -> TokenStream {
+pub(crate) fn ix_to_array(rank: usize, ix: TokenStream) -> TokenStream {
     match rank {
         0 => quote!({ let _: () = #ix; [] }),
         1 => quote!([#ix]),
@@ -141,7 +146,7 @@ fn ix_to_array(rank: usize, ix: TokenStream) -> TokenStream {
     }
 }
 
-fn rank_of(e: &Expr) -> usize {
+pub(crate) fn rank_of(e: &Expr) -> usize {
     match &e.ty {
         Type::Array { rank, .. } => *rank,
         Type::Elem(ElemType::Scalar(_)) => 1,
@@ -227,7 +232,7 @@ impl Gen {
         let c = self.expr(e)?;
         Ok(if c.is_ref {
             let t = c.tokens;
-            quote!(::std::clone::Clone::clone(#t))
+            quote!(::core::clone::Clone::clone(#t))
         } else {
             c.tokens
         })
@@ -239,7 +244,16 @@ impl Gen {
         Ok(if c.is_ref { t } else { quote!(&#t) })
     }
 
-    fn scalar(&self, e: &Expr) -> syn::Result<TokenStream> {
+    pub(crate) fn for_device() -> Gen {
+        Gen { device: true, ..Gen::default() }
+    }
+
+    /// The path of the scalar semantics (`Arith`, `Bits`, `Float`).
+    fn ops(&self) -> TokenStream {
+        if self.device { quote!(::accel_kernels::ops) } else { quote!(::accel::__private::ops) }
+    }
+
+    pub(crate) fn scalar(&self, e: &Expr) -> syn::Result<TokenStream> {
         Ok(self.expr(e)?.tokens)
     }
 
@@ -255,7 +269,7 @@ impl Gen {
                 let body = self.expr(body)?;
                 let b = body.tokens;
                 // A reference into the block's own binding cannot escape it: copy it out.
-                let b = if body.is_ref { quote!(::std::clone::Clone::clone(#b)) } else { b };
+                let b = if body.is_ref { quote!(::core::clone::Clone::clone(#b)) } else { b };
                 Code::owned(quote!({ #bind #b }))
             }
             ExprKind::Tuple(parts) => {
@@ -289,11 +303,12 @@ impl Gen {
             ExprKind::Unary(op, x) => {
                 let s = x.ty.as_elem().and_then(ElemType::as_scalar).expect("typed scalar");
                 let v = self.scalar(x)?;
+                let ops = self.ops();
                 Code::owned(match (op, s) {
                     (UnaryOp::Neg, s) if s.is_float() => quote!((-(#v))),
-                    (UnaryOp::Neg, _) => quote!(::accel::__private::ops::Arith::neg(#v)),
+                    (UnaryOp::Neg, _) => quote!(#ops::Arith::neg(#v)),
                     (UnaryOp::Not, ScalarType::Bool) => quote!((!(#v))),
-                    (UnaryOp::Not, _) => quote!(::accel::__private::ops::Bits::bit_not(#v)),
+                    (UnaryOp::Not, _) => quote!(#ops::Bits::bit_not(#v)),
                 })
             }
             ExprKind::Binary(op, a, b) => Code::owned(self.binary(*op, a, b)?),
@@ -307,7 +322,8 @@ impl Gen {
                 let name = format_ident!("{}", f.method_name());
                 let tr =
                     if matches!(f, MathFn::Abs | MathFn::Min | MathFn::Max) { quote!(Arith) } else { quote!(Float) };
-                Code::owned(quote!(::accel::__private::ops::#tr::#name(#(#vs),*)))
+                let ops = self.ops();
+                Code::owned(quote!(#ops::#tr::#name(#(#vs),*)))
             }
             ExprKind::Index { array, index } => {
                 let a = self.reference(array)?;
@@ -358,6 +374,7 @@ impl Gen {
                     }
                 }))
             }
+            ExprKind::Array(op) if self.device => self.array_in_kernel(op)?,
             ExprKind::Array(op) => self.array(op, &e.ty)?,
         })
     }
@@ -365,7 +382,7 @@ impl Gen {
     fn binary(&self, op: BinaryOp, a: &Expr, b: &Expr) -> syn::Result<TokenStream> {
         let x = self.scalar(a)?;
         let y = self.scalar(b)?;
-        let ops = quote!(::accel::__private::ops);
+        let ops = self.ops();
         Ok(match op {
             BinaryOp::Add => quote!(#ops::Arith::add(#x, #y)),
             BinaryOp::Sub => quote!(#ops::Arith::sub(#x, #y)),
@@ -388,8 +405,30 @@ impl Gen {
         })
     }
 
+    /// The collective operations kernel code can contain: reads of values in scope.
+    fn array_in_kernel(&self, op: &ArrayOp) -> syn::Result<Code> {
+        Ok(match op {
+            ArrayOp::The(a) => {
+                let r = self.reference(a)?;
+                Code::owned(quote!((#r).get()))
+            }
+            ArrayOp::NestedValues(n) => {
+                let n = self.reference(n)?;
+                Code { tokens: quote!((#n).values()), is_ref: true }
+            }
+            ArrayOp::NestedSegments(n) => {
+                let n = self.reference(n)?;
+                Code { tokens: quote!((#n).segments()), is_ref: true }
+            }
+            _ => {
+                let msg = format!("`{}` cannot run inside a kernel's closure", op.name());
+                return Err(syn::Error::new(Span::call_site(), msg));
+            }
+        })
+    }
+
     /// A closure over elements: `|p0: T0, ..| -> R { body }`.
-    fn lambda(&self, l: &Lambda) -> syn::Result<TokenStream> {
+    pub(crate) fn lambda(&self, l: &Lambda) -> syn::Result<TokenStream> {
         let params = l.params.iter().map(|(v, t)| {
             let id = var_ident(v);
             let ty = elem_type(t.as_elem().expect("scalar closure"));

@@ -3,7 +3,12 @@
 //!
 //! Integers wrap on overflow (as they do on the GPU); division and remainder by zero return `None`
 //! and become `Error::DivisionByZero`; shifts reduce their amount modulo the bit width. Floats
-//! follow IEEE 754 through Rust's own operators and `std` methods, and `erf` comes from `libm`.
+//! follow IEEE 754 through Rust's own operators; on the host the float functions are `std`'s
+//! methods and `erf` comes from `libm`. On the GPU (no `std`) the functions that `core` has
+//! (`sqrt`, `floor`, `mul_add`, ...) come from `core::f32::math` / `core::f64::math`, which lower to
+//! the correctly rounded PTX instructions as on the host; the transcendental ones come from `libm`
+//! (`core::intrinsics::expf32` and friends crash LLVM's NVPTX instruction selector), so they may
+//! differ from the host's in the last bits; `powi` is compiler-rt's repeated squaring.
 
 /// Arithmetic on every numeric type.
 pub trait Arith: Copy {
@@ -124,7 +129,7 @@ impl Bits for bool {
 }
 
 macro_rules! float_ops {
-    ($($t:ident, $erf:path;)*) => {$(
+    ($($t:ident, $m:ident;)*) => {$(
         impl Arith for $t {
             #[inline(always)] fn add(self, b: Self) -> Self { self + b }
             #[inline(always)] fn sub(self, b: Self) -> Self { self - b }
@@ -143,29 +148,29 @@ macro_rules! float_ops {
             #[inline(always)] fn abs(self) -> Self { $t::abs(self) }
         }
         impl Float for $t {
-            #[inline(always)] fn sqrt(self) -> Self { $t::sqrt(self) }
-            #[inline(always)] fn exp(self) -> Self { $t::exp(self) }
-            #[inline(always)] fn ln(self) -> Self { $t::ln(self) }
-            #[inline(always)] fn log2(self) -> Self { $t::log2(self) }
-            #[inline(always)] fn log10(self) -> Self { $t::log10(self) }
-            #[inline(always)] fn sin(self) -> Self { $t::sin(self) }
-            #[inline(always)] fn cos(self) -> Self { $t::cos(self) }
-            #[inline(always)] fn tan(self) -> Self { $t::tan(self) }
-            #[inline(always)] fn asin(self) -> Self { $t::asin(self) }
-            #[inline(always)] fn acos(self) -> Self { $t::acos(self) }
-            #[inline(always)] fn atan(self) -> Self { $t::atan(self) }
-            #[inline(always)] fn atan2(self, b: Self) -> Self { $t::atan2(self, b) }
-            #[inline(always)] fn sinh(self) -> Self { $t::sinh(self) }
-            #[inline(always)] fn cosh(self) -> Self { $t::cosh(self) }
-            #[inline(always)] fn tanh(self) -> Self { $t::tanh(self) }
-            #[inline(always)] fn powf(self, b: Self) -> Self { $t::powf(self, b) }
-            #[inline(always)] fn powi(self, b: i32) -> Self { $t::powi(self, b) }
-            #[inline(always)] fn floor(self) -> Self { $t::floor(self) }
-            #[inline(always)] fn ceil(self) -> Self { $t::ceil(self) }
-            #[inline(always)] fn round(self) -> Self { $t::round(self) }
-            #[inline(always)] fn trunc(self) -> Self { $t::trunc(self) }
-            #[inline(always)] fn mul_add(self, b: Self, c: Self) -> Self { $t::mul_add(self, b, c) }
-            #[inline(always)] fn erf(self) -> Self { $erf(self) }
+            #[inline(always)] fn sqrt(self) -> Self { math::$m::sqrt(self) }
+            #[inline(always)] fn exp(self) -> Self { math::$m::exp(self) }
+            #[inline(always)] fn ln(self) -> Self { math::$m::ln(self) }
+            #[inline(always)] fn log2(self) -> Self { math::$m::log2(self) }
+            #[inline(always)] fn log10(self) -> Self { math::$m::log10(self) }
+            #[inline(always)] fn sin(self) -> Self { math::$m::sin(self) }
+            #[inline(always)] fn cos(self) -> Self { math::$m::cos(self) }
+            #[inline(always)] fn tan(self) -> Self { math::$m::tan(self) }
+            #[inline(always)] fn asin(self) -> Self { math::$m::asin(self) }
+            #[inline(always)] fn acos(self) -> Self { math::$m::acos(self) }
+            #[inline(always)] fn atan(self) -> Self { math::$m::atan(self) }
+            #[inline(always)] fn atan2(self, b: Self) -> Self { math::$m::atan2(self, b) }
+            #[inline(always)] fn sinh(self) -> Self { math::$m::sinh(self) }
+            #[inline(always)] fn cosh(self) -> Self { math::$m::cosh(self) }
+            #[inline(always)] fn tanh(self) -> Self { math::$m::tanh(self) }
+            #[inline(always)] fn powf(self, b: Self) -> Self { math::$m::powf(self, b) }
+            #[inline(always)] fn powi(self, b: i32) -> Self { math::$m::powi(self, b) }
+            #[inline(always)] fn floor(self) -> Self { math::$m::floor(self) }
+            #[inline(always)] fn ceil(self) -> Self { math::$m::ceil(self) }
+            #[inline(always)] fn round(self) -> Self { math::$m::round(self) }
+            #[inline(always)] fn trunc(self) -> Self { math::$m::trunc(self) }
+            #[inline(always)] fn mul_add(self, b: Self, c: Self) -> Self { math::$m::mul_add(self, b, c) }
+            #[inline(always)] fn erf(self) -> Self { math::$m::erf(self) }
             #[inline(always)] fn is_nan(self) -> bool { $t::is_nan(self) }
             #[inline(always)] fn is_finite(self) -> bool { $t::is_finite(self) }
         }
@@ -173,8 +178,118 @@ macro_rules! float_ops {
 }
 
 float_ops! {
-    f32, libm::erff;
-    f64, libm::erf;
+    f32, m32;
+    f64, m64;
+}
+
+/// The float functions of one type as free functions, so that `float_ops!` names them the same
+/// way on the host and on the GPU.
+#[cfg(not(target_arch = "nvptx64"))]
+mod math {
+    macro_rules! std_fns {
+        ($m:ident, $t:ident, $erf:path) => {
+            pub mod $m {
+                std_fns!(@unary $t: sqrt exp ln log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil
+                    round trunc);
+                #[inline(always)] pub fn atan2(x: $t, y: $t) -> $t { $t::atan2(x, y) }
+                #[inline(always)] pub fn powf(x: $t, y: $t) -> $t { $t::powf(x, y) }
+                #[inline(always)] pub fn powi(x: $t, n: i32) -> $t { $t::powi(x, n) }
+                #[inline(always)] pub fn mul_add(x: $t, y: $t, z: $t) -> $t { $t::mul_add(x, y, z) }
+                #[inline(always)] pub fn erf(x: $t) -> $t { $erf(x) }
+            }
+        };
+        (@unary $t:ident: $($f:ident)*) => {$(
+            #[inline(always)] pub fn $f(x: $t) -> $t { $t::$f(x) }
+        )*};
+    }
+
+    std_fns!(m32, f32, libm::erff);
+    std_fns!(m64, f64, libm::erf);
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod math {
+    macro_rules! device_fns {
+        ($m:ident, $t:ident, $core:path, [$($f:ident = $libm:path),*], $atan2:path, $powf:path) => {
+            pub mod $m {
+                use $core as core_math;
+
+                #[inline(always)] pub fn sqrt(x: $t) -> $t { core_math::sqrt(x) }
+                #[inline(always)] pub fn floor(x: $t) -> $t { core_math::floor(x) }
+                #[inline(always)] pub fn ceil(x: $t) -> $t { core_math::ceil(x) }
+                #[inline(always)] pub fn round(x: $t) -> $t { core_math::round(x) }
+                #[inline(always)] pub fn trunc(x: $t) -> $t { core_math::trunc(x) }
+                #[inline(always)] pub fn mul_add(x: $t, y: $t, z: $t) -> $t { core_math::mul_add(x, y, z) }
+                $(#[inline(always)] pub fn $f(x: $t) -> $t { $libm(x) })*
+                #[inline(always)] pub fn atan2(x: $t, y: $t) -> $t { $atan2(x, y) }
+                #[inline(always)] pub fn powf(x: $t, y: $t) -> $t { $powf(x, y) }
+
+                /// compiler-rt's `__powisf2` / `__powidf2` (what `powi` calls on the host).
+                #[inline(always)]
+                pub fn powi(x: $t, n: i32) -> $t {
+                    let (mut a, mut b, mut r) = (x, n, 1.0);
+                    loop {
+                        if b & 1 != 0 {
+                            r *= a;
+                        }
+                        b /= 2;
+                        if b == 0 {
+                            break;
+                        }
+                        a *= a;
+                    }
+                    if n < 0 { 1.0 / r } else { r }
+                }
+            }
+        };
+    }
+
+    device_fns!(
+        m32,
+        f32,
+        core::f32::math,
+        [
+            exp = libm::expf,
+            ln = libm::logf,
+            log2 = libm::log2f,
+            log10 = libm::log10f,
+            sin = libm::sinf,
+            cos = libm::cosf,
+            tan = libm::tanf,
+            asin = libm::asinf,
+            acos = libm::acosf,
+            atan = libm::atanf,
+            sinh = libm::sinhf,
+            cosh = libm::coshf,
+            tanh = libm::tanhf,
+            erf = libm::erff
+        ],
+        libm::atan2f,
+        libm::powf
+    );
+    device_fns!(
+        m64,
+        f64,
+        core::f64::math,
+        [
+            exp = libm::exp,
+            ln = libm::log,
+            log2 = libm::log2,
+            log10 = libm::log10,
+            sin = libm::sin,
+            cos = libm::cos,
+            tan = libm::tan,
+            asin = libm::asin,
+            acos = libm::acos,
+            atan = libm::atan,
+            sinh = libm::sinh,
+            cosh = libm::cosh,
+            tanh = libm::tanh,
+            erf = libm::erf
+        ],
+        libm::atan2,
+        libm::pow
+    );
 }
 
 #[cfg(test)]

@@ -1,0 +1,279 @@
+//! The device crate of a package and its build to PTX (the recipe of DESIGN.md §4).
+//!
+//! `OUT_DIR/accel/device/` holds a `no_std` cdylib (its own `[workspace]`, `panic = "abort"`,
+//! fat LTO, one codegen unit) whose `lib.rs` is accel-core's device module for the package's
+//! programs, depending on accel-kernels by path. The pinned nightly builds it with
+//! `cargo rustc --release --target nvptx64-nvidia-cuda -Zbuild-std=core -- -Ctarget-cpu=sm_80
+//! -Clinker=true --emit=asm=...`: fat LTO makes the emitted PTX self-contained, the no-op linker
+//! stands in for the missing bitcode linker.
+//!
+//! The target directory is shared by every package built into the same outer target directory
+//! and profile, so `core`, `compiler_builtins`, `libm` and accel-kernels are compiled once (about
+//! 20 s) and each package then pays only for its own crate. The inner cargo is skipped altogether
+//! when a stamp (the generated source and manifest, accel-kernels' sources and version, the
+//! toolchain's `rustc -vV`) matches the last successful build and its PTX exists, in this
+//! `OUT_DIR` or in the target directory's `ptx/` (the newest module of each package, which other
+//! `OUT_DIR`s of the package, e.g. those of `cargo clippy` and `cargo test`, copy).
+
+use crate::toolchain::Toolchain;
+use crate::{Result, error, fnv1a, write};
+use std::path::{Path, PathBuf};
+
+/// The target the kernels are compiled for.
+const TARGET: &str = "nvptx64-nvidia-cuda";
+
+/// Where a package's device build lives: `OUT_DIR/accel`.
+pub struct DeviceBuild<'a> {
+    /// `OUT_DIR/accel`, the directory the macro reads (`ACCEL_PTX_DIR`).
+    pub dir: &'a Path,
+    /// The user package's name, made into the device package's name.
+    pub package: &'a str,
+    /// The target directory shared by all device builds of the outer target directory.
+    pub target_dir: &'a Path,
+}
+
+impl DeviceBuild<'_> {
+    /// The PTX module.
+    pub fn ptx(&self) -> PathBuf {
+        self.dir.join("accel.ptx")
+    }
+
+    /// The record of the last module of this package that ptxas accepted, shared by all its
+    /// `OUT_DIR`s like the module itself.
+    pub fn ptxas_record(&self) -> PathBuf {
+        self.target_dir.join("ptx").join(format!("{}.ptxas-ok", package_name(self.package)))
+    }
+
+    /// Builds `source` (the device crate's `lib.rs`) into [`Self::ptx`], unless the last build
+    /// of this package, here or in another `OUT_DIR` of the same target directory (`cargo
+    /// clippy` and `cargo test` use different ones), was of the same inputs.
+    pub fn build(&self, source: &str, toolchain: &Toolchain) -> Result<()> {
+        let crate_dir = self.dir.join("device");
+        let name = package_name(self.package);
+        let manifest = manifest(self.package, &name);
+        let inputs = [manifest.as_bytes(), source.as_bytes(), &kernels_digest(), toolchain.version.as_bytes()];
+        let stamp = format!("{:016x}", fnv1a(&inputs));
+        let stamp_path = self.dir.join("device.stamp");
+        if self.ptx().is_file() && std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp) {
+            return Ok(());
+        }
+        // The last module built for this package, under its stamp, shared by all `OUT_DIR`s.
+        let cache_dir = self.target_dir.join("ptx");
+        let cached = cache_dir.join(format!("{name}-{stamp}.ptx"));
+        if cached.is_file() {
+            copy_atomically(&cached, &self.ptx())?;
+            return write(&stamp_path, &stamp);
+        }
+
+        write(&crate_dir.join("Cargo.toml"), &manifest)?;
+        write(&crate_dir.join("src/lib.rs"), source)?;
+        let manifest_path = crate_dir.join("Cargo.toml");
+        if !crate_dir.join("Cargo.lock").is_file() {
+            self.lock(&manifest_path, toolchain)?;
+        }
+        let tmp = self.dir.join("accel.ptx.tmp");
+        let mut emit = std::ffi::OsString::from("--emit=asm=");
+        emit.push(&tmp);
+        let out = toolchain
+            .cargo()
+            .args(["rustc", "--release", "--lib", "--target", TARGET, "-Zbuild-std=core", "--manifest-path"])
+            .arg(&manifest_path)
+            .arg("--target-dir")
+            .arg(self.target_dir)
+            .args(["--", "-Ctarget-cpu=sm_80", "-Clinker=true"])
+            .arg(emit)
+            .output()
+            .map_err(|e| error("running the pinned nightly's cargo", e))?;
+        if !out.status.success() || !tmp.is_file() {
+            return Err(error(
+                &format!(
+                    "compiling the GPU kernels of package `{}` with {} (generated crate: {})",
+                    self.package,
+                    crate::toolchain::NIGHTLY,
+                    crate_dir.display()
+                ),
+                format!("\n{}", cargo_errors(&String::from_utf8_lossy(&out.stderr))),
+            ));
+        }
+        std::fs::rename(&tmp, self.ptx()).map_err(|e| error("moving the PTX module into place", e))?;
+
+        // Only the newest module of each package is kept.
+        if let Ok(entries) = std::fs::read_dir(&cache_dir) {
+            for entry in entries.flatten() {
+                let file = entry.file_name().to_string_lossy().into_owned();
+                if file.strip_prefix(&name).and_then(|rest| rest.strip_prefix('-')).is_some_and(is_stamp_file) {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+        std::fs::create_dir_all(&cache_dir).map_err(|e| error(&format!("creating {}", cache_dir.display()), e))?;
+        copy_atomically(&self.ptx(), &cached)?;
+        write(&stamp_path, &stamp)
+    }
+
+    /// Writes the device workspace's `Cargo.lock`: from what cargo already downloaded when it
+    /// can (the outer build fetched `libm` too), else from the registry.
+    fn lock(&self, manifest_path: &Path, toolchain: &Toolchain) -> Result<()> {
+        let mut last = None;
+        for offline in [true, false] {
+            let mut cmd = toolchain.cargo();
+            cmd.arg("generate-lockfile").arg("--manifest-path").arg(manifest_path);
+            if offline {
+                cmd.arg("--offline");
+            }
+            let out = cmd.output().map_err(|e| error("running the pinned nightly's cargo", e))?;
+            if out.status.success() {
+                return Ok(());
+            }
+            last = Some(out);
+        }
+        let out = last.expect("the loop ran");
+        Err(error(
+            "resolving the dependencies of the device crate",
+            cargo_errors(&String::from_utf8_lossy(&out.stderr)),
+        ))
+    }
+}
+
+/// The device package's name: `accel-device-` and the user package's name.
+fn package_name(package: &str) -> String {
+    let name: String = package
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c.to_ascii_lowercase() } else { '-' })
+        .collect();
+    format!("accel-device-{name}")
+}
+
+/// Whether `file` is `<16 hex digits>.ptx`, a cached module's name after its package's.
+fn is_stamp_file(file: &str) -> bool {
+    file.strip_suffix(".ptx").is_some_and(|s| s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The device crate's manifest.
+fn manifest(package: &str, name: &str) -> String {
+    format!(
+        r#"# Generated by accel-build: the GPU kernels of the `#[accel]` functions of package `{package}`.
+[package]
+name = "{name}"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[lib]
+path = "src/lib.rs"
+crate-type = ["cdylib"]
+
+[dependencies]
+accel-kernels = {{ path = {kernels} }}
+
+[workspace]
+
+[profile.release]
+panic = "abort"
+lto = "fat"
+codegen-units = 1
+opt-level = 3
+debug = false
+incremental = false
+"#,
+        kernels = toml_string(accel_kernels::MANIFEST_DIR),
+    )
+}
+
+/// Copies `from` to `to` through a temporary file, so that no reader sees half a module.
+fn copy_atomically(from: &Path, to: &Path) -> Result<()> {
+    let mut tmp = to.as_os_str().to_owned();
+    tmp.push(format!(".{}.tmp", std::process::id()));
+    std::fs::copy(from, &tmp)
+        .and_then(|_| std::fs::rename(&tmp, to))
+        .map_err(|e| error(&format!("copying {} to {}", from.display(), to.display()), e))
+}
+
+/// A TOML basic string.
+fn toml_string(text: &str) -> String {
+    let mut out = String::from('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A digest of accel-kernels' manifest and sources: its version alone does not change while it
+/// is developed in the same workspace.
+fn kernels_digest() -> Vec<u8> {
+    let root = Path::new(accel_kernels::MANIFEST_DIR);
+    let mut files = vec![root.join("Cargo.toml")];
+    crate::files_under(&root.join("src"), &mut files);
+    let mut parts = Vec::new();
+    for file in files {
+        parts.extend(file.strip_prefix(root).unwrap_or(&file).to_string_lossy().bytes());
+        parts.push(0);
+        parts.extend(std::fs::read(&file).unwrap_or_default());
+        parts.push(0);
+    }
+    fnv1a(&[&parts]).to_le_bytes().to_vec()
+}
+
+/// What matters in a failed cargo's stderr: its errors, without the progress lines and the
+/// warnings before them, at most 60 lines.
+fn cargo_errors(stderr: &str) -> String {
+    const PROGRESS: [&str; 9] = [
+        "Compiling ",
+        "Blocking ",
+        "Updating ",
+        "Locking ",
+        "Adding ",
+        "Downloading ",
+        "Downloaded ",
+        "Finished ",
+        "Fresh ",
+    ];
+    let lines: Vec<&str> = stderr.lines().filter(|l| !PROGRESS.iter().any(|p| l.trim_start().starts_with(p))).collect();
+    let first = lines.iter().position(|l| l.starts_with("error")).unwrap_or(0);
+    crate::head(&lines[first..].join("\n"), 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_manifest_follows_the_recipe() {
+        let m = manifest("My Package", &package_name("My Package"));
+        assert!(m.contains("name = \"accel-device-my-package\""));
+        for line in
+            ["crate-type = [\"cdylib\"]", "[workspace]", "panic = \"abort\"", "lto = \"fat\"", "codegen-units = 1"]
+        {
+            assert!(m.contains(line), "{line}");
+        }
+        assert!(m.contains(&format!("accel-kernels = {{ path = {} }}", toml_string(accel_kernels::MANIFEST_DIR))));
+        assert_eq!(toml_string(r#"C:\a "b""#), r#""C:\\a \"b\"""#);
+    }
+
+    #[test]
+    fn cached_modules_are_told_apart_by_name() {
+        assert!(is_stamp_file("0123456789abcdef.ptx"));
+        assert!(!is_stamp_file("x-0123456789abcdef.ptx") && !is_stamp_file("0123456789abcdef.ptx.tmp"));
+    }
+
+    #[test]
+    fn cargo_errors_keep_the_errors() {
+        let stderr = "   Compiling core v0.0.0\nwarning: unused variable\n  |\nerror[E0308]: mismatched types\n --> src/lib.rs:1:5\n\nerror: could not compile `x`\n    Blocking waiting for file lock\n";
+        assert_eq!(
+            cargo_errors(stderr),
+            "error[E0308]: mismatched types\n --> src/lib.rs:1:5\n\nerror: could not compile `x`"
+        );
+        assert_eq!(cargo_errors("   Compiling a\nno errors here"), "no errors here");
+    }
+
+    #[test]
+    fn the_kernels_digest_is_stable() {
+        assert_eq!(kernels_digest(), kernels_digest());
+    }
+}

@@ -1,0 +1,198 @@
+//! Build-script helper of accel: compiles a package's `#[accel]` functions for the GPU.
+//!
+//! A package that uses `#[accel]` has `build.rs` containing `fn main() { accel_build::build(); }`
+//! and `accel-build` in its `[build-dependencies]`. When the package's `accel` dependency has its
+//! `cuda` feature (accel's build script announces it to its dependents as `DEP_ACCEL_CUDA=1`),
+//! the build script
+//!
+//! 1. finds every `#[accel]` function in `src/`, `tests/`, `examples/` and `benches/` and lowers
+//!    it with accel-core, as the macro does (`scan`), keeping each program once (by
+//!    fingerprint);
+//! 2. generates one device crate for all of them and compiles it with the pinned nightly into one
+//!    PTX module, `OUT_DIR/accel/accel.ptx` (`device`, `toolchain`), unless nothing it
+//!    depends on changed;
+//! 3. assembles the module with ptxas for sm_80 and sm_90 when a ptxas is found (`ptxas`);
+//! 4. writes one marker per program, `OUT_DIR/accel/programs/<fingerprint>`, and sets
+//!    `ACCEL_PTX_DIR=OUT_DIR/accel` for the crate's compilation: the macro embeds the module with
+//!    `include_str!` and reports a function without a marker, which the build did not see.
+//!
+//! Without the `cuda` feature it only sets `ACCEL_PTX_DIR` to an empty directory and needs no
+//! nightly. A failure stops the build with the message of the step that failed.
+
+mod device;
+mod ptxas;
+mod scan;
+mod toolchain;
+
+use accel_core::{Error, Program};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// Runs the steps above; call it from `build.rs`. On failure it prints the error and exits with
+/// status 1, which fails the build with that message.
+pub fn build() {
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<()> {
+    let var = |key: &str| {
+        std::env::var_os(key).ok_or_else(|| {
+            error(
+                "reading the build script's environment",
+                format!("{key} is not set: call accel_build::build() from build.rs"),
+            )
+        })
+    };
+    let out_dir = PathBuf::from(var("OUT_DIR")?);
+    let root = PathBuf::from(var("CARGO_MANIFEST_DIR")?);
+    let package = var("CARGO_PKG_NAME")?.to_string_lossy().into_owned();
+
+    let dir = out_dir.join("accel");
+    let programs_dir = dir.join("programs");
+    println!("cargo:rustc-env=ACCEL_PTX_DIR={}", dir.display());
+    for key in ["ACCEL_PTXAS", "ACCEL_NO_TOOLCHAIN_INSTALL", "CUDA_HOME"] {
+        println!("cargo:rerun-if-env-changed={key}");
+    }
+    // Markers of an earlier build must not outlive it: the macro trusts every marker it finds.
+    reset_dir(&programs_dir)?;
+    if std::env::var_os("DEP_ACCEL_CUDA").is_none() {
+        // No `cuda`: an empty directory, without `accel.ptx`, tells the macro so.
+        let _ = std::fs::remove_file(dir.join("accel.ptx"));
+        return Ok(());
+    }
+
+    let (found, watched) = scan::package(&root);
+    for path in &watched {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+    let mut unique: BTreeMap<u64, &scan::Found> = BTreeMap::new();
+    for f in &found {
+        unique.entry(f.program.fingerprint()).or_insert(f);
+    }
+    let programs: Vec<Program> = unique.values().map(|f| f.program.clone()).collect();
+
+    let target_dir = out_dir.ancestors().nth(3).map(|t| t.join("accel-device")).ok_or_else(|| {
+        error(
+            "finding the target directory",
+            format!("OUT_DIR `{}` is not <target>/<profile>/build/<pkg>/out", out_dir.display()),
+        )
+    })?;
+    let build = device::DeviceBuild { dir: &dir, package: &package, target_dir: &target_dir };
+    if programs.is_empty() {
+        // Nothing to compile: no nightly needed. No function refers to the module.
+        write(&build.ptx(), "")?;
+    } else {
+        let source = module_source(&programs, &unique)?;
+        let toolchain = toolchain::Toolchain::ensure(&target_dir)?;
+        build.build(&source, &toolchain)?;
+        if let Some(ptxas) = ptxas::find()? {
+            ptxas::check(&ptxas, &build.ptx(), &build.ptxas_record(), &dir)?;
+        }
+    }
+
+    for (fingerprint, f) in &unique {
+        let text = format!("{} in {}\n", f.program.name, f.file.display());
+        write(&programs_dir.join(format!("{fingerprint:016x}")), &text)?;
+    }
+    Ok(())
+}
+
+/// accel-core's device module for `programs`; on failure, the program it failed on, by trying
+/// them one by one.
+fn module_source(programs: &[Program], found: &BTreeMap<u64, &scan::Found>) -> Result<String> {
+    accel_core::codegen::device::module_source(programs).map_err(|e| {
+        let culprit = found
+            .values()
+            .find(|f| accel_core::codegen::device::module_source(std::slice::from_ref(&f.program)).is_err());
+        let what = match culprit {
+            Some(f) => format!("generating the GPU code of `#[accel] fn {}` in {}", f.program.name, f.file.display()),
+            None => "generating the GPU code of the package's `#[accel]` functions".to_string(),
+        };
+        error(&what, e)
+    })
+}
+
+/// Empties `dir`, creating it if needed.
+fn reset_dir(dir: &Path) -> Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(error(&format!("removing {}", dir.display()), e)),
+    }
+    std::fs::create_dir_all(dir).map_err(|e| error(&format!("creating {}", dir.display()), e))
+}
+
+/// The files under `dir`, recursively, in sorted order (links to directories are not followed,
+/// so that a link loop cannot recurse forever).
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if path.is_dir() && !is_link {
+            files_under(&path, out);
+        } else if path.is_file() {
+            out.push(path);
+        }
+    }
+}
+
+/// Writes `text` to `path`, creating its directory.
+fn write(path: &Path, text: &str) -> Result<()> {
+    path.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(path, text))
+        .map_err(|e| error(&format!("writing {}", path.display()), e))
+}
+
+/// A build failure, as the error type every accel failure has.
+fn error(context: &str, message: impl ToString) -> Error {
+    Error::Backend { backend: "accel-build".into(), context: context.into(), message: message.to_string() }
+}
+
+/// 64-bit FNV-1a over `parts`, each followed by a separator byte.
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    parts
+        .iter()
+        .flat_map(|p| p.iter().chain(&[0xff]))
+        .fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The first `n` lines of `text`, and how many more there were.
+fn head(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = lines[..lines.len().min(n)].join("\n");
+    if lines.len() > n {
+        out.push_str(&format!("\n... ({} lines cut)", lines.len() - n));
+    }
+    out
+}
+
+/// The last `n` lines of `text`.
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_and_tail() {
+        assert_eq!(head("a\nb\nc", 2), "a\nb\n... (1 lines cut)");
+        assert_eq!(head("a\nb", 2), "a\nb");
+        assert_eq!(tail("a\nb\nc", 2), "b\nc");
+    }
+
+    #[test]
+    fn fnv1a_separates_parts() {
+        assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
+    }
+}

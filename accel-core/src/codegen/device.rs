@@ -1,0 +1,865 @@
+//! Code generation for the GPU: the `lib.rs` of a `no_std` crate that instantiates the
+//! `accel-kernels` skeletons with each program's closures, built for `nvptx64-nvidia-cuda` by
+//! `accel-build` into one PTX module.
+//!
+//! Each collective node gets the kernels [`kernel::roles`] lists, named by [`kernel::kernel_name`];
+//! their parameters are `u64` words laid out as [`crate::kernel`] describes, and the CUDA executor
+//! of `accel-runtime` passes exactly those words. All kernels of a node share one prologue that
+//! turns words into views; the scalar code of closures is the CPU backend's (the same
+//! [`Gen`](super::Gen)), so both backends compute the same elements.
+
+use super::{Gen, elem_type, ix_from_array, ix_to_array, rank_of, var_ident};
+use crate::ir::{ArrayOp, Axis, Boundary, Expr, Lambda, Program, ScanKind, StencilShape};
+use crate::kernel::{self, PermuteCombine, Scratch, role};
+use crate::types::{ElemType, ScalarType, Type};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+/// The `lib.rs` of the device crate holding the kernels of `programs` (each fingerprint once).
+pub fn module_source(programs: &[Program]) -> syn::Result<String> {
+    let mut items = vec![header(), offsets_scan()];
+    let mut seen = std::collections::HashSet::new();
+    for p in programs {
+        if !seen.insert(p.fingerprint()) {
+            continue;
+        }
+        for (id, op) in kernel::array_nodes(p).into_iter().enumerate() {
+            if !kernel::roles(op).is_empty() {
+                items.push(node_kernels(p, id, op)?);
+            }
+        }
+    }
+    Ok(items.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("\n\n"))
+}
+
+fn header() -> TokenStream {
+    quote! {
+        #![no_std]
+        #![feature(abi_ptx)]
+        #![allow(unused, non_snake_case, unused_parens, unused_braces, clippy::all)]
+
+        use ::accel_kernels::prelude::*;
+        use ::accel_kernels::{abi, atomic, expand, generate, reduce, scan};
+
+        /// Index arithmetic of the generated kernels.
+        mod __rt {
+            /// The index of row-major position `i` (which is inside `shape`).
+            #[inline(always)]
+            pub fn unravel<const R: usize>(mut i: usize, shape: [usize; R]) -> [usize; R] {
+                let mut ix = [0; R];
+                let mut d = R;
+                while d > 1 {
+                    d -= 1;
+                    ix[d] = i % shape[d];
+                    i /= shape[d];
+                }
+                if R > 0 {
+                    ix[0] = i;
+                }
+                ix
+            }
+
+            #[inline(always)]
+            pub fn ravel<const R: usize>(shape: [usize; R], ix: [usize; R]) -> usize {
+                let mut k = 0;
+                let mut d = 0;
+                while d < R {
+                    k = k * shape[d] + ix[d];
+                    d += 1;
+                }
+                k
+            }
+
+            #[inline(always)]
+            pub fn contains<const R: usize>(shape: [usize; R], ix: [usize; R]) -> bool {
+                let mut d = 0;
+                while d < R {
+                    if ix[d] >= shape[d] {
+                        return false;
+                    }
+                    d += 1;
+                }
+                true
+            }
+
+            /// The product of all dimensions but the innermost.
+            #[inline(always)]
+            pub fn outer<const R: usize>(shape: [usize; R]) -> usize {
+                let mut k = 1;
+                let mut d = 0;
+                while d + 1 < R {
+                    k *= shape[d];
+                    d += 1;
+                }
+                k
+            }
+
+            /// Where coordinate `i` of a dimension of extent `n > 0` reads under a boundary
+            /// (0 clamp, 1 mirror, 2 wrap, 3 constant), `None` for a constant outside.
+            #[inline(always)]
+            pub fn boundary(kind: u8, i: isize, n: usize) -> Option<usize> {
+                let n = n as isize;
+                if i >= 0 && i < n {
+                    return Some(i as usize);
+                }
+                let inside = match kind {
+                    0 => if i < 0 { 0 } else { n - 1 },
+                    2 => i.rem_euclid(n),
+                    1 if n == 1 => 0,
+                    1 => {
+                        let period = 2 * (n - 1);
+                        let m = i.rem_euclid(period);
+                        if m < n { m } else { period - m }
+                    }
+                    _ => return None,
+                };
+                Some(inside as usize)
+            }
+        }
+    }
+}
+
+/// The module-wide exclusive prefix sum of `usize` counts (see [`kernel::offsets_scan`]).
+fn offsets_scan() -> TokenStream {
+    let chunks = format_ident!("{}", kernel::offsets_scan::CHUNKS);
+    let carries = format_ident!("{}", kernel::offsets_scan::CARRIES);
+    let scan = format_ident!("{}", kernel::offsets_scan::SCAN);
+    let prologue = quote! {
+        let __cx = unsafe { Ctx::new(w0 as *mut u64) };
+        let __rows = Uniform { rows: 1, len: w1 as usize };
+        let __parts = w2 as usize;
+        let __p = View::<usize, 1> { ptr: w4 as *mut usize, shape: [w3 as usize] };
+        let __pf = w5 as *mut bool;
+        let __c = View::<usize, 1> { ptr: w7 as *mut usize, shape: [w6 as usize] };
+        let __cf = w8 as *mut bool;
+        let __counts = w9 as *const usize;
+        let __offsets = w10 as *mut usize;
+        let __add = |a: usize, b: usize| a.wrapping_add(b);
+    };
+    let params =
+        quote!(w0: u64, w1: u64, w2: u64, w3: u64, w4: u64, w5: u64, w6: u64, w7: u64, w8: u64, w9: u64, w10: u64);
+    quote! {
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn #chunks(#params) {
+            #prologue
+            unsafe {
+                reduce::reduce_chunks(__rows, __parts, false, |__i| *__counts.add(__i), __add, |__r, __k, __t: Option<usize>| {
+                    let __j = __r * __parts + __k;
+                    *__pf.add(__j) = __t.is_some();
+                    if let Some(__v) = __t { __p.set_linear(__j, __v) }
+                })
+            }
+        }
+
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn #carries(#params) {
+            #prologue
+            unsafe {
+                scan::scan_partials(
+                    1,
+                    __parts,
+                    false,
+                    |_| Some(0usize),
+                    |__r, __k| {
+                        let __j = __r * __parts + __k;
+                        if __parts > 1 && *__pf.add(__j) { Some(__p.get_linear(__j)) } else { None }
+                    },
+                    __add,
+                    |__r, __k, __v: Option<usize>| {
+                        let __j = __r * __parts + __k;
+                        *__cf.add(__j) = __v.is_some();
+                        if let Some(__v) = __v { __c.set_linear(__j, __v) }
+                    },
+                    |_, _| {},
+                )
+            }
+        }
+
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn #scan(#params) {
+            #prologue
+            unsafe {
+                scan::scan_chunks(
+                    __rows,
+                    __parts,
+                    false,
+                    |__r, __k| {
+                        let __j = __r * __parts + __k;
+                        if *__cf.add(__j) { Some(__c.get_linear(__j)) } else { None }
+                    },
+                    |__i| *__counts.add(__i),
+                    __add,
+                    |_, __i, __excl: Option<usize>, _| *__offsets.add(__i) = __excl.unwrap_or(0),
+                )
+            }
+        }
+    }
+}
+
+/// Hands out the kernel parameters `w1, w2, ..` and binds values to them.
+struct Words {
+    next: usize,
+    binds: Vec<TokenStream>,
+}
+
+impl Words {
+    fn new() -> Words {
+        // w0 is the error slot.
+        Words { next: 1, binds: Vec::new() }
+    }
+
+    fn word(&mut self) -> Ident {
+        let w = format_ident!("w{}", self.next);
+        self.next += 1;
+        w
+    }
+
+    fn params(&self) -> TokenStream {
+        let ws = (0..self.next).map(|i| format_ident!("w{i}"));
+        quote!(#(#ws: u64),*)
+    }
+
+    fn bind(&mut self, name: TokenStream, value: TokenStream) {
+        self.binds.push(quote!(let #name = #value;));
+    }
+
+    /// An element value from its leaf words.
+    fn elem(&mut self, t: &ElemType) -> TokenStream {
+        match t {
+            ElemType::Scalar(s) => {
+                let ty = super::scalar_type(*s);
+                let w = self.word();
+                quote!(<#ty as ::accel_kernels::abi::Word>::from_word(#w))
+            }
+            ElemType::Tuple(parts) => {
+                let parts: Vec<_> = parts.iter().map(|p| self.elem(p)).collect();
+                quote!((#(#parts,)*))
+            }
+        }
+    }
+
+    /// The column pointers of an array of `t`.
+    fn columns(&mut self, t: &ElemType) -> TokenStream {
+        match t {
+            ElemType::Scalar(s) => {
+                let ty = super::scalar_type(*s);
+                let w = self.word();
+                quote!((#w as *mut #ty))
+            }
+            ElemType::Tuple(parts) => {
+                let parts: Vec<_> = parts.iter().map(|p| self.columns(p)).collect();
+                quote!((#(#parts,)*))
+            }
+        }
+    }
+
+    fn array(&mut self, elem: &ElemType, rank: usize) -> TokenStream {
+        let dims: Vec<_> = (0..rank).map(|_| self.word()).collect();
+        let ptr = self.columns(elem);
+        let e = elem_type(elem);
+        quote!(View::<#e, #rank> { ptr: #ptr, shape: [#(#dims as usize),*] })
+    }
+
+    fn segments(&mut self) -> TokenStream {
+        let (count, total, offsets) = (self.word(), self.word(), self.word());
+        quote!(SegView { count: #count as usize, total: #total as usize, offsets: #offsets as *const usize })
+    }
+
+    /// A value of any type, as kernel code sees it (collective values as views).
+    fn value(&mut self, t: &Type) -> syn::Result<TokenStream> {
+        Ok(match t {
+            Type::Elem(e) => {
+                let ty = elem_type(e);
+                let v = self.elem(e);
+                quote!({ let __v: #ty = #v; __v })
+            }
+            Type::Array { elem, rank } => self.array(elem, *rank),
+            Type::Segments => self.segments(),
+            Type::Nested(e) => {
+                let s = self.segments();
+                let v = self.array(e, 1);
+                quote!(NestedView { segments: #s, values: #v })
+            }
+            Type::Tuple(parts) => {
+                let parts = parts.iter().map(|p| self.value(p)).collect::<syn::Result<Vec<_>>>()?;
+                quote!((#(#parts,)*))
+            }
+            Type::Seq(_) => return Err(unsupported("a stream")),
+        })
+    }
+}
+
+fn unsupported(what: &str) -> syn::Error {
+    syn::Error::new(Span::call_site(), format!("{what} cannot be used on the GPU yet"))
+}
+
+/// The view names of a node's outputs: `__out` for one array, `__out0, __out1` for a pair.
+fn outputs(ty: &Type) -> Vec<Ident> {
+    match ty {
+        Type::Tuple(parts) => (0..parts.len()).map(|i| format_ident!("__out{i}")).collect(),
+        _ => vec![format_ident!("__out")],
+    }
+}
+
+/// The prologue (words to views) shared by every kernel of a node, and the number of words.
+fn prologue(op: &ArrayOp, ty: &Type) -> syn::Result<(Words, Vec<Ident>)> {
+    let iface = kernel::interface(op);
+    let mut w = Words::new();
+    let outs = outputs(ty);
+    let out_types = match ty {
+        Type::Tuple(parts) => parts.clone(),
+        t => vec![t.clone()],
+    };
+    for (name, t) in outs.iter().zip(&out_types) {
+        let v = w.value(t)?;
+        w.bind(quote!(#name), v);
+    }
+    let elem = reduced_elem(op);
+    match iface.scratch {
+        Scratch::None => {}
+        Scratch::Reduce | Scratch::Scan => {
+            let elem = elem.expect("reductions and scans have an element type");
+            let parts = w.word();
+            w.bind(quote!(__parts), quote!(#parts as usize));
+            let p = w.array(&elem, 1);
+            w.bind(quote!(__p), p);
+            let pf = w.word();
+            w.bind(quote!(__pf), quote!(#pf as *mut bool));
+            if iface.scratch == Scratch::Scan {
+                let c = w.array(&elem, 1);
+                w.bind(quote!(__c), c);
+                let cf = w.word();
+                w.bind(quote!(__cf), quote!(#cf as *mut bool));
+            }
+        }
+        Scratch::Permute => {
+            let l = w.word();
+            w.bind(quote!(__locks), quote!(#l as *mut u32));
+        }
+        Scratch::Offsets => {
+            let (n, counts, offsets) = (w.word(), w.word(), w.word());
+            w.bind(quote!(__n), quote!(#n as usize));
+            w.bind(quote!(__counts), quote!(#counts as *mut usize));
+            w.bind(quote!(__offsets), quote!(#offsets as *const usize));
+        }
+    }
+    for (i, e) in iface.host_scalars.iter().enumerate() {
+        let name = format_ident!("__s{i}");
+        let v = w.value(&e.ty)?;
+        w.bind(quote!(#name), v);
+    }
+    for (i, e) in iface.operands.iter().enumerate() {
+        let name = format_ident!("__a{i}");
+        let v = w.value(&e.ty)?;
+        w.bind(quote!(#name), v);
+    }
+    for (var, t) in &iface.captures {
+        let name = var_ident(var);
+        let v = w.value(t)?;
+        // Generated scalar code sees collective variables as references.
+        let v = if t.is_elem() { v } else { quote!(&#v) };
+        w.bind(quote!(#name), v);
+    }
+    Ok((w, outs))
+}
+
+/// The element type a reduction or scan combines.
+fn reduced_elem(op: &ArrayOp) -> Option<ElemType> {
+    match op {
+        ArrayOp::Fold { f, .. }
+        | ArrayOp::FoldAll { f, .. }
+        | ArrayOp::FoldSeg { f, .. }
+        | ArrayOp::Scan { f, .. }
+        | ArrayOp::ScanSeg { f, .. } => f.params[0].1.as_elem().cloned(),
+        _ => None,
+    }
+}
+
+fn node_kernels(program: &Program, id: usize, op: &ArrayOp) -> syn::Result<TokenStream> {
+    let ty = node_type(program, id);
+    let (words, outs) = prologue(op, &ty)?;
+    let params = words.params();
+    let binds = &words.binds;
+    let cg = Gen::for_device();
+    let mut kernels = Vec::new();
+    for (role, body) in bodies(&cg, op, &ty, &outs, id)? {
+        let name = format_ident!("{}", kernel::kernel_name(program, id, role));
+        kernels.push(quote! {
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn #name(#params) {
+                let __cx = unsafe { Ctx::new(w0 as *mut u64) };
+                #(#binds)*
+                unsafe { #body }
+            }
+        });
+    }
+    Ok(quote!(#(#kernels)*))
+}
+
+/// The type of node `id` of `program`.
+fn node_type(program: &Program, id: usize) -> Type {
+    let mut k = 0;
+    let mut found = None;
+    kernel::visit(&program.body, &mut |e| {
+        if let crate::ir::ExprKind::Array(_) = &e.kind {
+            if k == id {
+                found = Some(e.ty.clone());
+            }
+            k += 1;
+        }
+    });
+    found.expect("the node exists")
+}
+
+/// Binds a lambda's index parameter to `__ix` (a `[usize; rank]`) and returns its body.
+fn index_body(cg: &Gen, f: &Lambda, rank: usize) -> syn::Result<TokenStream> {
+    let p = var_ident(&f.params[0].0);
+    let conv = ix_from_array(rank, &quote!(__ix));
+    let body = cg.scalar(&f.body)?;
+    Ok(quote!({ let #p = #conv; #body }))
+}
+
+/// One kernel body per role of the node.
+fn bodies(
+    cg: &Gen,
+    op: &ArrayOp,
+    ty: &Type,
+    outs: &[Ident],
+    id: usize,
+) -> syn::Result<Vec<(&'static str, TokenStream)>> {
+    use ArrayOp::*;
+    let out = &outs[0];
+    let elementwise = |value: TokenStream| {
+        let rank = ty.as_array().map_or(0, |(_, r)| r);
+        quote! {
+            generate::for_each_index(#out.len(), |__i| {
+                let __ix: [usize; #rank] = __rt::unravel(__i, #out.shape);
+                #out.set_linear(__i, #value);
+            })
+        }
+    };
+    let at = |a: &str, ix: TokenStream| {
+        let a = format_ident!("{a}");
+        quote!(#a.get_linear(__rt::ravel(#a.shape, #ix)))
+    };
+    let last = |e: &Expr| rank_of(e) - 1;
+    Ok(match op {
+        Generate { shape, f } => vec![(role::GENERATE, elementwise(index_body(cg, f, rank_of(shape))?))],
+        Fill { .. } => vec![(role::GENERATE, elementwise(quote!(__s0)))],
+        Iota { .. } => {
+            let t = elem_type(ty.as_array().expect("an array").0);
+            vec![(role::GENERATE, elementwise(quote!((__i as #t))))]
+        }
+        Map { f, .. } => {
+            let f = cg.lambda(f)?;
+            vec![(role::GENERATE, elementwise(quote!((#f)(__a0.get_linear(__i)))))]
+        }
+        IMap { f, a } => {
+            let rank = rank_of(a);
+            let conv = ix_from_array(rank, &quote!(__ix));
+            let f = cg.lambda(f)?;
+            vec![(role::GENERATE, elementwise(quote!((#f)(#conv, __a0.get_linear(__i)))))]
+        }
+        ZipWith { f, .. } => {
+            let f = cg.lambda(f)?;
+            let (x, y) = (at("__a0", quote!(__ix)), at("__a1", quote!(__ix)));
+            vec![(role::GENERATE, elementwise(quote!((#f)(#x, #y))))]
+        }
+        Backpermute { shape, f, a } => {
+            let src = ix_to_array(rank_of(a), index_body(cg, f, rank_of(shape))?);
+            let v = quote!(__cx.read_at(abi::site::BACKPERMUTE, &__a0, #src));
+            vec![(role::GENERATE, elementwise(v))]
+        }
+        Reverse(a) => {
+            let d = last(a);
+            let v = at("__a0", quote!({ let mut __j = __ix; __j[#d] = __a0.shape[#d] - 1 - __j[#d]; __j }));
+            vec![(role::GENERATE, elementwise(v))]
+        }
+        Transpose(_) => vec![(role::GENERATE, elementwise(at("__a0", quote!([__ix[1], __ix[0]]))))],
+        Take { .. } => vec![(role::GENERATE, elementwise(at("__a0", quote!(__ix))))],
+        Drop { a, .. } => {
+            let d = last(a);
+            let v = at("__a0", quote!({ let mut __j = __ix; __j[#d] += __a0.shape[#d] - #out.shape[#d]; __j }));
+            vec![(role::GENERATE, elementwise(v))]
+        }
+        Concat { a, .. } => {
+            let d = last(a);
+            let first = at("__a0", quote!(__ix));
+            let second = at("__a1", quote!({ let mut __j = __ix; __j[#d] -= __a0.shape[#d]; __j }));
+            let v = quote!(if __ix[#d] < __a0.shape[#d] { #first } else { #second });
+            vec![(role::GENERATE, elementwise(v))]
+        }
+        Replicate { axis, .. } => {
+            let i = if *axis == Axis::Rows { 1usize } else { 0 };
+            vec![(role::GENERATE, elementwise(quote!(__a0.get_linear(__ix[#i]))))]
+        }
+        Slice { axis, .. } => {
+            let ix =
+                if *axis == Axis::Rows { quote!([__s0 as usize, __ix[0]]) } else { quote!([__ix[0], __s0 as usize]) };
+            vec![(role::GENERATE, elementwise(at("__a0", ix)))]
+        }
+        Stencil { shape, boundary, f, .. } => vec![(role::GENERATE, elementwise(stencil(cg, *shape, boundary, f)?))],
+        SegmentLengths(_) => {
+            vec![(
+                role::GENERATE,
+                elementwise(quote!({
+                    let (__s, __e) = __a0.range(__i);
+                    __e - __s
+                })),
+            )]
+        }
+        Fold { z, f, a } | FoldAll { z, f, a } | FoldSeg { z, f, a, .. } => {
+            let rows = match op {
+                Fold { .. } => {
+                    let d = last(a);
+                    quote!(Uniform { rows: #out.len(), len: __a0.shape[#d] })
+                }
+                FoldAll { .. } => quote!(Uniform { rows: 1, len: __a0.len() }),
+                _ => segmented_rows(a),
+            };
+            reduce(cg, z.is_some(), f, rows, out, id as u64)?
+        }
+        Scan { kind, z, f, a, .. } | ScanSeg { kind, z, f, a, .. } => {
+            let rows = if matches!(op, Scan { .. }) {
+                let d = last(a);
+                quote!(Uniform { rows: __rt::outer(__a0.shape), len: __a0.shape[#d] })
+            } else {
+                segmented_rows(a)
+            };
+            scan(cg, *kind, kernel::is_reverse_scan(op), z.is_some(), f, rows, outs)?
+        }
+        Permute { defaults, f, combine, a } => {
+            vec![(role::SCATTER, permute(cg, f, combine, rank_of(a), rank_of(defaults), out)?)]
+        }
+        Expand { count, value, .. } => {
+            let ct = count.result_type().as_elem().and_then(ElemType::as_scalar).expect("an integer count");
+            let c = cg.lambda(count)?;
+            let v = cg.lambda(value)?;
+            let counts = counts(quote!((#c)(__a0.get_linear(__i))), ct, quote!(abi::code::NEGATIVE_COUNT));
+            let t = elem_type(value.params[1].1.as_elem().expect("an index"));
+            let write = quote! {
+                generate::for_each_index(#out.len(), |__k| {
+                    let __s = expand::source_of(__offsets, __n, __k);
+                    let __j = __k - *__offsets.add(__s);
+                    #out.set_linear(__k, (#v)(__a0.get_linear(__s), __j as #t));
+                })
+            };
+            vec![(role::COUNTS, counts), (role::WRITE, write)]
+        }
+        Filter { pred, .. } => {
+            let p = cg.lambda(pred)?;
+            let counts = quote! {
+                generate::for_each_index(__n, |__i| *__counts.add(__i) = (#p)(__a0.get_linear(__i)) as usize)
+            };
+            let write = quote! {
+                generate::for_each_index(__n, |__i| {
+                    let __x = __a0.get_linear(__i);
+                    if (#p)(__x) { #out.set_linear(*__offsets.add(__i), __x) }
+                })
+            };
+            vec![(role::COUNTS, counts), (role::WRITE, write)]
+        }
+        SegmentsFromLengths(l) => {
+            let lt = l.ty.as_array().and_then(|(e, _)| e.as_scalar()).expect("integer lengths");
+            vec![(role::COUNTS, counts(quote!(__a0.get_linear(__i)), lt, quote!(abi::code::NEGATIVE_LENGTH)))]
+        }
+        _ => vec![],
+    })
+}
+
+/// The counts kernel: `count` as `usize` per source element, a negative one recorded as `code`.
+fn counts(count: TokenStream, t: ScalarType, code: TokenStream) -> TokenStream {
+    let check = if t.is_signed() {
+        quote! {
+            if __c < 0 {
+                __cx.fail(#code, 0, &[__i], &[__n], __c as i64 as u64);
+                0
+            } else {
+                __c as usize
+            }
+        }
+    } else {
+        quote!(__c as usize)
+    };
+    quote! {
+        generate::for_each_index(__n, |__i| {
+            let __c = #count;
+            *__counts.add(__i) = #check;
+        })
+    }
+}
+
+/// Rows of a segmented operation: operand 1 holds the segments of operand 0's innermost dimension.
+fn segmented_rows(a: &Expr) -> TokenStream {
+    let d = rank_of(a) - 1;
+    quote!(Segmented { offsets: __a1.offsets, segments: __a1.count, outer: __rt::outer(__a0.shape), row_len: __a0.shape[#d] })
+}
+
+/// Reading partial `(row, part)` back, `None` when its chunk was empty.
+fn partial(p: &str, flags: &str) -> TokenStream {
+    let (p, flags) = (format_ident!("{p}"), format_ident!("{flags}"));
+    quote! {
+        |__r: usize, __k: usize| {
+            let __j = __r * __parts + __k;
+            if *#flags.add(__j) { Some(#p.get_linear(__j)) } else { None }
+        }
+    }
+}
+
+fn store_partial(p: &str, flags: &str) -> TokenStream {
+    let (p, flags) = (format_ident!("{p}"), format_ident!("{flags}"));
+    quote! {
+        |__r: usize, __k: usize, __t| {
+            let __j = __r * __parts + __k;
+            *#flags.add(__j) = ::core::option::Option::is_some(&__t);
+            if let Some(__v) = __t { #p.set_linear(__j, __v) }
+        }
+    }
+}
+
+/// fold, fold1, fold_all, fold_seg: per-chunk totals, then per-row totals with the seed.
+fn reduce(
+    cg: &Gen,
+    seeded: bool,
+    f: &Lambda,
+    rows: TokenStream,
+    out: &Ident,
+    node: u64,
+) -> syn::Result<Vec<(&'static str, TokenStream)>> {
+    let fl = cg.lambda(f)?;
+    let elem = elem_type(f.params[0].1.as_elem().expect("an element"));
+    let total = if seeded {
+        quote!(match __t {
+            Some(__t) => __f(__s0, __t),
+            None => __s0,
+        })
+    } else {
+        quote!(match __t {
+            Some(__t) => __t,
+            None => {
+                __cx.fail(abi::code::EMPTY_REDUCTION, #node, &[__r], &[], 0);
+                <#elem as DeviceElem>::zero()
+            }
+        })
+    };
+    let setup = quote! {
+        let __f = #fl;
+        let __rows = #rows;
+        let __finish = |__r: usize, __t: Option<#elem>| #out.set_linear(__r, #total);
+    };
+    let store = store_partial("__p", "__pf");
+    let chunks = quote! {
+        #setup
+        let __store = #store;
+        reduce::reduce_chunks(__rows, __parts, false, |__i| __a0.get_linear(__i), __f, |__r, __k, __t| {
+            if __parts == 1 { __finish(__r, __t) } else { __store(__r, __k, __t) }
+        })
+    };
+    let load = partial("__p", "__pf");
+    let finish = quote! {
+        #setup
+        reduce::reduce_partials(__rows.count(), __parts, #load, __f, __finish)
+    };
+    Ok(vec![(role::CHUNKS, chunks), (role::FINISH, finish)])
+}
+
+/// The scan family over rows (plain or segmented): chunk totals, carries, then the scan.
+fn scan(
+    cg: &Gen,
+    kind: ScanKind,
+    reverse: bool,
+    seeded: bool,
+    f: &Lambda,
+    rows: TokenStream,
+    outs: &[Ident],
+) -> syn::Result<Vec<(&'static str, TokenStream)>> {
+    let fl = cg.lambda(f)?;
+    // Scan order is descending for right scans: the earlier operand in scan order is the later
+    // element, so the combining function takes its operands the other way round.
+    let g = if reverse { quote!(|__x, __y| __f(__y, __x)) } else { quote!(__f) };
+    let seed = if seeded { quote!(Some(__s0)) } else { quote!(None) };
+    let setup = quote! {
+        let __f = #fl;
+        let __g = #g;
+        let __rows = #rows;
+    };
+    let out = &outs[0];
+    let store = store_partial("__p", "__pf");
+    let chunks = quote! {
+        #setup
+        reduce::reduce_chunks(__rows, __parts, #reverse, |__i| __a0.get_linear(__i), __g, #store)
+    };
+    // Per row: the seed's own slot of a seeded scan, and the total of an empty row.
+    let row_end = match (kind, reverse) {
+        (ScanKind::WithSeed, false) => quote!({ let (__s, _) = __rows.bounds(__r); #out.set_linear(__s + __r, __s0) }),
+        (ScanKind::WithSeed, true) => quote!({ let (_, __e) = __rows.bounds(__r); #out.set_linear(__e + __r, __s0) }),
+        (ScanKind::ExclusiveAndTotal, _) => {
+            let total = &outs[1];
+            quote!({ let (__s, __e) = __rows.bounds(__r); if __s == __e { #total.set_linear(__r, __s0) } })
+        }
+        (ScanKind::Inclusive, _) => quote!({}),
+    };
+    let load = partial("__p", "__pf");
+    let carry_store = store_partial("__c", "__cf");
+    let carries = quote! {
+        #setup
+        let __load = #load;
+        scan::scan_partials(
+            __rows.count(),
+            __parts,
+            #reverse,
+            |_| #seed,
+            |__r, __k| if __parts > 1 { __load(__r, __k) } else { None },
+            __g,
+            #carry_store,
+            |__r, _| #row_end,
+        )
+    };
+    let emit = match (kind, reverse) {
+        (ScanKind::Inclusive, _) => quote!(#out.set_linear(__i, __incl)),
+        (ScanKind::WithSeed, false) => quote!(#out.set_linear(__i + __r + 1, __incl)),
+        (ScanKind::WithSeed, true) => quote!(#out.set_linear(__i + __r, __incl)),
+        (ScanKind::ExclusiveAndTotal, _) => {
+            let total = &outs[1];
+            let is_last = if reverse { quote!(__i == __s) } else { quote!(__i + 1 == __e) };
+            quote! {
+                #out.set_linear(__i, match __excl { Some(__v) => __v, None => __s0 });
+                let (__s, __e) = __rows.bounds(__r);
+                if #is_last { #total.set_linear(__r, __incl) }
+            }
+        }
+    };
+    let carry = partial("__c", "__cf");
+    let scan = quote! {
+        #setup
+        scan::scan_chunks(__rows, __parts, #reverse, #carry, |__i| __a0.get_linear(__i), __g, |__r, __i, __excl, __incl| { #emit })
+    };
+    Ok(vec![(role::CHUNKS, chunks), (role::CARRIES, carries), (role::SCAN, scan)])
+}
+
+fn permute(
+    cg: &Gen,
+    f: &Lambda,
+    combine: &Lambda,
+    rank: usize,
+    dst_rank: usize,
+    out: &Ident,
+) -> syn::Result<TokenStream> {
+    let target = index_body(cg, f, rank)?;
+    let dst = ix_to_array(dst_rank, quote!(__dst));
+    let c = cg.lambda(combine)?;
+    let apply = match kernel::permute_combine(combine) {
+        PermuteCombine::Add => quote!(atomic::atomic_add(#out.ptr, __j, __x)),
+        PermuteCombine::Min => quote!(atomic::atomic_min(#out.ptr, __j, __x)),
+        PermuteCombine::Max => quote!(atomic::atomic_max(#out.ptr, __j, __x)),
+        PermuteCombine::CompareAndSwap => {
+            quote!(atomic::AtomicElem::atomic_update(#out.ptr, __j, |__old| (#c)(__x, __old)))
+        }
+        PermuteCombine::Lock => quote! {
+            atomic::with_lock(__locks, __j, || {
+                let __old = #out.get_linear(__j);
+                #out.set_linear(__j, (#c)(__x, __old));
+            })
+        },
+    };
+    Ok(quote! {
+        generate::for_each_index(__a0.len(), |__i| {
+            let __ix: [usize; #rank] = __rt::unravel(__i, __a0.shape);
+            let (__keep, __dst) = #target;
+            if __keep {
+                let __d: [usize; #dst_rank] = #dst;
+                if __rt::contains(#out.shape, __d) {
+                    let __j = __rt::ravel(#out.shape, __d);
+                    let __x = __a0.get_linear(__i);
+                    #apply;
+                } else {
+                    __cx.fail(abi::code::INDEX_OUT_OF_BOUNDS, abi::site::PERMUTE, &__d, &#out.shape, 0);
+                }
+            }
+        })
+    })
+}
+
+/// The element of a stencil at `__ix`: its neighbours through the boundary, then the closure.
+fn stencil(cg: &Gen, shape: StencilShape, boundary: &Boundary, f: &Lambda) -> syn::Result<TokenStream> {
+    let radius = shape.radius() as isize;
+    let kind: u8 = match boundary {
+        Boundary::Clamp => 0,
+        Boundary::Mirror => 1,
+        Boundary::Wrap => 2,
+        Boundary::Constant(_) => 3,
+    };
+    let offsets: Vec<Vec<isize>> = if shape.rank() == 1 {
+        (-radius..=radius).map(|d| vec![d]).collect()
+    } else {
+        (-radius..=radius).flat_map(|r| (-radius..=radius).map(move |c| vec![r, c])).collect()
+    };
+    let elem = elem_type(f.params[0].1.as_elem().expect("an element"));
+    // Only a constant boundary leaves the array; the others always land inside.
+    let outside = if kind == 3 { quote!(__s0) } else { quote!(<#elem as DeviceElem>::zero()) };
+    let binds = offsets.iter().zip(&f.params).map(|(off, (v, _))| {
+        let id = var_ident(v);
+        let coords =
+            off.iter().enumerate().map(|(d, o)| quote!(__rt::boundary(#kind, __ix[#d] as isize + #o, __a0.shape[#d])));
+        let names: Vec<_> = (0..off.len()).map(|d| format_ident!("__c{d}")).collect();
+        quote! {
+            let #id = match (#(#coords,)*) {
+                (#(Some(#names),)*) => __a0.get_linear(__rt::ravel(__a0.shape, [#(#names),*])),
+                _ => #outside,
+            };
+        }
+    });
+    let body = cg.scalar(&f.body)?;
+    Ok(quote!({ #(#binds)* #body }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(src: &str) -> Program {
+        crate::frontend::lower(&syn::parse_str(src).expect("a function")).expect("a valid program")
+    }
+
+    #[test]
+    fn every_kernel_of_every_node_is_emitted_once_and_parses() {
+        let p = program(
+            "fn f(xs: Vector<f32>, ls: Vector<i32>) -> (Vector<f32>, Vector<f32>, Scalar<f32>) {
+                 let ys = xs.map(|x| x * 2.0);
+                 let s = ys.scanl1(|a, b| a + b);
+                 let t = xs.fold_seg(0.0, |a, b| a.max(b), ls);
+                 (s, t, ys.filter(|y| y > 1.0).sum())
+             }",
+        );
+        let src = module_source(&[p.clone(), p.clone()]).unwrap();
+        syn::parse_file(&src).expect("the module is valid Rust");
+        let nodes = kernel::array_nodes(&p);
+        let mut names = 0;
+        for (id, op) in nodes.iter().enumerate() {
+            for role in kernel::roles(op) {
+                let name = kernel::kernel_name(&p, id, role);
+                assert_eq!(src.matches(&format!("fn {name} (")).count(), 1, "{name}");
+                names += 1;
+            }
+        }
+        assert!(names >= 8, "map, scan (3), fold_seg (2), filter (2), sum (2), segments (1)");
+        assert_eq!(src.matches(&format!("fn {} (", kernel::offsets_scan::SCAN)).count(), 1);
+    }
+
+    #[test]
+    fn captured_variables_become_parameters() {
+        let p = program("fn g(a: f32, xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> { xs.map(|x| a * x + ys[0]) }");
+        let map = kernel::array_nodes(&p)[0];
+        let names: Vec<String> = kernel::interface(map).captures.iter().map(|(v, _)| v.name.clone()).collect();
+        assert_eq!(names, ["a", "ys"]);
+        // The error slot, the output (1 dimension, 1 column), the operand (2), `a` (1) and `ys` (2).
+        let src = module_source(&[p.clone()]).unwrap();
+        let name = kernel::kernel_name(&p, 0, role::GENERATE);
+        assert!(
+            src.contains(&format!(
+                "fn {name} (w0 : u64 , w1 : u64 , w2 : u64 , w3 : u64 , w4 : u64 , w5 : u64 , w6 : u64 , w7 : u64)"
+            )),
+            "{src}"
+        );
+    }
+}

@@ -1,0 +1,446 @@
+//! The device interface of each collective operation: which kernels it launches and what their
+//! parameters are. The device code generator ([`crate::codegen::device`]) and the CUDA executor
+//! in `accel-runtime` both follow this module, so that the words one side writes are the words
+//! the other side reads.
+//!
+//! Every kernel parameter is one `u64` word (`accel_kernels::abi::Word`). The words of a kernel
+//! of node `n` are, in order:
+//!
+//! 1. the error slot pointer;
+//! 2. the outputs: the node's result value, flattened (see [`word_count`]);
+//! 3. the scratch buffers of the skeleton ([`Scratch`]);
+//! 4. the host scalars: scalar expressions the host evaluates before the launch (a seed, a fill
+//!    value, a row index, a boundary constant);
+//! 5. the operands: the collective sub-expressions the kernel reads;
+//! 6. the captures: free variables of the node's closures, by ascending variable id.
+//!
+//! A value flattens to words as: a scalar, one word; a tuple of elements, its leaves; an array,
+//! its shape (one word per dimension) then one column pointer per leaf of its element type;
+//! segments, `[count, total, offsets pointer]`; a nested array, its segments then its values
+//! array; a tuple of collective values, its parts in order.
+
+use crate::ir::{ArrayOp, BinaryOp, Boundary, Expr, ExprKind, Lambda, MathFn, Program, ScanKind, SeqOp, Var};
+use crate::types::{ElemType, ScalarType, Type};
+use std::collections::BTreeMap;
+
+/// The scratch buffers a skeleton needs besides its outputs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Scratch {
+    None,
+    /// Reductions: `[parts, partials (an element vector of rows * parts), partial flags (bool
+    /// pointer)]`.
+    Reduce,
+    /// Scans: the reduction's words, then `[carries (element vector), carry flags]`.
+    Scan,
+    /// Permute: `[locks pointer]` (one `u32` per destination, zeroed; null unless
+    /// [`PermuteCombine::Lock`]).
+    Permute,
+    /// Expand, filter and segments from lengths: `[source count, offsets pointer]` where offsets
+    /// has `count + 1` `usize` entries: first the counts, then (after the module's offsets scan)
+    /// their exclusive prefix sums.
+    Offsets,
+}
+
+/// The kernels of a node, in launch order, by the suffix of their names.
+pub mod role {
+    /// Elementwise skeletons: one kernel.
+    pub const GENERATE: &str = "generate";
+    /// Reductions and scans, phase 1: per-chunk totals.
+    pub const CHUNKS: &str = "chunks";
+    /// Reductions, phase 2: per-row totals of the chunks.
+    pub const FINISH: &str = "finish";
+    /// Scans, phase 2: the carry into each chunk.
+    pub const CARRIES: &str = "carries";
+    /// Scans, phase 3: the scan itself.
+    pub const SCAN: &str = "scan";
+    /// Permute: the scatter (the copy of the defaults is a device copy).
+    pub const SCATTER: &str = "scatter";
+    /// Expand, filter, segments from lengths: the counts of each source element.
+    pub const COUNTS: &str = "counts";
+    /// Expand and filter: the writes, once the offsets are known.
+    pub const WRITE: &str = "write";
+}
+
+/// The module-wide kernels: an exclusive prefix sum of `usize` counts, in place
+/// (`[error slot, n + 1, parts, partials, flags pointer, carries, flags pointer, counts pointer]`,
+/// a [`Scratch::Scan`] layout over a single `usize` column).
+pub mod offsets_scan {
+    pub const CHUNKS: &str = "accel_offsets_chunks";
+    pub const CARRIES: &str = "accel_offsets_carries";
+    pub const SCAN: &str = "accel_offsets_scan";
+}
+
+/// How permute combines a source element into its destination.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PermuteCombine {
+    /// `|new, old| new + old` on a number: a native atomic add.
+    Add,
+    /// `min` / `max` of two integers: a native atomic.
+    Min,
+    Max,
+    /// Any other function of one 32- or 64-bit scalar: a compare-and-swap loop.
+    CompareAndSwap,
+    /// Elements of several columns, or `bool`: a lock per destination.
+    Lock,
+}
+
+/// What one collective node passes to its kernels.
+pub struct Interface<'a> {
+    pub scratch: Scratch,
+    pub host_scalars: Vec<&'a Expr>,
+    pub operands: Vec<&'a Expr>,
+    pub captures: Vec<(Var, Type)>,
+}
+
+/// Every collective node of a program in pre-order; a node's position is its id in kernel names.
+pub fn array_nodes(program: &Program) -> Vec<&ArrayOp> {
+    let mut out = Vec::new();
+    visit(&program.body, &mut |e| {
+        if let ExprKind::Array(op) = &e.kind {
+            out.push(&**op);
+        }
+    });
+    out
+}
+
+/// The name of kernel `role` of node `node` of `program`.
+pub fn kernel_name(program: &Program, node: usize, role: &str) -> String {
+    format!("{}_n{node}_{role}", program.kernel_prefix().trim_start_matches("r#"))
+}
+
+/// The kernels of a node, in launch order; empty for nodes the host handles alone.
+pub fn roles(op: &ArrayOp) -> &'static [&'static str] {
+    use ArrayOp::*;
+    match op {
+        Generate { .. }
+        | Fill { .. }
+        | Iota { .. }
+        | Map { .. }
+        | IMap { .. }
+        | ZipWith { .. }
+        | Backpermute { .. } => &[role::GENERATE],
+        Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } | Replicate { .. } | Slice { .. } => {
+            &[role::GENERATE]
+        }
+        Stencil { .. } | SegmentLengths(_) => &[role::GENERATE],
+        Fold { .. } | FoldAll { .. } | FoldSeg { .. } => &[role::CHUNKS, role::FINISH],
+        Scan { .. } | ScanSeg { .. } => &[role::CHUNKS, role::CARRIES, role::SCAN],
+        Permute { .. } => &[role::SCATTER],
+        Expand { .. } | Filter { .. } => &[role::COUNTS, role::WRITE],
+        SegmentsFromLengths(_) => &[role::COUNTS],
+        Unit(_) | The(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => &[],
+        NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => &[],
+    }
+}
+
+/// The parameters of a node's kernels (see the module documentation for their order).
+pub fn interface(op: &ArrayOp) -> Interface<'_> {
+    use ArrayOp::*;
+    let mut lambdas: Vec<&Lambda> = Vec::new();
+    let mut host_scalars: Vec<&Expr> = Vec::new();
+    let (scratch, operands): (Scratch, Vec<&Expr>) = match op {
+        Generate { f, .. } => {
+            lambdas.push(f);
+            (Scratch::None, vec![])
+        }
+        Fill { value, .. } => {
+            host_scalars.push(value);
+            (Scratch::None, vec![])
+        }
+        Iota { .. } => (Scratch::None, vec![]),
+        Map { f, a } | IMap { f, a } => {
+            lambdas.push(f);
+            (Scratch::None, vec![a])
+        }
+        ZipWith { f, a, b } => {
+            lambdas.push(f);
+            (Scratch::None, vec![a, b])
+        }
+        Fold { z, f, a } | FoldAll { z, f, a } => {
+            lambdas.push(f);
+            host_scalars.extend(z);
+            (Scratch::Reduce, vec![a])
+        }
+        FoldSeg { z, f, a, segments } => {
+            lambdas.push(f);
+            host_scalars.extend(z);
+            (Scratch::Reduce, vec![a, segments])
+        }
+        Scan { z, f, a, .. } => {
+            lambdas.push(f);
+            host_scalars.extend(z);
+            (Scratch::Scan, vec![a])
+        }
+        ScanSeg { z, f, a, segments, .. } => {
+            lambdas.push(f);
+            host_scalars.extend(z);
+            (Scratch::Scan, vec![a, segments])
+        }
+        Backpermute { f, a, .. } => {
+            lambdas.push(f);
+            (Scratch::None, vec![a])
+        }
+        Permute { f, combine, a, .. } => {
+            lambdas.push(f);
+            lambdas.push(combine);
+            (Scratch::Permute, vec![a])
+        }
+        Reverse(a) | Transpose(a) | Take { a, .. } | Drop { a, .. } | Replicate { a, .. } => (Scratch::None, vec![a]),
+        Slice { index, a, .. } => {
+            host_scalars.push(index);
+            (Scratch::None, vec![a])
+        }
+        Concat { a, b } => (Scratch::None, vec![a, b]),
+        Stencil { boundary, f, a, .. } => {
+            lambdas.push(f);
+            if let Boundary::Constant(v) = boundary {
+                host_scalars.push(v);
+            }
+            (Scratch::None, vec![a])
+        }
+        Expand { count, value, a } => {
+            lambdas.push(count);
+            lambdas.push(value);
+            (Scratch::Offsets, vec![a])
+        }
+        Filter { pred, a } => {
+            lambdas.push(pred);
+            (Scratch::Offsets, vec![a])
+        }
+        SegmentsFromLengths(l) => (Scratch::Offsets, vec![l]),
+        SegmentLengths(s) => (Scratch::None, vec![s]),
+        _ => (Scratch::None, vec![]),
+    };
+    let mut captures = BTreeMap::new();
+    for l in lambdas {
+        free_vars(l, &mut captures);
+    }
+    Interface { scratch, host_scalars, operands, captures: captures.into_values().collect() }
+}
+
+/// Whether a scan node scans right to left.
+pub fn is_reverse_scan(op: &ArrayOp) -> bool {
+    matches!(op, ArrayOp::Scan { dir: crate::ir::Direction::Right, .. })
+}
+
+/// The output kind of a scan node.
+pub fn scan_kind(op: &ArrayOp) -> Option<ScanKind> {
+    match op {
+        ArrayOp::Scan { kind, .. } | ArrayOp::ScanSeg { kind, .. } => Some(*kind),
+        _ => None,
+    }
+}
+
+/// How a permute node combines (see [`PermuteCombine`]).
+pub fn permute_combine(combine: &Lambda) -> PermuteCombine {
+    let Some(ElemType::Scalar(s)) = combine.params[0].1.as_elem() else { return PermuteCombine::Lock };
+    if *s == ScalarType::Bool {
+        return PermuteCombine::Lock;
+    }
+    let (new, old) = (&combine.params[0].0, &combine.params[1].0);
+    let is = |e: &Expr, v: &Var| matches!(&e.kind, ExprKind::Var(x) if x.id == v.id);
+    let both = |a: &Expr, b: &Expr| (is(a, new) && is(b, old)) || (is(a, old) && is(b, new));
+    match &combine.body.kind {
+        ExprKind::Binary(BinaryOp::Add, a, b) if both(a, b) => PermuteCombine::Add,
+        ExprKind::Math(MathFn::Min, args) if !s.is_float() && both(&args[0], &args[1]) => PermuteCombine::Min,
+        ExprKind::Math(MathFn::Max, args) if !s.is_float() && both(&args[0], &args[1]) => PermuteCombine::Max,
+        _ => PermuteCombine::CompareAndSwap,
+    }
+}
+
+/// The number of words a value of type `t` flattens to.
+pub fn word_count(t: &Type) -> usize {
+    match t {
+        Type::Elem(e) => e.leaves().len(),
+        Type::Array { elem, rank } => rank + elem.leaves().len(),
+        Type::Segments => 3,
+        Type::Nested(e) => 3 + 1 + e.leaves().len(),
+        Type::Tuple(ts) => ts.iter().map(word_count).sum(),
+        Type::Seq(_) => 0,
+    }
+}
+
+/// Adds the free variables of `l` (those it reads but does not bind) to `out`.
+fn free_vars(l: &Lambda, out: &mut BTreeMap<u32, (Var, Type)>) {
+    let mut bound: Vec<u32> = l.params.iter().map(|(v, _)| v.id).collect();
+    collect_free(&l.body, &mut bound, out);
+}
+
+fn collect_free(e: &Expr, bound: &mut Vec<u32>, out: &mut BTreeMap<u32, (Var, Type)>) {
+    match &e.kind {
+        ExprKind::Var(v) => {
+            if !bound.contains(&v.id) {
+                out.entry(v.id).or_insert_with(|| (v.clone(), e.ty.clone()));
+            }
+        }
+        ExprKind::Let { var, value, body } => {
+            collect_free(value, bound, out);
+            bound.push(var.id);
+            collect_free(body, bound, out);
+            bound.pop();
+        }
+        _ => for_each_child(e, &mut |child, binders| {
+            let depth = bound.len();
+            bound.extend(binders.iter().map(|(v, _)| v.id));
+            collect_free(child, bound, out);
+            bound.truncate(depth);
+        }),
+    }
+}
+
+/// Calls `f` on every node of `e` in pre-order.
+pub fn visit<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
+    f(e);
+    for_each_child(e, &mut |child, _| visit(child, f));
+}
+
+/// Calls `f(child, binders)` on each direct child of `e`, with the variables the child sees
+/// bound by `e` (lambda parameters; a `let` body sees its variable).
+pub fn for_each_child<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr, &[(Var, Type)])) {
+    match &e.kind {
+        ExprKind::Var(_) | ExprKind::Const(_) => {}
+        ExprKind::Let { var, value, body } => {
+            f(value, &[]);
+            f(body, &[(var.clone(), value.ty.clone())]);
+        }
+        ExprKind::Tuple(parts) | ExprKind::Math(_, parts) => parts.iter().for_each(|p| f(p, &[])),
+        ExprKind::Proj(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Shape(x) | ExprKind::Len(x) => {
+            f(x, &[])
+        }
+        ExprKind::If { cond, then, els } => {
+            f(cond, &[]);
+            f(then, &[]);
+            f(els, &[]);
+        }
+        ExprKind::Binary(_, a, b) => {
+            f(a, &[]);
+            f(b, &[]);
+        }
+        ExprKind::Index { array, index } => {
+            f(array, &[]);
+            f(index, &[]);
+        }
+        ExprKind::Iterate { count, init, f: g } => {
+            f(count, &[]);
+            f(init, &[]);
+            f(&g.body, &g.params);
+        }
+        ExprKind::WhileLoop { init, cond, step } => {
+            f(init, &[]);
+            f(&cond.body, &cond.params);
+            f(&step.body, &step.params);
+        }
+        ExprKind::Array(op) => for_each_array_child(op, f),
+    }
+}
+
+fn for_each_array_child<'a>(op: &'a ArrayOp, f: &mut impl FnMut(&'a Expr, &[(Var, Type)])) {
+    use ArrayOp::*;
+    let mut lambdas: Vec<&'a Lambda> = Vec::new();
+    let mut e = |x: &'a Expr| f(x, &[]);
+    match op {
+        Generate { shape, f: g } => {
+            e(shape);
+            lambdas.push(g);
+        }
+        Fill { shape, value } => {
+            e(shape);
+            e(value);
+        }
+        Iota { n } => e(n),
+        Unit(x) | The(x) | Reverse(x) | Transpose(x) | SegmentsFromLengths(x) | SegmentLengths(x) => e(x),
+        SegmentOffsets(x) | NestedValues(x) | NestedSegments(x) => e(x),
+        Map { f: g, a } | IMap { f: g, a } => {
+            e(a);
+            lambdas.push(g);
+        }
+        ZipWith { f: g, a, b } => {
+            e(a);
+            e(b);
+            lambdas.push(g);
+        }
+        Fold { z, f: g, a } | FoldAll { z, f: g, a } | Scan { z, f: g, a, .. } => {
+            z.iter().for_each(&mut e);
+            e(a);
+            lambdas.push(g);
+        }
+        FoldSeg { z, f: g, a, segments } | ScanSeg { z, f: g, a, segments, .. } => {
+            z.iter().for_each(&mut e);
+            e(a);
+            e(segments);
+            lambdas.push(g);
+        }
+        Backpermute { shape, f: g, a } => {
+            e(shape);
+            e(a);
+            lambdas.push(g);
+        }
+        Permute { defaults, f: g, combine, a } => {
+            e(defaults);
+            e(a);
+            lambdas.push(g);
+            lambdas.push(combine);
+        }
+        Reshape { shape: x, a } | Take { n: x, a } | Drop { n: x, a } | Replicate { n: x, a, .. } => {
+            e(x);
+            e(a);
+        }
+        Slice { index, a, .. } => {
+            e(index);
+            e(a);
+        }
+        Concat { a, b } | NestedFromParts { segments: a, values: b } => {
+            e(a);
+            e(b);
+        }
+        Stencil { boundary, f: g, a, .. } => {
+            if let Boundary::Constant(v) = boundary {
+                e(v);
+            }
+            e(a);
+            lambdas.push(g);
+        }
+        Expand { count, value, a } => {
+            e(a);
+            lambdas.push(count);
+            lambdas.push(value);
+        }
+        Filter { pred, a } => {
+            e(a);
+            lambdas.push(pred);
+        }
+        Awhile { init, cond, step } => {
+            e(init);
+            lambdas.push(cond);
+            lambdas.push(step);
+        }
+        NestedMap { f: g, a } => {
+            e(a);
+            lambdas.push(g);
+        }
+        Seq(s) => match s {
+            SeqOp::StreamIn(x) | SeqOp::Elements(x) | SeqOp::Tabulate(x) | SeqOp::Collect(x) => e(x),
+            SeqOp::Produce { n, f: g } => {
+                e(n);
+                lambdas.push(g);
+            }
+            SeqOp::Map { f: g, s } => {
+                e(s);
+                lambdas.push(g);
+            }
+            SeqOp::ZipWith { f: g, a, b } => {
+                e(a);
+                e(b);
+                lambdas.push(g);
+            }
+            SeqOp::Fold { z, f: g, s } => {
+                e(z);
+                e(s);
+                lambdas.push(g);
+            }
+        },
+    }
+    for l in lambdas {
+        f(&l.body, &l.params);
+    }
+}

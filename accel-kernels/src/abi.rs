@@ -1,0 +1,116 @@
+//! What the host and the device agree on: launch shape, the warp tile, the error slot and how
+//! scalars travel as kernel parameters.
+//!
+//! Every kernel parameter is a `u64` word: pointers as addresses, floats as their bits, integers
+//! sign- or zero-extended (`as u64`), `bool` as 0 or 1. The error slot is a zeroed buffer of
+//! [`ERROR_SLOT_WORDS`] words; the first failing thread claims it (compare-and-swap of the low
+//! 32 bits of word 0 from 0 to its code) and fills in the rest:
+//!
+//! | word | meaning |
+//! | --- | --- |
+//! | `[0]` | [`code`] |
+//! | `[1]` | [`site`] |
+//! | `[2]` | rank of the index |
+//! | `[3..6]` | index |
+//! | `[6..9]` | shape |
+//! | `[9]` | value (a negative count or length) |
+
+/// Threads per block of every launch (1-D grids).
+pub const BLOCK_THREADS: u32 = 256;
+/// Threads per warp.
+pub const WARP: usize = 32;
+/// Consecutive elements each lane handles in a warp tile.
+pub const ITEMS: usize = 4;
+/// Elements per warp tile.
+pub const TILE: usize = WARP * ITEMS;
+/// Length of the error slot in `u64` words.
+pub const ERROR_SLOT_WORDS: usize = 16;
+
+/// Error codes (word 0 of the error slot).
+pub mod code {
+    pub const NONE: u32 = 0;
+    pub const INDEX_OUT_OF_BOUNDS: u32 = 1;
+    pub const DIVISION_BY_ZERO: u32 = 2;
+    pub const REMAINDER_BY_ZERO: u32 = 3;
+    pub const EMPTY_REDUCTION: u32 = 4;
+    pub const NEGATIVE_COUNT: u32 = 5;
+    pub const NEGATIVE_LENGTH: u32 = 6;
+}
+
+/// Which operation failed (word 1 of the error slot).
+pub mod site {
+    pub const INDEX: u64 = 0;
+    pub const BACKPERMUTE: u64 = 1;
+    pub const PERMUTE: u64 = 2;
+}
+
+/// A scalar that travels as one `u64` kernel parameter.
+pub trait Word: Copy {
+    fn from_word(w: u64) -> Self;
+    fn to_word(self) -> u64;
+}
+
+macro_rules! int_word {
+    ($($t:ty),*) => {$(
+        impl Word for $t {
+            #[inline(always)]
+            fn from_word(w: u64) -> Self {
+                w as $t
+            }
+            #[inline(always)]
+            fn to_word(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
+}
+
+int_word!(i32, i64, u32, u64, usize);
+
+impl Word for bool {
+    #[inline(always)]
+    fn from_word(w: u64) -> Self {
+        w != 0
+    }
+    #[inline(always)]
+    fn to_word(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Word for f32 {
+    #[inline(always)]
+    fn from_word(w: u64) -> Self {
+        f32::from_bits(w as u32)
+    }
+    #[inline(always)]
+    fn to_word(self) -> u64 {
+        self.to_bits() as u64
+    }
+}
+
+impl Word for f64 {
+    #[inline(always)]
+    fn from_word(w: u64) -> Self {
+        f64::from_bits(w)
+    }
+    #[inline(always)]
+    fn to_word(self) -> u64 {
+        self.to_bits()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip() {
+        assert_eq!(i32::from_word((-5i32).to_word()), -5);
+        assert_eq!((-5i32).to_word(), u64::MAX - 4);
+        assert_eq!(f32::from_word(1.5f32.to_word()), 1.5);
+        assert_eq!(f64::from_word((-0.0f64).to_word()).to_bits(), (-0.0f64).to_bits());
+        assert!(bool::from_word(true.to_word()) && !bool::from_word(0));
+        assert_eq!(usize::from_word(usize::MAX.to_word()), usize::MAX);
+    }
+}

@@ -1,0 +1,194 @@
+//! Atomic updates of array elements, for `permute` (several sources may land on one element).
+//!
+//! - `atomic_add` / `atomic_min` / `atomic_max`: native `red` instructions (fire and forget) for
+//!   the combining functions that have one;
+//! - `AtomicElem::atomic_update`: any function of a 32- or 64-bit scalar, as a compare-and-swap
+//!   loop on the element's word (lock-free: some lane always succeeds);
+//! - `with_lock`: anything else (tuples, `bool`, several columns), under a per-element spin lock.
+//!
+//! All of them use generic addresses and `.gpu` scope; the order in which colliding updates
+//! apply is unspecified, so only an associative and commutative function gives a deterministic
+//! result (and float addition is deterministic only up to rounding).
+
+use crate::device;
+use crate::elem::DeviceElem;
+use core::arch::asm;
+
+/// Scalars whose elements can be updated in place by a compare-and-swap loop.
+pub trait AtomicElem: DeviceElem {
+    /// Replaces element `i` by `f(element)`, atomically (`f` may run several times).
+    ///
+    /// # Safety
+    /// Element `i` exists in global memory.
+    unsafe fn atomic_update(p: Self::Ptr, i: usize, f: impl Fn(Self) -> Self);
+}
+
+macro_rules! atomic_elem {
+    ($($t:ty, $w:ty, $load:ident, $cas:ident, $from:expr, $to:expr;)*) => {$(
+        impl AtomicElem for $t {
+            #[inline(always)]
+            unsafe fn atomic_update(p: *mut $t, i: usize, f: impl Fn($t) -> $t) {
+                let (from, to): (fn($w) -> $t, fn($t) -> $w) = ($from, $to);
+                // SAFETY: the caller guarantees element `i`; the word has the element's size and
+                // alignment.
+                unsafe {
+                    let w = p.add(i).cast::<$w>();
+                    let mut old = device::$load(w);
+                    loop {
+                        let seen = device::$cas(w, old, to(f(from(old))));
+                        if seen == old {
+                            break;
+                        }
+                        old = seen;
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+atomic_elem! {
+    u32, u32, load_relaxed32, cas32, |w| w, |x| x;
+    i32, u32, load_relaxed32, cas32, |w| w as i32, |x| x as u32;
+    f32, u32, load_relaxed32, cas32, f32::from_bits, f32::to_bits;
+    u64, u64, load_relaxed64, cas64, |w| w, |x| x;
+    i64, u64, load_relaxed64, cas64, |w| w as i64, |x| x as u64;
+    usize, u64, load_relaxed64, cas64, |w| w as usize, |x| x as u64;
+    f64, u64, load_relaxed64, cas64, f64::from_bits, f64::to_bits;
+}
+
+/// Scalars with a native atomic addition.
+pub trait AtomicAdd: Copy {
+    /// `*p += v`, atomically.
+    ///
+    /// # Safety
+    /// `p` is a valid, aligned pointer to global memory.
+    unsafe fn red_add(p: *mut Self, v: Self);
+}
+
+/// Integers with native atomic minimum and maximum.
+pub trait AtomicMinMax: Copy {
+    /// `*p = min(*p, v)`, atomically.
+    ///
+    /// # Safety
+    /// `p` is a valid, aligned pointer to global memory.
+    unsafe fn red_min(p: *mut Self, v: Self);
+    /// `*p = max(*p, v)`, atomically.
+    ///
+    /// # Safety
+    /// `p` is a valid, aligned pointer to global memory.
+    unsafe fn red_max(p: *mut Self, v: Self);
+}
+
+macro_rules! red {
+    ($op:literal, $ty:literal, $class:ident, $p:expr, $v:expr) => {
+        // SAFETY: the caller guarantees `p`.
+        unsafe {
+            asm!(concat!("red.", $op, ".", $ty, " [{p}], {v};"), p = in(reg64) $p, v = in($class) $v,
+                options(nostack, preserves_flags))
+        }
+    };
+}
+
+macro_rules! atomic_add {
+    ($($t:ty, $ty:literal, $class:ident;)*) => {$(
+        impl AtomicAdd for $t {
+            #[inline(always)]
+            unsafe fn red_add(p: *mut $t, v: $t) {
+                red!("add", $ty, $class, p, v)
+            }
+        }
+    )*};
+}
+
+atomic_add! {
+    i32, "u32", reg32;
+    u32, "u32", reg32;
+    f32, "f32", reg32;
+    i64, "u64", reg64;
+    u64, "u64", reg64;
+    usize, "u64", reg64;
+    f64, "f64", reg64;
+}
+
+macro_rules! atomic_min_max {
+    ($($t:ty, $ty:literal, $class:ident;)*) => {$(
+        impl AtomicMinMax for $t {
+            #[inline(always)]
+            unsafe fn red_min(p: *mut $t, v: $t) {
+                red!("min", $ty, $class, p, v)
+            }
+            #[inline(always)]
+            unsafe fn red_max(p: *mut $t, v: $t) {
+                red!("max", $ty, $class, p, v)
+            }
+        }
+    )*};
+}
+
+atomic_min_max! {
+    i32, "s32", reg32;
+    u32, "u32", reg32;
+    i64, "s64", reg64;
+    u64, "u64", reg64;
+    usize, "u64", reg64;
+}
+
+/// `p[i] += v`, atomically.
+///
+/// # Safety
+/// Element `i` exists in global memory.
+#[inline(always)]
+pub unsafe fn atomic_add<T: AtomicAdd>(p: *mut T, i: usize, v: T) {
+    // SAFETY: the caller guarantees element `i`.
+    unsafe { T::red_add(p.add(i), v) }
+}
+
+/// `p[i] = min(p[i], v)`, atomically.
+///
+/// # Safety
+/// Element `i` exists in global memory.
+#[inline(always)]
+pub unsafe fn atomic_min<T: AtomicMinMax>(p: *mut T, i: usize, v: T) {
+    // SAFETY: the caller guarantees element `i`.
+    unsafe { T::red_min(p.add(i), v) }
+}
+
+/// `p[i] = max(p[i], v)`, atomically.
+///
+/// # Safety
+/// Element `i` exists in global memory.
+#[inline(always)]
+pub unsafe fn atomic_max<T: AtomicMinMax>(p: *mut T, i: usize, v: T) {
+    // SAFETY: the caller guarantees element `i`.
+    unsafe { T::red_max(p.add(i), v) }
+}
+
+/// Runs `f` while holding the spin lock `locks[i]` (u32, 0 = free; acquire with atom.cas,
+/// release with a fence then atom.exch) — for elements of several columns or bool.
+///
+/// Lanes of one warp may contend for the same lock: that is safe because every target (sm_70
+/// and later) schedules the lanes of a warp independently, so the lane that holds the lock makes
+/// progress while the others spin (the critical section is written right after the successful
+/// compare-and-swap, though LLVM may move it out of the loop). The fences make the previous
+/// holder's writes visible to `f` and `f`'s writes visible to the next holder.
+///
+/// # Safety
+/// `locks` holds at least `i + 1` words in global memory, zero when no thread holds them; `f`
+/// must not take another lock.
+#[inline(always)]
+pub unsafe fn with_lock(locks: *mut u32, i: usize, f: impl FnOnce()) {
+    // SAFETY: the caller guarantees `locks[i]`.
+    let lock = unsafe { locks.add(i) };
+    loop {
+        // SAFETY: as above.
+        if unsafe { device::cas32(lock, 0, 1) } == 0 {
+            device::thread_fence();
+            f();
+            device::thread_fence();
+            // SAFETY: as above.
+            unsafe { device::exch32(lock, 0) };
+            break;
+        }
+    }
+}

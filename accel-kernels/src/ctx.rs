@@ -1,0 +1,100 @@
+//! The per-launch error context: checked reads and checked integer division for generated scalar
+//! code, recording the first failure in the host's error slot (layout in [`crate::abi`]).
+//!
+//! A failure does not stop the kernel: the failing operation yields a zero/default value and the
+//! kernel runs to its end, after which the host turns the slot into an `accel::Error`. The slot
+//! is claimed with one compare-and-swap, so only the first failure is recorded; the path is cold
+//! and out of line so that it costs the hot loops nothing but a predicted branch.
+
+use crate::abi::{code, site};
+use crate::device;
+use crate::elem::DeviceElem;
+use crate::ops::Arith;
+use crate::view::View;
+
+/// Where a kernel records its first error.
+#[derive(Clone, Copy)]
+pub struct Ctx {
+    slot: *mut u64,
+}
+
+impl Ctx {
+    /// # Safety
+    /// `slot` points to the launch's zeroed error slot of `ERROR_SLOT_WORDS` words in global memory.
+    #[inline(always)]
+    pub unsafe fn new(slot: *mut u64) -> Ctx {
+        Ctx { slot }
+    }
+
+    /// `a[ix]`, or `E::zero()` after recording `INDEX_OUT_OF_BOUNDS` at site `INDEX`.
+    #[inline(always)]
+    pub fn read<E: DeviceElem, const R: usize>(&self, a: &View<E, R>, ix: [usize; R]) -> E {
+        self.read_at(site::INDEX, a, ix)
+    }
+
+    /// `a[ix]`, or `E::zero()` after recording `INDEX_OUT_OF_BOUNDS` at `site`.
+    #[inline(always)]
+    pub fn read_at<E: DeviceElem, const R: usize>(&self, site: u64, a: &View<E, R>, ix: [usize; R]) -> E {
+        let mut inside = true;
+        let mut linear = 0;
+        for (&i, &n) in ix.iter().zip(&a.shape) {
+            inside &= i < n;
+            linear = linear * n + i;
+        }
+        if inside {
+            // SAFETY: every component is within its extent, so `linear < a.len()`.
+            unsafe { a.get_linear(linear) }
+        } else {
+            self.fail(code::INDEX_OUT_OF_BOUNDS, site, &ix, &a.shape, 0);
+            E::zero()
+        }
+    }
+
+    /// `a / b`, or the default after recording `DIVISION_BY_ZERO` (integer division by zero).
+    #[inline(always)]
+    pub fn div<T: Arith + Default>(&self, a: T, b: T) -> T {
+        match a.div(b) {
+            Some(q) => q,
+            None => {
+                self.fail(code::DIVISION_BY_ZERO, site::INDEX, &[], &[], 0);
+                T::default()
+            }
+        }
+    }
+
+    /// `a % b`, or the default after recording `REMAINDER_BY_ZERO` (integer remainder by zero).
+    #[inline(always)]
+    pub fn rem<T: Arith + Default>(&self, a: T, b: T) -> T {
+        match a.rem(b) {
+            Some(r) => r,
+            None => {
+                self.fail(code::REMAINDER_BY_ZERO, site::INDEX, &[], &[], 0);
+                T::default()
+            }
+        }
+    }
+
+    /// Records an error unless one is recorded already. `index` and `shape` hold at most 3
+    /// components (more are dropped); the rank recorded is `index.len()`.
+    #[cold]
+    #[inline(never)]
+    pub fn fail(&self, code: u32, site: u64, index: &[usize], shape: &[usize], value: u64) {
+        // SAFETY: `new`'s contract: the slot is valid for ERROR_SLOT_WORDS words. Word 0's low half
+        // (little-endian) is claimed once; only the winner writes the other words, and the host
+        // reads them after the kernel has finished.
+        unsafe {
+            if device::cas32(self.slot.cast::<u32>(), 0, code) != 0 {
+                return;
+            }
+            self.slot.add(1).write(site);
+            self.slot.add(2).write(index.len() as u64);
+            for (k, &i) in index.iter().take(3).enumerate() {
+                self.slot.add(3 + k).write(i as u64);
+            }
+            for (k, &n) in shape.iter().take(3).enumerate() {
+                self.slot.add(6 + k).write(n as u64);
+            }
+            self.slot.add(9).write(value);
+        }
+    }
+}

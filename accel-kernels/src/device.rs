@@ -1,0 +1,223 @@
+//! Device intrinsics: thread, warp and grid indices (1-D launches), barriers, warp shuffles and
+//! votes, fences and the atomic instructions the skeletons build on.
+//!
+//! Warp primitives use the full mask: every skeleton calls them from all 32 lanes of a warp, in
+//! warp-uniform control flow. Shuffles move 32-bit words; wider values are split by `elem`.
+//! Atomics use generic addresses (valid for any pointer the host passes) with PTX's default
+//! `.relaxed.gpu` semantics; ordering comes from explicit fences.
+
+use crate::abi::WARP;
+use core::arch::asm;
+use core::arch::nvptx;
+
+/// Every lane of a warp.
+pub const FULL_MASK: u32 = 0xffff_ffff;
+
+unsafe extern "C" {
+    #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
+    fn shfl_down_i32(mask: u32, v: u32, delta: u32, c: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.up.i32"]
+    fn shfl_up_i32(mask: u32, v: u32, delta: u32, c: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
+    fn shfl_idx_i32(mask: u32, v: u32, lane: u32, c: u32) -> u32;
+    #[link_name = "llvm.nvvm.bar.warp.sync"]
+    fn bar_warp_sync(mask: u32);
+}
+
+/// Thread index within the block.
+#[inline(always)]
+pub fn thread_idx() -> usize {
+    // SAFETY: reads a special register.
+    unsafe { nvptx::_thread_idx_x() as usize }
+}
+
+/// Block index within the grid.
+#[inline(always)]
+pub fn block_idx() -> usize {
+    // SAFETY: reads a special register.
+    unsafe { nvptx::_block_idx_x() as usize }
+}
+
+/// Threads per block.
+#[inline(always)]
+pub fn block_dim() -> usize {
+    // SAFETY: reads a special register.
+    unsafe { nvptx::_block_dim_x() as usize }
+}
+
+/// Blocks in the grid.
+#[inline(always)]
+pub fn grid_dim() -> usize {
+    // SAFETY: reads a special register.
+    unsafe { nvptx::_grid_dim_x() as usize }
+}
+
+/// This thread's index in the whole grid.
+#[inline(always)]
+pub fn global_thread() -> usize {
+    block_idx() * block_dim() + thread_idx()
+}
+
+/// Threads in the whole grid.
+#[inline(always)]
+pub fn grid_threads() -> usize {
+    grid_dim() * block_dim()
+}
+
+/// Lane within the warp (blocks are 1-D and a multiple of the warp size).
+#[inline(always)]
+pub fn lane() -> u32 {
+    (thread_idx() % WARP) as u32
+}
+
+/// Warp index within the block.
+#[inline(always)]
+pub fn warp_in_block() -> usize {
+    thread_idx() / WARP
+}
+
+/// This warp's index in the whole grid.
+#[inline(always)]
+pub fn global_warp() -> usize {
+    global_thread() / WARP
+}
+
+/// Warps in the whole grid.
+#[inline(always)]
+pub fn grid_warps() -> usize {
+    grid_threads() / WARP
+}
+
+/// Block-wide barrier. Never call it under a condition that differs between the block's threads.
+#[inline(always)]
+pub fn sync_threads() {
+    // SAFETY: a barrier; the caller keeps it out of divergent code.
+    unsafe { nvptx::_syncthreads() }
+}
+
+/// Warp-wide barrier over all 32 lanes.
+#[inline(always)]
+pub fn sync_warp() {
+    // SAFETY: a barrier over the full warp; every lane calls it.
+    unsafe { bar_warp_sync(FULL_MASK) }
+}
+
+/// The value of lane `lane + delta` (own value where that is past lane 31).
+#[inline(always)]
+pub fn shfl_down(v: u32, delta: u32) -> u32 {
+    // SAFETY: all 32 lanes take part (full mask); c = 0x1f clamps at lane 31.
+    unsafe { shfl_down_i32(FULL_MASK, v, delta, 0x1f) }
+}
+
+/// The value of lane `lane - delta` (own value where that is below lane 0).
+#[inline(always)]
+pub fn shfl_up(v: u32, delta: u32) -> u32 {
+    // SAFETY: all 32 lanes take part (full mask); c = 0 clamps at lane 0.
+    unsafe { shfl_up_i32(FULL_MASK, v, delta, 0) }
+}
+
+/// The value of lane `src`.
+#[inline(always)]
+pub fn shfl_idx(v: u32, src: u32) -> u32 {
+    // SAFETY: all 32 lanes take part (full mask).
+    unsafe { shfl_idx_i32(FULL_MASK, v, src, 0x1f) }
+}
+
+/// Bit `l` set for every lane `l` whose `pred` holds; all 32 lanes must call it.
+#[inline(always)]
+pub fn ballot(pred: bool) -> u32 {
+    let r: u32;
+    // SAFETY: a warp vote over the full mask; no memory access.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.u32 p, {v}, 0; vote.sync.ballot.b32 {r}, p, 0xffffffff; }}",
+            v = in(reg32) pred as u32,
+            r = out(reg32) r,
+            options(nomem, nostack, preserves_flags),
+        );
+    }
+    r
+}
+
+/// Orders this thread's memory accesses before and after it for the whole GPU (acquire and
+/// release at once).
+#[inline(always)]
+pub fn thread_fence() {
+    // SAFETY: a fence has no operands.
+    unsafe { asm!("fence.acq_rel.gpu;", options(nostack, preserves_flags)) }
+}
+
+/// 32-bit compare-and-swap: stores `new` if `*p == old`; returns the previous value.
+///
+/// # Safety
+/// `p` is a valid, aligned pointer to global memory.
+#[inline(always)]
+pub unsafe fn cas32(p: *mut u32, old: u32, new: u32) -> u32 {
+    let r: u32;
+    // SAFETY: the caller guarantees `p`.
+    unsafe {
+        asm!("atom.cas.b32 {r}, [{p}], {o}, {n};", r = out(reg32) r, p = in(reg64) p, o = in(reg32) old,
+            n = in(reg32) new, options(nostack, preserves_flags));
+    }
+    r
+}
+
+/// 64-bit compare-and-swap: stores `new` if `*p == old`; returns the previous value.
+///
+/// # Safety
+/// `p` is a valid, aligned pointer to global memory.
+#[inline(always)]
+pub unsafe fn cas64(p: *mut u64, old: u64, new: u64) -> u64 {
+    let r: u64;
+    // SAFETY: the caller guarantees `p`.
+    unsafe {
+        asm!("atom.cas.b64 {r}, [{p}], {o}, {n};", r = out(reg64) r, p = in(reg64) p, o = in(reg64) old,
+            n = in(reg64) new, options(nostack, preserves_flags));
+    }
+    r
+}
+
+/// Atomically swaps in `v`; returns the previous value.
+///
+/// # Safety
+/// `p` is a valid, aligned pointer to global memory.
+#[inline(always)]
+pub unsafe fn exch32(p: *mut u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: the caller guarantees `p`.
+    unsafe {
+        asm!("atom.exch.b32 {r}, [{p}], {v};", r = out(reg32) r, p = in(reg64) p, v = in(reg32) v,
+            options(nostack, preserves_flags));
+    }
+    r
+}
+
+/// A strong (`.relaxed.gpu`) 32-bit load: sees other threads' atomic writes, never a stale cache.
+///
+/// # Safety
+/// `p` is a valid, aligned pointer to global memory.
+#[inline(always)]
+pub unsafe fn load_relaxed32(p: *const u32) -> u32 {
+    let r: u32;
+    // SAFETY: the caller guarantees `p`.
+    unsafe {
+        asm!("ld.relaxed.gpu.b32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p,
+            options(nostack, preserves_flags, readonly));
+    }
+    r
+}
+
+/// A strong (`.relaxed.gpu`) 64-bit load: sees other threads' atomic writes, never a stale cache.
+///
+/// # Safety
+/// `p` is a valid, aligned pointer to global memory.
+#[inline(always)]
+pub unsafe fn load_relaxed64(p: *const u64) -> u64 {
+    let r: u64;
+    // SAFETY: the caller guarantees `p`.
+    unsafe {
+        asm!("ld.relaxed.gpu.b64 {r}, [{p}];", r = out(reg64) r, p = in(reg64) p,
+            options(nostack, preserves_flags, readonly));
+    }
+    r
+}

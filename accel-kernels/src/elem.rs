@@ -1,0 +1,176 @@
+//! Device elements: the eight scalars and tuples of elements (arity 1 to 6, nested freely).
+//!
+//! Arrays of tuples are structures of arrays, as on the host: a tuple's `Ptr` is the tuple of its
+//! parts' column pointers, so loading element `i` of an `(f32, i32)` array reads two columns.
+//! Loads and stores are plain reads and writes: LLVM emits `ld.global`/`st.global` (with immediate
+//! offsets) for pointers that come from kernel parameters, and generic ones otherwise. Shuffles
+//! move 32-bit words: 64-bit scalars take two, `bool` is widened to one, a tuple shuffles its
+//! parts.
+
+use crate::device;
+
+/// An element of a device array.
+pub trait DeviceElem: Copy {
+    /// Column pointers: `*mut T` for a scalar, a tuple of the parts' `Ptr`s for a tuple.
+    type Ptr: Copy;
+    /// Element `i` of the columns.
+    ///
+    /// # Safety
+    /// Every column holds at least `i + 1` elements in global memory.
+    unsafe fn load(p: Self::Ptr, i: usize) -> Self;
+    /// Writes element `i` of the columns.
+    ///
+    /// # Safety
+    /// Every column holds at least `i + 1` elements in global memory.
+    unsafe fn store(p: Self::Ptr, i: usize, v: Self);
+    /// The all-zero value (`false` for `bool`).
+    fn zero() -> Self;
+    /// The value of lane `lane + delta` (own value past lane 31); all 32 lanes must call it.
+    fn shfl_down(self, delta: u32) -> Self;
+    /// The value of lane `lane - delta` (own value below lane 0); all 32 lanes must call it.
+    fn shfl_up(self, delta: u32) -> Self;
+    /// The value of lane `lane`; all 32 lanes must call it.
+    fn shfl_idx(self, lane: u32) -> Self;
+}
+
+/// 32-bit and narrower scalars: `$raw` is the stored word (a `bool` is read as its byte, so that a
+/// byte other than 0 or 1 reads as `true` instead of being undefined behaviour).
+macro_rules! scalar32 {
+    ($($t:ty as $raw:ty, $from:expr, $to:expr;)*) => {$(
+        impl DeviceElem for $t {
+            type Ptr = *mut $t;
+            #[inline(always)]
+            unsafe fn load(p: *mut $t, i: usize) -> $t {
+                let from: fn(u32) -> $t = $from;
+                // SAFETY: the caller guarantees that element `i` exists; `$raw` has `$t`'s size.
+                from(unsafe { p.cast::<$raw>().add(i).read() } as u32)
+            }
+            #[inline(always)]
+            unsafe fn store(p: *mut $t, i: usize, v: $t) {
+                // SAFETY: the caller guarantees that element `i` exists.
+                unsafe { p.add(i).write(v) }
+            }
+            #[inline(always)]
+            fn zero() -> $t {
+                let from: fn(u32) -> $t = $from;
+                from(0)
+            }
+            #[inline(always)]
+            fn shfl_down(self, delta: u32) -> $t {
+                let (from, to): (fn(u32) -> $t, fn($t) -> u32) = ($from, $to);
+                from(device::shfl_down(to(self), delta))
+            }
+            #[inline(always)]
+            fn shfl_up(self, delta: u32) -> $t {
+                let (from, to): (fn(u32) -> $t, fn($t) -> u32) = ($from, $to);
+                from(device::shfl_up(to(self), delta))
+            }
+            #[inline(always)]
+            fn shfl_idx(self, lane: u32) -> $t {
+                let (from, to): (fn(u32) -> $t, fn($t) -> u32) = ($from, $to);
+                from(device::shfl_idx(to(self), lane))
+            }
+        }
+    )*};
+}
+
+scalar32! {
+    u32 as u32, |w| w, |x| x;
+    i32 as u32, |w| w as i32, |x| x as u32;
+    f32 as u32, f32::from_bits, f32::to_bits;
+    bool as u8, |w| w != 0, |x| x as u32;
+}
+
+macro_rules! scalar64 {
+    ($($t:ty, $from:expr, $to:expr;)*) => {$(
+        impl DeviceElem for $t {
+            type Ptr = *mut $t;
+            #[inline(always)]
+            unsafe fn load(p: *mut $t, i: usize) -> $t {
+                // SAFETY: the caller guarantees that element `i` exists.
+                unsafe { p.add(i).read() }
+            }
+            #[inline(always)]
+            unsafe fn store(p: *mut $t, i: usize, v: $t) {
+                // SAFETY: the caller guarantees that element `i` exists.
+                unsafe { p.add(i).write(v) }
+            }
+            #[inline(always)]
+            fn zero() -> $t {
+                let from: fn(u64) -> $t = $from;
+                from(0)
+            }
+            #[inline(always)]
+            fn shfl_down(self, delta: u32) -> $t {
+                let (from, to): (fn(u64) -> $t, fn($t) -> u64) = ($from, $to);
+                from(split(to(self), |w| device::shfl_down(w, delta)))
+            }
+            #[inline(always)]
+            fn shfl_up(self, delta: u32) -> $t {
+                let (from, to): (fn(u64) -> $t, fn($t) -> u64) = ($from, $to);
+                from(split(to(self), |w| device::shfl_up(w, delta)))
+            }
+            #[inline(always)]
+            fn shfl_idx(self, lane: u32) -> $t {
+                let (from, to): (fn(u64) -> $t, fn($t) -> u64) = ($from, $to);
+                from(split(to(self), |w| device::shfl_idx(w, lane)))
+            }
+        }
+    )*};
+}
+
+scalar64! {
+    u64, |w| w, |x| x;
+    i64, |w| w as i64, |x| x as u64;
+    usize, |w| w as usize, |x| x as u64;
+    f64, f64::from_bits, f64::to_bits;
+}
+
+/// Shuffles a 64-bit word as its two halves.
+#[inline(always)]
+fn split(w: u64, shfl: impl Fn(u32) -> u32) -> u64 {
+    let lo = shfl(w as u32);
+    let hi = shfl((w >> 32) as u32);
+    (hi as u64) << 32 | lo as u64
+}
+
+macro_rules! tuple {
+    ($($T:ident $i:tt),+) => {
+        impl<$($T: DeviceElem),+> DeviceElem for ($($T,)+) {
+            type Ptr = ($($T::Ptr,)+);
+            #[inline(always)]
+            unsafe fn load(p: Self::Ptr, i: usize) -> Self {
+                // SAFETY: the caller guarantees element `i` of every column.
+                unsafe { ($($T::load(p.$i, i),)+) }
+            }
+            #[inline(always)]
+            unsafe fn store(p: Self::Ptr, i: usize, v: Self) {
+                // SAFETY: the caller guarantees element `i` of every column.
+                unsafe { $($T::store(p.$i, i, v.$i);)+ }
+            }
+            #[inline(always)]
+            fn zero() -> Self {
+                ($($T::zero(),)+)
+            }
+            #[inline(always)]
+            fn shfl_down(self, delta: u32) -> Self {
+                ($(self.$i.shfl_down(delta),)+)
+            }
+            #[inline(always)]
+            fn shfl_up(self, delta: u32) -> Self {
+                ($(self.$i.shfl_up(delta),)+)
+            }
+            #[inline(always)]
+            fn shfl_idx(self, lane: u32) -> Self {
+                ($(self.$i.shfl_idx(lane),)+)
+            }
+        }
+    };
+}
+
+tuple!(A 0);
+tuple!(A 0, B 1);
+tuple!(A 0, B 1, C 2);
+tuple!(A 0, B 1, C 2, D 3);
+tuple!(A 0, B 1, C 2, D 3, E 4);
+tuple!(A 0, B 1, C 2, D 3, E 4, F 5);

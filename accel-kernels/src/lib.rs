@@ -1,0 +1,90 @@
+//! The accel device skeletons: the library that generated GPU kernels are written against.
+//!
+//! The crate is `no_std` and compiled twice:
+//!
+//! - for the host, with stable Rust, as a dependency of accel-core and accel-runtime: only
+//!   [`abi`] (what host and device agree on: block size, tile shape, error slot, parameter words)
+//!   and [`ops`] (the scalar semantics shared by the interpreter, the CPU backend and the GPU);
+//! - for `nvptx64-nvidia-cuda`, with the pinned nightly and `-Zbuild-std=core`, as a path
+//!   dependency ([`MANIFEST_DIR`]) of the cdylib that accel-build generates for a program's
+//!   kernels (DESIGN.md §4). Fat LTO inlines every skeleton into the generated `ptx-kernel`
+//!   entry points, so the PTX is self-contained.
+//!
+//! Device-only modules, one concern each:
+//!
+//! - `device`: thread, warp and grid indices, barriers, warp shuffles and votes, fences;
+//! - `elem`: `DeviceElem`, scalars and tuples (tuples as structure of arrays);
+//! - `view`: `View`, `SegView`, `NestedView`, the kernels' view of their arguments;
+//! - `ctx`: `Ctx`, bounds-checked reads and checked division that record the first error in the
+//!   host's error slot;
+//! - `rows`: `Rows` (`Uniform`, `Segmented`) and `chunk`, how reductions and scans split work;
+//! - `generate`: the grid-stride loop over a flat index space;
+//! - `reduce` and `scan`: order-preserving warp skeletons (associative, non-commutative
+//!   operators), in phases over chunks and partials, built on the private `warp` module (a
+//!   tile's items per lane, in-order warp reduction and scan with shuffles);
+//! - `atomic`: atomic add/min/max, CAS-loop updates and per-element spin locks for `permute`;
+//! - `expand`: the segment of a flat index (binary search over offsets);
+//! - `prelude`: what generated kernels import.
+//!
+//! The crate also provides the device `#[panic_handler]` (it traps): generated crates must not
+//! define another.
+
+#![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(asm_experimental_arch, core_float_math, link_llvm_intrinsics, stdarch_nvptx),
+    // `link_llvm_intrinsics` is how `device` reaches the NVVM warp shuffles.
+    allow(internal_features)
+)]
+
+#[cfg(not(target_arch = "nvptx64"))]
+extern crate std;
+
+pub mod abi;
+pub mod ops;
+
+#[cfg(target_arch = "nvptx64")]
+pub mod atomic;
+#[cfg(target_arch = "nvptx64")]
+pub mod ctx;
+#[cfg(target_arch = "nvptx64")]
+pub mod device;
+#[cfg(target_arch = "nvptx64")]
+pub mod elem;
+#[cfg(target_arch = "nvptx64")]
+pub mod expand;
+#[cfg(target_arch = "nvptx64")]
+pub mod generate;
+#[cfg(target_arch = "nvptx64")]
+pub mod reduce;
+#[cfg(target_arch = "nvptx64")]
+pub mod rows;
+#[cfg(target_arch = "nvptx64")]
+pub mod scan;
+#[cfg(target_arch = "nvptx64")]
+pub mod view;
+#[cfg(target_arch = "nvptx64")]
+mod warp;
+
+/// This crate's directory: generated device crates depend on it by path.
+pub const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+/// What generated kernels use.
+#[cfg(target_arch = "nvptx64")]
+pub mod prelude {
+    pub use crate::abi::Word;
+    pub use crate::ctx::Ctx;
+    pub use crate::elem::DeviceElem;
+    pub use crate::ops::{Arith, Bits, Float};
+    pub use crate::rows::{Rows, Segmented, Uniform, chunk};
+    pub use crate::view::{NestedView, SegView, View};
+}
+
+/// A panic on the GPU (an arithmetic overflow check, a bug) aborts the kernel; the launch then
+/// fails with an illegal-instruction error on the host.
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `trap` only aborts the kernel.
+    unsafe { core::arch::nvptx::trap() }
+}

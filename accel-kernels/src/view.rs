@@ -1,0 +1,132 @@
+//! How kernels see their array arguments: column pointers plus a shape (row-major), segment
+//! descriptors (offsets) and nested arrays (segments plus a flat vector of values).
+//!
+//! Views are plain copies of what the host passed; reading through one is unchecked (`Ctx::read`
+//! is the checked path user indexing takes).
+
+use crate::elem::DeviceElem;
+
+/// A rank-`R` array in global memory, row-major.
+pub struct View<E: DeviceElem, const R: usize> {
+    pub ptr: E::Ptr,
+    pub shape: [usize; R],
+}
+
+impl<E: DeviceElem, const R: usize> Clone for View<E, R> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E: DeviceElem, const R: usize> Copy for View<E, R> {}
+
+impl<E: DeviceElem, const R: usize> View<E, R> {
+    #[inline(always)]
+    pub fn shape(&self) -> [usize; R] {
+        self.shape
+    }
+
+    /// Number of elements (the product of the extents; 1 for rank 0).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i` in row-major order.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn get_linear(&self, i: usize) -> E {
+        // SAFETY: the caller guarantees `i < len`, and the host allocated `len` elements.
+        unsafe { E::load(self.ptr, i) }
+    }
+
+    /// Writes element `i` in row-major order.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn set_linear(&self, i: usize, v: E) {
+        // SAFETY: the caller guarantees `i < len`, and the host allocated `len` elements.
+        unsafe { E::store(self.ptr, i, v) }
+    }
+
+    /// Element 0: the value of a rank-0 array (`s.get()` in user code).
+    #[inline(always)]
+    pub fn get(&self) -> E {
+        // SAFETY: the host never passes an empty rank-0 array; element 0 exists.
+        unsafe { E::load(self.ptr, 0) }
+    }
+}
+
+/// Segment descriptors: `count + 1` ascending offsets from 0 to `total`.
+#[derive(Clone, Copy)]
+pub struct SegView {
+    pub offsets: *const usize,
+    pub count: usize,
+    pub total: usize,
+}
+
+impl SegView {
+    /// Number of segments.
+    #[inline(always)]
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Segment `i` as `(start, end)` in the flat values.
+    ///
+    /// # Safety
+    /// `i < self.count()`.
+    #[inline(always)]
+    pub unsafe fn range(&self, i: usize) -> (usize, usize) {
+        let o = self.offsets.cast_mut();
+        // SAFETY: the caller guarantees `i < count`, and the host passed `count + 1` offsets.
+        unsafe { (usize::load(o, i), usize::load(o, i + 1)) }
+    }
+}
+
+/// A nested array: segments of a flat vector of values.
+pub struct NestedView<E: DeviceElem> {
+    pub segments: SegView,
+    pub values: View<E, 1>,
+}
+
+impl<E: DeviceElem> Clone for NestedView<E> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E: DeviceElem> Copy for NestedView<E> {}
+
+impl<E: DeviceElem> NestedView<E> {
+    #[inline(always)]
+    pub fn values(&self) -> &View<E, 1> {
+        &self.values
+    }
+
+    #[inline(always)]
+    pub fn segments(&self) -> &SegView {
+        &self.segments
+    }
+
+    /// Number of rows (segments).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.segments.count
+    }
+
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

@@ -1,0 +1,321 @@
+//! The checked driver layer: the only module that calls the CUDA driver.
+//!
+//! Layers, as in cudarc: `cudarc::driver::sys` is the raw FFI, `cudarc::driver::result` turns each
+//! `CUresult` into a `DriverError`, and this module owns the driver handles (primary context,
+//! stream, modules, functions) and binds the context to the calling thread before every call. The
+//! safe layer (`Gpu`, `DeviceBuffer`, `Kernel`) attaches what it was doing to each `DriverError`
+//! through [`backend_error`]. Calls that take device addresses are `unsafe fn`s whose callers
+//! vouch that the addresses lie inside live allocations.
+//!
+//! cudarc loads `libcuda` lazily and panics when the library or one of its entry points is
+//! missing, so [`driver`] checks both before the first cudarc call; every later call may assume a
+//! loaded, initialised driver.
+
+use accel_core::Error;
+use cudarc::driver::result::{self, DriverError};
+use cudarc::driver::sys;
+use std::ffi::{CStr, c_void};
+use std::ptr;
+use std::sync::OnceLock;
+
+pub(super) type DriverResult<T> = std::result::Result<T, DriverError>;
+
+/// Every driver entry point that this module reaches through cudarc, checked when the library is
+/// loaded so that an old driver is a `NoDevice` error instead of cudarc's panic on the first call.
+const ENTRY_POINTS: &[&str] = &[
+    "cuInit",
+    "cuGetErrorName",
+    "cuGetErrorString",
+    "cuDeviceGetCount",
+    "cuDeviceGet",
+    "cuDeviceGetName",
+    "cuDeviceGetAttribute",
+    "cuDevicePrimaryCtxRetain",
+    "cuDevicePrimaryCtxRelease_v2",
+    "cuCtxGetCurrent",
+    "cuCtxSetCurrent",
+    "cuStreamCreate",
+    "cuStreamSynchronize",
+    "cuStreamDestroy_v2",
+    "cuMemGetInfo_v2",
+    "cuMemAlloc_v2",
+    "cuMemFree_v2",
+    "cuMemsetD8Async",
+    "cuMemcpyHtoDAsync_v2",
+    "cuMemcpyDtoHAsync_v2",
+    "cuMemcpyDtoDAsync_v2",
+    "cuModuleLoadDataEx",
+    "cuModuleUnload",
+    "cuModuleGetFunction",
+    "cuLaunchKernel",
+];
+
+/// Loads and initialises the driver once per process. `Err` says why no device can be used and
+/// what to do about it.
+pub(super) fn driver() -> Result<(), String> {
+    static STATE: OnceLock<Result<(), String>> = OnceLock::new();
+    STATE.get_or_init(load).clone()
+}
+
+fn load() -> Result<(), String> {
+    // SAFETY: loading the driver library runs its initialisers, as starting any CUDA program does;
+    // the probe opens the same candidate names that cudarc's loader tries, in the same order.
+    if !unsafe { sys::is_culib_present() } {
+        return Err("the CUDA driver library libcuda.so.1 was not found; install the NVIDIA driver or add its \
+                    directory to LD_LIBRARY_PATH, or set ACCEL_BACKEND=cpu"
+            .into());
+    }
+    // SAFETY: the probe above found the library, so `culib` loads it rather than panicking; the
+    // symbols are only looked up, never called through this type.
+    let library = unsafe { sys::culib() };
+    let missing: Vec<&str> = ENTRY_POINTS
+        .iter()
+        .copied()
+        // SAFETY: as above, a lookup only.
+        .filter(|name| unsafe { library.get::<unsafe extern "C" fn()>(name.as_bytes()) }.is_err())
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the CUDA driver is too old (it lacks {}); install a current NVIDIA driver, or set ACCEL_BACKEND=cpu",
+            missing.join(", ")
+        ));
+    }
+    result::init().map_err(|e| {
+        format!("the CUDA driver failed to initialise ({}); check `nvidia-smi`, or set ACCEL_BACKEND=cpu", describe(e))
+    })
+}
+
+/// Number of devices the driver reports; the driver must be loaded.
+pub(super) fn device_count() -> DriverResult<usize> {
+    result::device::get_count().map(|n| usize::try_from(n).unwrap_or(0))
+}
+
+/// `CUDA_ERROR_NAME: description`, from the driver's own tables.
+pub(super) fn describe(e: DriverError) -> String {
+    match e.error_string() {
+        Ok(text) => format!("{:?}: {}", e.0, text.to_string_lossy()),
+        Err(_) => format!("{:?}", e.0),
+    }
+}
+
+/// An `accel_core::Error::Backend` for a failed driver call made while doing `context`.
+pub(super) fn backend_error(context: impl Into<String>, e: DriverError) -> Error {
+    Error::Backend { backend: "cuda".into(), context: context.into(), message: describe(e) }
+}
+
+pub(super) fn is_out_of_memory(e: DriverError) -> bool {
+    e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY
+}
+
+/// A loaded module; unloaded only through [`Context::unload`].
+pub(super) struct Module(sys::CUmodule);
+
+/// A kernel inside a loaded module.
+#[derive(Clone, Copy)]
+pub(super) struct Function(sys::CUfunction);
+
+// SAFETY: driver handles are plain identifiers that any thread may pass to the driver once the
+// owning context is bound to it, which every `Context` method does first.
+unsafe impl Send for Module {}
+// SAFETY: as above; the handles are never dereferenced on the host.
+unsafe impl Sync for Module {}
+// SAFETY: as for `Module`.
+unsafe impl Send for Function {}
+// SAFETY: as for `Module`.
+unsafe impl Sync for Function {}
+
+/// A module that failed to load: the driver's error and the JIT compiler's log.
+pub(super) struct LoadError {
+    pub(super) error: DriverError,
+    pub(super) log: String,
+}
+
+/// A device's primary context and the one non-blocking stream that all work is issued on.
+pub(super) struct Context {
+    device: sys::CUdevice,
+    context: sys::CUcontext,
+    stream: sys::CUstream,
+}
+
+// SAFETY: the context and stream are identifiers that any thread may use once the context is bound
+// to it (each method binds it first); the driver serialises concurrent calls internally.
+unsafe impl Send for Context {}
+// SAFETY: as above; no method mutates host state.
+unsafe impl Sync for Context {}
+
+impl Context {
+    /// Retains the primary context of device `ordinal` and creates a stream in it.
+    pub(super) fn open(ordinal: usize) -> DriverResult<Context> {
+        let ordinal = i32::try_from(ordinal).map_err(|_| DriverError(sys::CUresult::CUDA_ERROR_INVALID_DEVICE))?;
+        let device = result::device::get(ordinal)?;
+        // SAFETY: `device` came from cuDeviceGet; the retain is released in `drop`.
+        let context = unsafe { result::primary_ctx::retain(device) }?;
+        let mut cx = Context { device, context, stream: ptr::null_mut() };
+        cx.bind()?;
+        cx.stream = result::stream::create(result::stream::StreamKind::NonBlocking)?;
+        Ok(cx)
+    }
+
+    /// Makes this context current on the calling thread (a thread-local setting in the driver).
+    fn bind(&self) -> DriverResult<()> {
+        if result::ctx::get_current()? != Some(self.context) {
+            // SAFETY: the context is retained until `drop`.
+            unsafe { result::ctx::set_current(self.context) }?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn name(&self) -> DriverResult<String> {
+        result::device::get_name(self.device)
+    }
+
+    pub(super) fn attribute(&self, attribute: sys::CUdevice_attribute) -> DriverResult<i32> {
+        // SAFETY: `device` came from cuDeviceGet.
+        unsafe { result::device::get_attribute(self.device, attribute) }
+    }
+
+    /// Waits until everything issued on the stream has finished; reports any earlier asynchronous
+    /// failure (a faulting kernel leaves the context unusable and every later call fails too).
+    pub(super) fn synchronize(&self) -> DriverResult<()> {
+        self.bind()?;
+        // SAFETY: the stream lives until `drop`.
+        unsafe { result::stream::synchronize(self.stream) }
+    }
+
+    /// (free, total) bytes of device memory.
+    pub(super) fn mem_info(&self) -> DriverResult<(usize, usize)> {
+        self.bind()?;
+        result::mem_get_info()
+    }
+
+    /// A fresh allocation of `bytes > 0` bytes (uninitialised).
+    pub(super) fn malloc(&self, bytes: usize) -> DriverResult<u64> {
+        self.bind()?;
+        // SAFETY: the memory is handed out as bytes, for which every bit pattern is valid.
+        unsafe { result::malloc_sync(bytes) }
+    }
+
+    /// # Safety
+    /// `address` came from [`Context::malloc`] of this context, is freed once, and no work that
+    /// uses it is pending (synchronize first).
+    pub(super) unsafe fn free(&self, address: u64) -> DriverResult<()> {
+        self.bind()?;
+        // SAFETY: the caller's contract.
+        unsafe { result::free_sync(address) }
+    }
+
+    /// Zeroes `bytes` bytes at `address`, in stream order.
+    ///
+    /// # Safety
+    /// The range lies inside a live allocation of this context.
+    pub(super) unsafe fn zero(&self, address: u64, bytes: usize) -> DriverResult<()> {
+        self.bind()?;
+        // SAFETY: the caller's contract; the stream lives until `drop`.
+        unsafe { result::memset_d8_async(address, 0, bytes, self.stream) }
+    }
+
+    /// Copies `src` to `address`, in stream order. The driver stages pageable host memory before
+    /// it returns, so `src` may be reused at once; pinned memory would be read later.
+    ///
+    /// # Safety
+    /// `address .. address + src.len()` lies inside a live allocation of this context.
+    pub(super) unsafe fn upload(&self, address: u64, src: &[u8]) -> DriverResult<()> {
+        self.bind()?;
+        // SAFETY: the caller's contract; the stream lives until `drop`.
+        unsafe { result::memcpy_htod_async(address, src, self.stream) }
+    }
+
+    /// Copies device memory at `address` into `dst` after the stream's earlier work, and waits.
+    ///
+    /// # Safety
+    /// `address .. address + dst.len()` lies inside a live allocation of this context.
+    pub(super) unsafe fn download(&self, dst: &mut [u8], address: u64) -> DriverResult<()> {
+        self.bind()?;
+        // SAFETY: the caller's contract. The stream is synchronised before `dst`'s borrow ends, so
+        // the copy never writes to it afterwards.
+        unsafe {
+            result::memcpy_dtoh_async(dst, address, self.stream)?;
+            result::stream::synchronize(self.stream)
+        }
+    }
+
+    /// Copies `bytes` bytes between device ranges, in stream order.
+    ///
+    /// # Safety
+    /// Both ranges lie inside live allocations of this context.
+    pub(super) unsafe fn copy(&self, dst: u64, src: u64, bytes: usize) -> DriverResult<()> {
+        self.bind()?;
+        // SAFETY: the caller's contract; the stream lives until `drop`.
+        unsafe { result::memcpy_dtod_async(dst, src, bytes, self.stream) }
+    }
+
+    /// Loads a PTX (or cubin) image; on failure the JIT compiler's error log comes back too.
+    pub(super) fn load(&self, image: &CStr) -> Result<Module, LoadError> {
+        self.bind().map_err(|error| LoadError { error, log: String::new() })?;
+        let mut log = vec![0u8; 1 << 14];
+        let mut options =
+            [sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER, sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+        // The size travels in the pointer-sized option slot, as the driver API defines.
+        let mut values: [*mut c_void; 2] = [log.as_mut_ptr().cast(), ptr::without_provenance_mut(log.len())];
+        let mut module = ptr::null_mut();
+        // SAFETY: `image` is NUL-terminated; the two options and their values match in number and
+        // kind, and the log buffer outlives the call.
+        let status = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut module,
+                image.as_ptr().cast(),
+                options.len() as u32,
+                options.as_mut_ptr(),
+                values.as_mut_ptr(),
+            )
+        };
+        status.result().map(|()| Module(module)).map_err(|error| {
+            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+            LoadError { error, log: String::from_utf8_lossy(&log[..end]).trim().to_string() }
+        })
+    }
+
+    /// # Safety
+    /// `module` was loaded by this context; nothing uses it or its functions afterwards.
+    pub(super) unsafe fn unload(&self, module: Module) -> DriverResult<()> {
+        self.bind()?;
+        // SAFETY: the caller's contract.
+        unsafe { result::module::unload(module.0) }
+    }
+
+    /// The kernel `name` of `module`; `CUDA_ERROR_NOT_FOUND` when there is none.
+    pub(super) fn function(&self, module: &Module, name: &CStr) -> DriverResult<Function> {
+        self.bind()?;
+        // SAFETY: `module` is loaded (only `unload`, which consumes it, ends that).
+        unsafe { result::module::get_function(module.0, name.to_owned()) }.map(Function)
+    }
+
+    /// Launches `function` on `grid` blocks of `block` threads in stream order, passing `words`.
+    ///
+    /// # Safety
+    /// `function` belongs to a loaded module of this context and takes exactly `words.len()`
+    /// parameters of 8 bytes each (the driver reads as many values as the kernel declares).
+    pub(super) unsafe fn launch(&self, function: Function, grid: u32, block: u32, words: &[u64]) -> DriverResult<()> {
+        self.bind()?;
+        // The driver reads the values behind these pointers during the call and never writes them.
+        let mut parameters: Vec<*mut c_void> = words.iter().map(|w| ptr::from_ref(w).cast_mut().cast()).collect();
+        // SAFETY: the caller's contract; `parameters` outlives the call.
+        unsafe { result::launch_kernel(function.0, (grid, 1, 1), (block, 1, 1), 0, self.stream, &mut parameters) }
+    }
+}
+
+impl Drop for Context {
+    /// Errors cannot be reported from here; a context in an error state is released all the same.
+    fn drop(&mut self) {
+        let _ = self.bind();
+        if !self.stream.is_null() {
+            // SAFETY: the stream was created by `open` and is destroyed once, after its work.
+            unsafe {
+                let _ = result::stream::synchronize(self.stream);
+                let _ = result::stream::destroy(self.stream);
+            }
+        }
+        // SAFETY: balances the retain in `open`.
+        let _ = unsafe { result::primary_ctx::release(self.device) };
+    }
+}

@@ -1,0 +1,642 @@
+//! The executor: runs a program's IR on a [`Gpu`], launching the kernels that `accel-build`
+//! compiled for it (Accelerate's execute phase).
+//!
+//! The host walks the IR: scalar code, control flow and shapes are evaluated here (with the
+//! interpreter's scalar semantics); every collective node allocates its outputs and launches the
+//! kernels [`kernel::roles`] lists, passing the words [`accel_core::kernel`] lays out. Launches are
+//! asynchronous on the device's one stream; the host waits only where it needs a value (a scalar
+//! read, the size of a `filter` result, a loop condition) and at the end, where it also collects
+//! any error a kernel recorded in the error slot.
+
+use super::value::{DArray, DSegments, DValue, array_words, elem_words, ill_typed, scalar_bytes, words};
+use super::{DeviceBuffer, Gpu};
+use accel_core::interp::scalar;
+use accel_core::ir::{ArrayOp, Axis, BinaryOp, Expr, ExprKind, Lambda, Program, ScanKind};
+use accel_core::kernel::{self, PermuteCombine, role};
+use accel_core::types::{ElemType, ScalarType, Type};
+use accel_core::value::{ElemValue, ScalarValue};
+use accel_core::{Error, Result};
+use accel_kernels::abi::{self, ERROR_SLOT_WORDS, TILE, WARP};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+impl Gpu {
+    /// Runs `program` (whose kernels are in the PTX module `ptx`) on `args`.
+    pub fn execute(&self, program: &Program, ptx: &'static str, args: Vec<DValue>) -> Result<DValue> {
+        let nodes = kernel::array_nodes(program);
+        let ids = nodes.iter().enumerate().map(|(i, op)| (*op as *const ArrayOp, i)).collect();
+        // A slot per run: programs running at the same time on other threads keep their errors.
+        let slot = self.alloc_zeroed(ERROR_SLOT_WORDS * size_of::<u64>())?;
+        let mut ex = Exec { gpu: self, program, ptx, nodes, ids, env: Vec::new(), slot };
+        for ((v, _), a) in program.params.iter().zip(args) {
+            ex.env.push((v.id, a));
+        }
+        let result = ex.eval(&program.body);
+        // A kernel's error explains any later failure, so it wins.
+        ex.check_device()?;
+        result
+    }
+}
+
+struct Exec<'a> {
+    gpu: &'a Gpu,
+    program: &'a Program,
+    ptx: &'static str,
+    nodes: Vec<&'a ArrayOp>,
+    ids: HashMap<*const ArrayOp, usize>,
+    env: Vec<(u32, DValue)>,
+    /// Where this run's kernels record the first failure (see `accel_kernels::abi`).
+    slot: DeviceBuffer,
+}
+
+/// The launch geometry of a reduction or scan: rows, and chunks per row.
+struct Split {
+    rows: usize,
+    parts: usize,
+}
+
+impl<'a> Exec<'a> {
+    /// Waits for the device and turns an error a kernel recorded into an `Error`.
+    fn check_device(&self) -> Result<()> {
+        let mut bytes = [0u8; ERROR_SLOT_WORDS * size_of::<u64>()];
+        self.slot.download_into(0, &mut bytes)?;
+        let words: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
+        if words[0] == 0 { Ok(()) } else { Err(self.device_error(&words)) }
+    }
+
+    fn device_error(&self, slot: &[u64]) -> Error {
+        let code = slot[0] as u32;
+        let rank = (slot[2] as usize).min(3);
+        let index: Vec<usize> = slot[3..3 + rank].iter().map(|&x| x as usize).collect();
+        let shape: Vec<usize> = slot[6..6 + rank].iter().map(|&x| x as usize).collect();
+        let node_name = || self.nodes.get(slot[1] as usize).map_or("fold", |op| op.name());
+        match code {
+            abi::code::INDEX_OUT_OF_BOUNDS => {
+                let op = match slot[1] {
+                    abi::site::BACKPERMUTE => "backpermute",
+                    abi::site::PERMUTE => "permute",
+                    _ => "index",
+                };
+                Error::index_out_of_bounds(op, &index, &shape)
+            }
+            abi::code::DIVISION_BY_ZERO => Error::division_by_zero("/"),
+            abi::code::REMAINDER_BY_ZERO => Error::division_by_zero("%"),
+            abi::code::EMPTY_REDUCTION => Error::empty_reduction(node_name()),
+            abi::code::NEGATIVE_COUNT => Error::invalid_argument(
+                "expand",
+                format!("the count of element {} is {}, which is negative", slot[3], slot[9] as i64),
+            ),
+            abi::code::NEGATIVE_LENGTH => Error::invalid_segments(
+                "segments",
+                format!("segment {} has the negative length {}", slot[3], slot[9] as i64),
+            ),
+            other => ill_typed(format!("unknown device error code {other}")),
+        }
+    }
+
+    fn lookup(&self, id: u32) -> Result<DValue> {
+        match self.env.iter().rev().find(|(v, _)| *v == id) {
+            Some((_, v)) => Ok(v.clone()),
+            None => Err(ill_typed(format!("unbound variable #{id}"))),
+        }
+    }
+
+    fn eval(&mut self, e: &'a Expr) -> Result<DValue> {
+        Ok(match &e.kind {
+            ExprKind::Var(v) => self.lookup(v.id)?,
+            ExprKind::Const(c) => DValue::Elem(ElemValue::Scalar(scalar::constant(c)?)),
+            ExprKind::Let { var, value, body } => {
+                let v = self.eval(value)?;
+                self.env.push((var.id, v));
+                let r = self.eval(body);
+                self.env.pop();
+                r?
+            }
+            ExprKind::Tuple(parts) => DValue::tuple(parts.iter().map(|p| self.eval(p)).collect::<Result<_>>()?),
+            ExprKind::Proj(x, i) => self.eval(x)?.proj(*i)?,
+            ExprKind::If { cond, then, els } => {
+                if self.eval_bool(cond)? {
+                    self.eval(then)?
+                } else {
+                    self.eval(els)?
+                }
+            }
+            ExprKind::Unary(op, x) => scalar_value(scalar::unary(*op, self.eval_scalar(x)?)?),
+            ExprKind::Binary(BinaryOp::And, a, b) => {
+                scalar_value(ScalarValue::Bool(self.eval_bool(a)? && self.eval_bool(b)?))
+            }
+            ExprKind::Binary(BinaryOp::Or, a, b) => {
+                scalar_value(ScalarValue::Bool(self.eval_bool(a)? || self.eval_bool(b)?))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (x, y) = (self.eval_scalar(a)?, self.eval_scalar(b)?);
+                scalar_value(scalar::binary(*op, x, y)?)
+            }
+            ExprKind::Cast(x, t) => scalar_value(self.eval_scalar(x)?.cast(*t)),
+            ExprKind::Math(f, args) => {
+                let xs = args.iter().map(|a| self.eval_scalar(a)).collect::<Result<Vec<_>>>()?;
+                scalar_value(scalar::math(*f, &xs)?)
+            }
+            ExprKind::Index { array, index } => {
+                let a = self.eval(array)?.into_array()?;
+                let ix = self.eval_index(index)?;
+                if ix.len() != a.shape.len() || ix.iter().zip(&a.shape).any(|(i, n)| i >= n) {
+                    return Err(Error::index_out_of_bounds("index", &ix, &a.shape));
+                }
+                let linear = ix.iter().zip(&a.shape).fold(0, |k, (i, n)| k * n + i);
+                self.check_device()?;
+                DValue::Elem(a.read(linear)?)
+            }
+            ExprKind::Shape(a) => {
+                let a = self.eval(a)?.into_array()?;
+                DValue::Elem(ElemValue::from_index(&a.shape))
+            }
+            ExprKind::Len(a) => {
+                let n = match self.eval(a)? {
+                    DValue::Array(a) => a.len(),
+                    DValue::Segments(s) | DValue::Nested { segments: s, .. } => s.count,
+                    other => return Err(ill_typed(format!("the length of {other:?}"))),
+                };
+                scalar_value(ScalarValue::Usize(n))
+            }
+            ExprKind::Iterate { count, init, f } => {
+                let n = self.eval_count(count, "iterate")?;
+                let mut x = self.eval(init)?;
+                for _ in 0..n {
+                    x = self.apply(f, vec![x])?;
+                }
+                x
+            }
+            ExprKind::WhileLoop { init, cond, step } => {
+                let mut x = self.eval(init)?;
+                while self.apply(cond, vec![x.clone()])?.into_elem()?.as_scalar().and_then(|s| s.as_bool())
+                    == Some(true)
+                {
+                    x = self.apply(step, vec![x])?;
+                }
+                x
+            }
+            ExprKind::Array(op) => self.array_op(op, &e.ty)?,
+        })
+    }
+
+    fn apply(&mut self, f: &'a Lambda, args: Vec<DValue>) -> Result<DValue> {
+        let mark = self.env.len();
+        for ((v, _), a) in f.params.iter().zip(args) {
+            self.env.push((v.id, a));
+        }
+        let r = self.eval(&f.body);
+        self.env.truncate(mark);
+        r
+    }
+
+    fn eval_elem(&mut self, e: &'a Expr) -> Result<ElemValue> {
+        self.eval(e)?.into_elem()
+    }
+
+    fn eval_scalar(&mut self, e: &'a Expr) -> Result<ScalarValue> {
+        let v = self.eval_elem(e)?;
+        v.as_scalar().ok_or_else(|| ill_typed(format!("{v:?} where a scalar was expected")))
+    }
+
+    fn eval_bool(&mut self, e: &'a Expr) -> Result<bool> {
+        let v = self.eval_scalar(e)?;
+        v.as_bool().ok_or_else(|| ill_typed(format!("{v:?} where a bool was expected")))
+    }
+
+    fn eval_index(&mut self, e: &'a Expr) -> Result<Vec<usize>> {
+        let v = self.eval_elem(e)?;
+        v.to_index().ok_or_else(|| ill_typed(format!("{v:?} is not an index")))
+    }
+
+    /// A count given as any integer type; negative is `InvalidArgument` of `op`.
+    fn eval_count(&mut self, e: &'a Expr, op: &str) -> Result<usize> {
+        let x = self.eval_scalar(e)?;
+        let n: i128 = match x {
+            ScalarValue::I32(v) => v.into(),
+            ScalarValue::I64(v) => v.into(),
+            ScalarValue::U32(v) => v.into(),
+            ScalarValue::U64(v) => v.into(),
+            ScalarValue::Usize(v) => v as i128,
+            other => return Err(ill_typed(format!("a count of type {}", other.scalar_type()))),
+        };
+        usize::try_from(n).map_err(|_| Error::invalid_argument(op, format!("{n} is not a valid count")))
+    }
+
+    fn node_id(&self, op: &ArrayOp) -> usize {
+        self.ids[&(op as *const ArrayOp)]
+    }
+
+    fn launch(&self, node: usize, role: &str, warps: bool, items: usize, words: &[u64]) -> Result<()> {
+        let threads = if warps { items.saturating_mul(WARP) } else { items };
+        let grid = self.gpu.grid_for(threads);
+        if grid == 0 {
+            return Ok(());
+        }
+        let k = self.gpu.kernel(self.ptx, &kernel::kernel_name(self.program, node, role))?;
+        self.gpu.launch(&k, grid, words)
+    }
+
+    /// A fresh array of `shape` (contents undefined until a kernel writes them).
+    fn alloc_array(&self, elem: &ElemType, shape: Vec<usize>) -> Result<DArray> {
+        let n: usize = checked_size(&shape)?;
+        let columns = elem
+            .leaves()
+            .iter()
+            .map(|t| {
+                let bytes = n.checked_mul(t.size_bytes()).ok_or_else(|| too_large(&shape))?;
+                self.gpu.alloc(bytes).map(Arc::new)
+            })
+            .collect::<Result<_>>()?;
+        Ok(DArray { elem: elem.clone(), shape, columns })
+    }
+
+    fn array_op(&mut self, op: &'a ArrayOp, ty: &Type) -> Result<DValue> {
+        use ArrayOp::*;
+        let name = op.name();
+        Ok(match op {
+            Unit(x) => {
+                let v = self.eval_elem(x)?;
+                let elem = ty.as_array().map(|(e, _)| e.clone()).ok_or_else(|| ill_typed(format!("unit of {ty}")))?;
+                let mut leaves = Vec::new();
+                leaf_scalars(&v, &mut leaves);
+                let columns = leaves
+                    .into_iter()
+                    .map(|s| self.gpu.upload(&scalar_bytes(s)).map(Arc::new))
+                    .collect::<Result<_>>()?;
+                DValue::Array(DArray { elem, shape: vec![], columns })
+            }
+            The(a) => {
+                let a = self.eval(a)?.into_array()?;
+                self.check_device()?;
+                DValue::Elem(a.read(0)?)
+            }
+            Reshape { shape, a } => {
+                let shape = self.eval_index(shape)?;
+                let mut a = self.eval(a)?.into_array()?;
+                if shape.iter().try_fold(1usize, |k, &d| k.checked_mul(d)) != Some(a.len()) {
+                    return Err(Error::shape_mismatch(
+                        name,
+                        format!("a shape of {} elements like {:?}", a.len(), a.shape),
+                        format!("{shape:?}"),
+                    ));
+                }
+                a.shape = shape;
+                DValue::Array(a)
+            }
+            SegmentOffsets(s) => {
+                let s = self.eval(s)?.into_segments()?;
+                DValue::Array(DArray {
+                    elem: ElemType::Scalar(ScalarType::Usize),
+                    shape: vec![s.count + 1],
+                    columns: vec![s.offsets],
+                })
+            }
+            NestedFromParts { segments, values } => {
+                let segments = self.eval(segments)?.into_segments()?;
+                let values = self.eval(values)?.into_array()?;
+                if segments.total != values.len() {
+                    return Err(Error::invalid_segments(
+                        "nested",
+                        format!("the segments cover {} values but there are {}", segments.total, values.len()),
+                    ));
+                }
+                DValue::Nested { segments, values }
+            }
+            NestedValues(n) => match self.eval(n)? {
+                DValue::Nested { values, .. } => DValue::Array(values),
+                other => return Err(ill_typed(format!("values of {other:?}"))),
+            },
+            NestedSegments(n) => match self.eval(n)? {
+                DValue::Nested { segments, .. } => DValue::Segments(segments),
+                other => return Err(ill_typed(format!("segments of {other:?}"))),
+            },
+            Awhile { init, cond, step } => {
+                let mut x = self.eval(init)?;
+                loop {
+                    let c = self.apply(cond, vec![x.clone()])?.into_array()?;
+                    self.check_device()?;
+                    if c.read(0)?.as_scalar().and_then(|s| s.as_bool()) != Some(true) {
+                        break x;
+                    }
+                    x = self.apply(step, vec![x])?;
+                }
+            }
+            NestedMap { .. } | Seq(_) => {
+                return Err(Error::invalid_argument(name, "this operation has no GPU implementation yet"));
+            }
+            _ => self.kernel_op(op, ty)?,
+        })
+    }
+
+    /// A node that launches kernels: evaluate its inputs, allocate its outputs, launch.
+    fn kernel_op(&mut self, op: &'a ArrayOp, ty: &Type) -> Result<DValue> {
+        use ArrayOp::*;
+        let id = self.node_id(op);
+        let name = op.name();
+        let iface = kernel::interface(op);
+        let operands = iface.operands.iter().map(|e| self.eval(e)).collect::<Result<Vec<_>>>()?;
+        let scalars = iface.host_scalars.iter().map(|e| self.eval_elem(e)).collect::<Result<Vec<_>>>()?;
+        let captures = iface.captures.iter().map(|(v, _)| self.lookup(v.id)).collect::<Result<Vec<_>>>()?;
+        let mut tail = Vec::new();
+        scalars.iter().for_each(|s| elem_words(s, &mut tail));
+        operands.iter().for_each(|v| words(v, &mut tail));
+        captures.iter().for_each(|v| words(v, &mut tail));
+        let arr = |i: usize| match &operands[i] {
+            DValue::Array(a) => Ok(a),
+            other => Err(ill_typed(format!("operand {i} of {name} is {other:?}"))),
+        };
+        let segs = |i: usize| match &operands[i] {
+            DValue::Segments(s) => Ok(s),
+            other => Err(ill_typed(format!("operand {i} of {name} is {other:?}"))),
+        };
+        let out_elem =
+            |t: &Type| t.as_array().map(|(e, _)| e.clone()).ok_or_else(|| ill_typed(format!("{name} of {t}")));
+        let elem = match ty {
+            Type::Array { elem, .. } => Some(elem.clone()),
+            _ => None,
+        };
+        let slot = self.slot.ptr();
+
+        // Elementwise nodes: one `generate` kernel over the output.
+        let shape: Option<Vec<usize>> = match op {
+            Generate { shape, .. } | Fill { shape, .. } | Backpermute { shape, .. } => Some(self.eval_index(shape)?),
+            Iota { n } => Some(vec![self.eval_count(n, name)?]),
+            Map { .. } | IMap { .. } | Reverse(_) | Stencil { .. } => Some(arr(0)?.shape.clone()),
+            ZipWith { .. } => Some(arr(0)?.shape.iter().zip(&arr(1)?.shape).map(|(a, b)| *a.min(b)).collect()),
+            Transpose(_) => {
+                let s = &arr(0)?.shape;
+                Some(vec![s[1], s[0]])
+            }
+            Take { n, .. } | Drop { n, .. } => {
+                let n = self.eval_count(n, name)?;
+                let mut s = arr(0)?.shape.clone();
+                let last = s.last_mut().ok_or_else(|| ill_typed(format!("{name} of a scalar")))?;
+                let m = n.min(*last);
+                *last = if matches!(op, Take { .. }) { m } else { *last - m };
+                Some(s)
+            }
+            Concat { .. } => {
+                let (a, b) = (&arr(0)?.shape, &arr(1)?.shape);
+                let r = a.len();
+                let mut s: Vec<usize> = a[..r - 1].iter().zip(&b[..r - 1]).map(|(x, y)| *x.min(y)).collect();
+                s.push(
+                    a[r - 1]
+                        .checked_add(b[r - 1])
+                        .ok_or_else(|| Error::invalid_argument(name, "the result is too large"))?,
+                );
+                Some(s)
+            }
+            Replicate { axis, n, .. } => {
+                let n = self.eval_count(n, name)?;
+                let len = arr(0)?.len();
+                Some(if *axis == Axis::Rows { vec![n, len] } else { vec![len, n] })
+            }
+            Slice { axis, .. } => {
+                let i = scalars[0].as_scalar().and_then(|s| s.as_usize());
+                let s = &arr(0)?.shape;
+                let (extent, at) = match axis {
+                    Axis::Rows => (s[0], [i.unwrap_or(usize::MAX), 0]),
+                    Axis::Cols => (s[1], [0, i.unwrap_or(usize::MAX)]),
+                };
+                match i {
+                    Some(i) if i < extent => {}
+                    Some(_) => return Err(Error::index_out_of_bounds(name, &at, s)),
+                    None => {
+                        return Err(Error::invalid_argument(name, format!("{:?} is not a valid index", scalars[0])));
+                    }
+                }
+                Some(vec![if *axis == Axis::Rows { s[1] } else { s[0] }])
+            }
+            SegmentLengths(_) => Some(vec![segs(0)?.count]),
+            _ => None,
+        };
+        if let Some(shape) = shape {
+            let out = self.alloc_array(&out_elem(ty)?, shape)?;
+            let mut w = vec![slot];
+            array_words(&out, &mut w);
+            w.extend(&tail);
+            self.launch(id, role::GENERATE, false, out.len(), &w)?;
+            return Ok(DValue::Array(out));
+        }
+
+        match op {
+            Fold { z, .. } | FoldAll { z, .. } | FoldSeg { z, .. } => {
+                let a_arr = arr(0)?;
+                let rank = a_arr.shape.len();
+                if rank == 0 {
+                    return Err(ill_typed(format!("{name} of a scalar")));
+                }
+                let last = a_arr.shape[rank - 1];
+                let outer: usize = a_arr.shape[..rank - 1].iter().product();
+                let (out_shape, rows, avg_len) = match op {
+                    Fold { .. } => (a_arr.shape[..rank - 1].to_vec(), outer, last),
+                    FoldAll { .. } => (vec![], 1, a_arr.len()),
+                    _ => {
+                        let s = segs(1)?;
+                        check_cover(name, s.total, last)?;
+                        let mut shape = a_arr.shape[..rank - 1].to_vec();
+                        shape.push(s.count);
+                        let rows = outer * s.count;
+                        (shape, rows, a_arr.len().checked_div(rows).unwrap_or(0))
+                    }
+                };
+                let empty_rows = match op {
+                    FoldSeg { .. } => false,
+                    _ => avg_len == 0,
+                };
+                if z.is_none() && empty_rows && rows > 0 {
+                    return Err(Error::empty_reduction(name));
+                }
+                let elem = elem.ok_or_else(|| ill_typed(format!("{name} of {ty}")))?;
+                let out = self.alloc_array(&elem, out_shape)?;
+                let split = self.split(rows, avg_len);
+                let (scratch, _keep) = self.scratch(&elem, &split, false)?;
+                let mut w = vec![slot];
+                array_words(&out, &mut w);
+                w.extend(&scratch);
+                w.extend(&tail);
+                self.launch(id, role::CHUNKS, true, split.rows * split.parts, &w)?;
+                if split.parts > 1 {
+                    self.launch(id, role::FINISH, true, split.rows, &w)?;
+                }
+                Ok(DValue::Array(out))
+            }
+            Scan { kind, .. } | ScanSeg { kind, .. } => {
+                let a_arr = arr(0)?;
+                let rank = a_arr.shape.len();
+                let last = a_arr.shape[rank - 1];
+                let outer: usize = a_arr.shape[..rank - 1].iter().product();
+                let (rows, avg_len, extra) = match op {
+                    Scan { .. } => (outer, last, 1),
+                    _ => {
+                        let s = segs(1)?;
+                        check_cover(name, s.total, last)?;
+                        let rows = outer * s.count;
+                        (rows, a_arr.len().checked_div(rows).unwrap_or(0), s.count)
+                    }
+                };
+                let mut shape = a_arr.shape.clone();
+                if *kind == ScanKind::WithSeed {
+                    shape[rank - 1] = last
+                        .checked_add(extra)
+                        .ok_or_else(|| Error::invalid_argument(name, "the result is too large"))?;
+                }
+                let elem = a_arr.elem.clone();
+                let out = self.alloc_array(&elem, shape)?;
+                let totals = match kind {
+                    ScanKind::ExclusiveAndTotal => Some(self.alloc_array(&elem, a_arr.shape[..rank - 1].to_vec())?),
+                    _ => None,
+                };
+                let split = self.split(rows, avg_len);
+                let (scratch, _keep) = self.scratch(&elem, &split, true)?;
+                let mut w = vec![slot];
+                array_words(&out, &mut w);
+                if let Some(t) = &totals {
+                    array_words(t, &mut w);
+                }
+                w.extend(&scratch);
+                w.extend(&tail);
+                if split.parts > 1 {
+                    self.launch(id, role::CHUNKS, true, split.rows * split.parts, &w)?;
+                }
+                self.launch(id, role::CARRIES, true, split.rows, &w)?;
+                self.launch(id, role::SCAN, true, split.rows * split.parts, &w)?;
+                Ok(match totals {
+                    Some(t) => DValue::Tuple(vec![DValue::Array(out), DValue::Array(t)]),
+                    None => DValue::Array(out),
+                })
+            }
+            Permute { defaults, combine, .. } => {
+                let d = self.eval(defaults)?.into_array()?;
+                let out = self.alloc_array(&d.elem, d.shape.clone())?;
+                let n = d.len();
+                for ((dst, src), t) in out.columns.iter().zip(&d.columns).zip(d.elem.leaves()) {
+                    self.gpu.copy(dst, 0, src, 0, n * t.size_bytes())?;
+                }
+                let locks = match kernel::permute_combine(combine) {
+                    PermuteCombine::Lock => Some(self.gpu.alloc_zeroed(n * 4)?),
+                    _ => None,
+                };
+                let mut w = vec![slot];
+                array_words(&out, &mut w);
+                w.push(locks.as_ref().map_or(0, DeviceBuffer::ptr));
+                w.extend(&tail);
+                self.launch(id, role::SCATTER, false, arr(0)?.len(), &w)?;
+                Ok(DValue::Array(out))
+            }
+            Expand { .. } | Filter { .. } | SegmentsFromLengths(_) => {
+                let n = arr(0)?.len();
+                let counts = self.gpu.alloc_zeroed((n + 1) * size_of::<usize>())?;
+                let offsets = Arc::new(self.gpu.alloc((n + 1) * size_of::<usize>())?);
+                let scratch = [n as u64, counts.ptr(), offsets.ptr()];
+                let out_elem = match op {
+                    SegmentsFromLengths(_) => ElemType::Scalar(ScalarType::Usize),
+                    _ => out_elem(ty)?,
+                };
+                // The counts kernel runs before the result exists: null output words.
+                let mut w = vec![slot];
+                w.extend(std::iter::repeat_n(0, kernel::word_count(ty)));
+                w.extend(scratch);
+                w.extend(&tail);
+                self.launch(id, role::COUNTS, false, n, &w)?;
+                self.offsets_scan(&counts, &offsets, n + 1)?;
+                self.check_device()?;
+                let mut total = [0u8; size_of::<usize>()];
+                offsets.download_into(n * size_of::<usize>(), &mut total)?;
+                let total = usize::from_ne_bytes(total);
+                if let SegmentsFromLengths(_) = op {
+                    return Ok(DValue::Segments(DSegments { count: n, total, offsets }));
+                }
+                let out = self.alloc_array(&out_elem, vec![total])?;
+                let mut w = vec![slot];
+                array_words(&out, &mut w);
+                w.extend(scratch);
+                w.extend(&tail);
+                let items = if matches!(op, Filter { .. }) { n } else { total };
+                self.launch(id, role::WRITE, false, items, &w)?;
+                Ok(DValue::Array(out))
+            }
+            _ => Err(ill_typed(format!("{name} has no kernels"))),
+        }
+    }
+
+    /// Chunks per row: enough warps in total to fill the device, none shorter than a tile.
+    fn split(&self, rows: usize, len: usize) -> Split {
+        let target = self.gpu.warps_in_flight();
+        let parts = if rows >= target || rows == 0 { 1 } else { target.div_ceil(rows).min(len.div_ceil(TILE)).max(1) };
+        Split { rows, parts }
+    }
+
+    /// The scratch words of a reduction (`scan` adds the carries) and the buffers behind them.
+    fn scratch(&self, elem: &ElemType, split: &Split, scan: bool) -> Result<(Vec<u64>, Vec<DeviceBuffer>)> {
+        let pairs = split.rows * split.parts;
+        let mut w = vec![split.parts as u64];
+        let mut keep = Vec::new();
+        // Partials are only read when rows have several chunks.
+        let partials = if split.parts > 1 { pairs } else { 0 };
+        let mut vector = |count: usize, w: &mut Vec<u64>| -> Result<()> {
+            let a = self.alloc_array(elem, vec![count])?;
+            array_words(&a, w);
+            let flags = self.gpu.alloc(count)?;
+            w.push(flags.ptr());
+            keep.extend(a.columns.into_iter().filter_map(|c| Arc::try_unwrap(c).ok()));
+            keep.push(flags);
+            Ok(())
+        };
+        vector(partials, &mut w)?;
+        if scan {
+            vector(pairs, &mut w)?;
+        }
+        Ok((w, keep))
+    }
+
+    /// `offsets[i] = counts[0] + .. + counts[i - 1]` for `i < n`, with the module's scan kernels.
+    fn offsets_scan(&self, counts: &DeviceBuffer, offsets: &DeviceBuffer, n: usize) -> Result<()> {
+        let split = self.split(1, n);
+        let (scratch, _keep) = self.scratch(&ElemType::Scalar(ScalarType::Usize), &split, true)?;
+        let mut w = vec![self.slot.ptr(), n as u64];
+        w.extend(&scratch);
+        w.extend([counts.ptr(), offsets.ptr()]);
+        let run = |name: &str, items: usize| -> Result<()> {
+            let grid = self.gpu.grid_for(items * WARP);
+            let k = self.gpu.kernel(self.ptx, name)?;
+            self.gpu.launch(&k, grid, &w)
+        };
+        if split.parts > 1 {
+            run(kernel::offsets_scan::CHUNKS, split.parts)?;
+        }
+        run(kernel::offsets_scan::CARRIES, 1)?;
+        run(kernel::offsets_scan::SCAN, split.parts)
+    }
+}
+
+fn scalar_value(s: ScalarValue) -> DValue {
+    DValue::Elem(ElemValue::Scalar(s))
+}
+
+fn leaf_scalars(v: &ElemValue, out: &mut Vec<ScalarValue>) {
+    match v {
+        ElemValue::Scalar(s) => out.push(*s),
+        ElemValue::Tuple(parts) => parts.iter().for_each(|p| leaf_scalars(p, out)),
+    }
+}
+
+fn checked_size(shape: &[usize]) -> Result<usize> {
+    shape.iter().try_fold(1usize, |k, &d| k.checked_mul(d)).ok_or_else(|| too_large(shape))
+}
+
+fn too_large(shape: &[usize]) -> Error {
+    Error::invalid_argument("allocate", format!("a result of shape {shape:?} is too large to allocate"))
+}
+
+fn check_cover(op: &str, total: usize, n: usize) -> Result<()> {
+    if total == n {
+        Ok(())
+    } else {
+        Err(Error::invalid_segments(
+            op,
+            format!("the segment lengths add up to {total} but the innermost dimension has {n} elements"),
+        ))
+    }
+}

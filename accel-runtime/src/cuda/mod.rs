@@ -1,0 +1,180 @@
+//! The CUDA backend's device layer: one [`Gpu`] per device, with its context, one stream, a
+//! caching allocator ([`DeviceBuffer`]), a module cache ([`Kernel`]) and the error slot that
+//! kernels report failures through.
+//!
+//! Layers, each in its own module: `driver` is the only code that calls the CUDA driver (through
+//! cudarc, loaded at run time) and owns the raw handles; `memory`, `module` and `launch` build
+//! the safe API on it. Without `libcuda.so.1`, [`Gpu::device_count`] is 0 and [`Gpu::open`] is
+//! `Error::NoDevice`; nothing here panics.
+//!
+//! Ordering: all work of a `Gpu` goes onto its one stream in the order the calls are made, so
+//! copies, launches and the reuse of freed memory need no events. Only [`Gpu::download`],
+//! [`Gpu::synchronize`] and [`Gpu::take_device_error`] wait for the device, and they are where a
+//! kernel's asynchronous fault shows up as `Error::Backend`.
+//!
+//! Threads: `Gpu`, `DeviceBuffer` and `Kernel` are `Send + Sync`. Each call makes the device's
+//! context current on the calling thread first; calls from several threads interleave on the one
+//! stream, each thread's calls staying in order.
+
+mod driver;
+mod exec;
+mod launch;
+mod memory;
+mod module;
+mod value;
+
+pub use memory::{DeviceBuffer, PoolStats};
+pub use module::Kernel;
+pub use value::{DArray, DSegments, DValue, FromDevice, IntoDevice};
+
+use accel_core::{Error, Result};
+use accel_kernels::abi::ERROR_SLOT_WORDS;
+use cudarc::driver::result::DriverError;
+use cudarc::driver::sys::CUdevice_attribute;
+use driver::{Context, backend_error, describe};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// The oldest devices that accel's PTX (built for `sm_80`) runs on.
+const MIN_COMPUTE_CAPABILITY: (usize, usize) = (8, 0);
+
+/// What a `Gpu` shares with the buffers and kernels it hands out, which keep it alive.
+struct Device {
+    cx: Context,
+    pool: Mutex<memory::Pool>,
+    modules: Mutex<module::Modules>,
+}
+
+impl Drop for Device {
+    /// Runs when the `Gpu` and all its buffers and kernels are gone. Errors cannot be reported
+    /// from here; the context is released in any case.
+    fn drop(&mut self) {
+        let _ = self.cx.synchronize();
+        let _ = memory::release_cached(&self.cx, self.pool.get_mut().unwrap_or_else(PoisonError::into_inner));
+        module::unload_all(&self.cx, self.modules.get_mut().unwrap_or_else(PoisonError::into_inner));
+    }
+}
+
+/// Locks host-side bookkeeping; every update leaves it consistent, so a poisoned lock is usable.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One CUDA device, opened for accel: its primary context, one stream, the device's properties,
+/// a caching allocator, the loaded modules and a zeroed error slot.
+pub struct Gpu {
+    device: Arc<Device>,
+    ordinal: usize,
+    name: String,
+    sm_count: usize,
+    compute_capability: (usize, usize),
+    error_slot: DeviceBuffer,
+}
+
+impl Gpu {
+    /// Number of CUDA devices; 0 when there is no driver or it cannot be initialised.
+    pub fn device_count() -> usize {
+        driver::driver().ok().and_then(|()| driver::device_count().ok()).unwrap_or(0)
+    }
+
+    /// Opens device `ordinal`. `Error::NoDevice` says why it cannot be used (no driver library,
+    /// initialisation failed, no such device, compute capability below 8.0, ...) and what to do.
+    pub fn open(ordinal: usize) -> Result<Gpu> {
+        let no_device = |reason: String| Error::NoDevice { reason };
+        driver::driver().map_err(no_device)?;
+        let count = driver::device_count()
+            .map_err(|e| no_device(format!("the CUDA driver cannot list its devices ({})", describe(e))))?;
+        if ordinal >= count {
+            return Err(no_device(if count == 0 {
+                "the CUDA driver sees no device; check `nvidia-smi` and CUDA_VISIBLE_DEVICES, or set ACCEL_BACKEND=cpu"
+                    .into()
+            } else {
+                format!(
+                    "CUDA device {ordinal} was requested but the driver sees {count} (ordinals 0 to {}); check \
+                     CUDA_VISIBLE_DEVICES",
+                    count - 1
+                )
+            }));
+        }
+        let cannot_open = |e: DriverError| {
+            no_device(format!(
+                "CUDA device {ordinal} cannot be opened ({}); check `nvidia-smi` (a device in exclusive-process mode \
+                 may be taken), or set ACCEL_BACKEND=cpu",
+                describe(e)
+            ))
+        };
+        let cx = Context::open(ordinal).map_err(cannot_open)?;
+        let name = cx.name().map_err(cannot_open)?;
+        let attribute = |a| cx.attribute(a).map(|v| usize::try_from(v).unwrap_or(0)).map_err(cannot_open);
+        let sm_count = attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+        let compute_capability = (
+            attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        );
+        if compute_capability < MIN_COMPUTE_CAPABILITY {
+            let ((major, minor), (min_major, min_minor)) = (compute_capability, MIN_COMPUTE_CAPABILITY);
+            return Err(no_device(format!(
+                "CUDA device {ordinal} ({name}) has compute capability {major}.{minor}; accel's kernels need \
+                 {min_major}.{min_minor} or newer"
+            )));
+        }
+        let device = Arc::new(Device { cx, pool: Mutex::default(), modules: Mutex::default() });
+        let error_slot = memory::allocate_zeroed(&device, ERROR_SLOT_WORDS * 8)
+            .map_err(|e| no_device(format!("CUDA device {ordinal} ({name}) cannot be opened: {e}")))?;
+        device.cx.synchronize().map_err(cannot_open)?;
+        Ok(Gpu { device, ordinal, name, sm_count, compute_capability, error_slot })
+    }
+
+    /// The device's name, as the driver reports it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    /// Number of streaming multiprocessors.
+    pub fn sm_count(&self) -> usize {
+        self.sm_count
+    }
+
+    /// (major, minor), e.g. (9, 0) for an H100.
+    pub fn compute_capability(&self) -> (usize, usize) {
+        self.compute_capability
+    }
+
+    /// Waits until all work issued so far has finished; reports any failure of that work.
+    pub fn synchronize(&self) -> Result<()> {
+        self.device.cx.synchronize().map_err(|e| backend_error("waiting for the device", e))
+    }
+
+    /// The `ERROR_SLOT_WORDS` words (zeroed at open) in which kernels record their first failure;
+    /// kernels receive its address as a parameter.
+    pub fn error_slot(&self) -> &DeviceBuffer {
+        &self.error_slot
+    }
+
+    /// The error slot's contents if a kernel recorded a failure (word 0 is not 0), after all work
+    /// issued so far; the slot is zeroed again for the next program.
+    pub fn take_device_error(&self) -> Result<Option<[u64; ERROR_SLOT_WORDS]>> {
+        let mut bytes = [0u8; ERROR_SLOT_WORDS * 8];
+        self.download_into(&self.error_slot, 0, &mut bytes)?;
+        let mut words = [0u64; ERROR_SLOT_WORDS];
+        for (word, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+            *word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        }
+        if words[0] == 0 {
+            return Ok(None);
+        }
+        memory::zero(&self.error_slot)?;
+        Ok(Some(words))
+    }
+}
+
+impl fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (major, minor) = self.compute_capability;
+        write!(f, "Gpu({}: {}, sm_{major}{minor}, {} SMs)", self.ordinal, self.name, self.sm_count)
+    }
+}

@@ -1,0 +1,171 @@
+//! Modules and kernels: each PTX text is loaded once per [`Gpu`] (the driver JIT-compiles it for
+//! the device then), and each kernel in it is looked up once by name.
+//!
+//! The cache is keyed by the address and length of the `&'static str`, which no other text can
+//! share, so a lookup never hashes the (possibly megabytes long) PTX. A kernel's parameter layout
+//! is read from the driver when it is first looked up; every parameter must be one 8-byte word,
+//! which is what lets [`Gpu::launch`] check the argument count before the driver reads it.
+
+use super::driver::{self, Function, Module, backend_error, describe};
+use super::{Device, Gpu, lock};
+use accel_core::{Error, Result};
+use cudarc::driver::sys::CUresult;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::ffi::CString;
+use std::fmt;
+use std::sync::Arc;
+
+/// The modules loaded into one device, by PTX text.
+#[derive(Default)]
+pub(super) struct Modules {
+    loaded: HashMap<(usize, usize), Loaded>,
+}
+
+struct Loaded {
+    module: Module,
+    kernels: HashMap<String, Entrypoint>,
+}
+
+#[derive(Clone)]
+struct Entrypoint {
+    function: Function,
+    name: Arc<str>,
+    parameters: usize,
+}
+
+impl Modules {
+    /// Removes every module, for the caller to unload.
+    fn drain(&mut self) -> Vec<Module> {
+        self.loaded.drain().map(|(_, loaded)| loaded.module).collect()
+    }
+}
+
+/// A kernel of a module loaded into a [`Gpu`]. Cloning is cheap; the module stays loaded while
+/// any clone lives.
+#[derive(Clone)]
+pub struct Kernel {
+    entry: Entrypoint,
+    pub(super) device: Arc<Device>,
+}
+
+impl Kernel {
+    pub fn name(&self) -> &str {
+        &self.entry.name
+    }
+
+    /// Number of `u64` words the kernel takes.
+    pub fn parameters(&self) -> usize {
+        self.entry.parameters
+    }
+
+    pub(super) fn function(&self) -> Function {
+        self.entry.function
+    }
+}
+
+impl fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Kernel({}, {} parameters)", self.entry.name, self.entry.parameters)
+    }
+}
+
+impl Gpu {
+    /// The kernel `name` of the PTX module `ptx`, loading the module on first use.
+    ///
+    /// A module the driver cannot load is `Error::Backend` with the JIT compiler's log; a
+    /// missing kernel, or one with a parameter that is not an 8-byte word, is `Error::Backend`
+    /// naming the kernel.
+    pub fn kernel(&self, ptx: &'static str, name: &str) -> Result<Kernel> {
+        let mut modules = lock(&self.device.modules);
+        let loaded = match modules.loaded.entry((ptx.as_ptr() as usize, ptx.len())) {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => entry.insert(Loaded { module: self.load(ptx)?, kernels: HashMap::new() }),
+        };
+        let entry = match loaded.kernels.get(name) {
+            Some(entry) => entry.clone(),
+            None => {
+                let entry = self.look_up(&loaded.module, ptx, name)?;
+                loaded.kernels.insert(name.to_string(), entry.clone());
+                entry
+            }
+        };
+        Ok(Kernel { entry, device: Arc::clone(&self.device) })
+    }
+
+    fn load(&self, ptx: &str) -> Result<Module> {
+        let image = CString::new(ptx)
+            .map_err(|_| Error::invalid_argument("Gpu::kernel", "the PTX text contains a NUL byte"))?;
+        self.device.cx.load(&image).map_err(|e| {
+            let mut message = describe(e.error);
+            if !e.log.is_empty() {
+                message = format!("{message}; JIT log:\n{}", e.log);
+            }
+            Error::Backend {
+                backend: "cuda".into(),
+                context: format!("loading a PTX module of {} bytes on {}", ptx.len(), self.name()),
+                message,
+            }
+        })
+    }
+
+    fn look_up(&self, module: &Module, ptx: &str, name: &str) -> Result<Entrypoint> {
+        let context = || format!("looking up kernel `{name}`");
+        let c_name = CString::new(name)
+            .map_err(|_| Error::invalid_argument("Gpu::kernel", format!("kernel name {name:?} contains a NUL byte")))?;
+        let function = self.device.cx.function(module, &c_name).map_err(|e| match e.0 {
+            CUresult::CUDA_ERROR_NOT_FOUND => Error::Backend {
+                backend: "cuda".into(),
+                context: context(),
+                message: format!("the module has no kernel named `{name}` ({})", describe(e)),
+            },
+            _ => backend_error(context(), e),
+        })?;
+        // Read from the PTX text: asking the driver past the last parameter is an API error that
+        // compute-sanitizer reports.
+        let sizes = entry_parameters(ptx, name).ok_or_else(|| Error::Backend {
+            backend: "cuda".into(),
+            context: context(),
+            message: format!("the module text has no entry `{name}`"),
+        })?;
+        if let Some((index, size)) = sizes.iter().enumerate().find(|&(_, &size)| size != 8) {
+            return Err(Error::Backend {
+                backend: "cuda".into(),
+                context: context(),
+                message: format!(
+                    "parameter {index} of kernel `{name}` is {size} bytes; accel kernels take 8-byte words only"
+                ),
+            });
+        }
+        Ok(Entrypoint { function, name: name.into(), parameters: sizes.len() })
+    }
+}
+
+/// The sizes in bytes of the parameters of kernel `name`, from its `.entry` declaration.
+fn entry_parameters(ptx: &str, name: &str) -> Option<Vec<usize>> {
+    let start = ptx.find(&format!(".entry {name}("))? + ".entry (".len() + name.len();
+    let list = &ptx[start..start + ptx[start..].find(')')?];
+    let sizes = list
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let words: Vec<&str> = p.split_whitespace().collect();
+            let ty = words.iter().find(|w| w.len() > 2 && w.starts_with('.') && w[2..].parse::<usize>().is_ok());
+            let bits = ty.and_then(|t| t[2..].parse::<usize>().ok()).unwrap_or(8);
+            // `.b8 name[16]`: an aggregate of that many bytes.
+            let count = p.split_once('[').and_then(|(_, n)| n.trim_end_matches(']').parse::<usize>().ok()).unwrap_or(1);
+            bits / 8 * count
+        })
+        .collect();
+    Some(sizes)
+}
+
+/// Unloads every module of a device that is going away.
+pub(super) fn unload_all(cx: &driver::Context, modules: &mut Modules) {
+    for module in modules.drain() {
+        // SAFETY: no kernel of the module is left (each holds the device alive), and the device is
+        // being dropped after its stream was synchronised.
+        let _ = unsafe { cx.unload(module) };
+    }
+}

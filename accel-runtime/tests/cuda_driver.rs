@@ -1,0 +1,173 @@
+//! The CUDA device layer (`accel_runtime::cuda`): without a device, opening one fails cleanly;
+//! with one, memory, the pool, kernels, launches and the error slot work as documented.
+#![cfg(feature = "cuda")]
+
+use accel_runtime::cuda::{DeviceBuffer, Gpu, Kernel, PoolStats};
+use accel_runtime::{Error, Runtime};
+
+/// `fill_u32`, `report`, `poke`, `narrow`: see the file.
+const PTX: &str = include_str!("data/driver_kernels.ptx");
+
+/// Device 0, or `None` (and a note) on a machine without one.
+fn gpu() -> Option<Gpu> {
+    if Gpu::device_count() == 0 {
+        eprintln!("no CUDA device: skipped");
+        return None;
+    }
+    Some(Gpu::open(0).expect("device 0 opens"))
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+#[test]
+fn handles_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Gpu>();
+    check::<DeviceBuffer>();
+    check::<Kernel>();
+    check::<Runtime>();
+}
+
+#[test]
+fn a_missing_device_is_a_clean_error() {
+    let count = Gpu::device_count();
+    let ordinals = if count == 0 { vec![0, 3] } else { vec![count] };
+    for ordinal in ordinals {
+        match Gpu::open(ordinal) {
+            Err(Error::NoDevice { reason }) => {
+                eprintln!("Gpu::open({ordinal}): {reason}");
+                let hint = if count == 0 { "ACCEL_BACKEND=cpu" } else { "CUDA_VISIBLE_DEVICES" };
+                assert!(reason.contains(hint), "{reason}");
+            }
+            other => panic!("Gpu::open({ordinal}) with {count} devices: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn properties() {
+    let Some(gpu) = gpu() else { return };
+    assert!(!gpu.name().is_empty() && gpu.ordinal() == 0 && gpu.sm_count() > 0, "{gpu:?}");
+    assert!(gpu.compute_capability() >= (8, 0));
+    assert_eq!((gpu.grid_for(0), gpu.grid_for(1), gpu.grid_for(257)), (0, 1, 2));
+    assert_eq!(gpu.grid_for(usize::MAX) as usize, gpu.sm_count() * 32);
+    assert_eq!(gpu.warps_in_flight(), gpu.sm_count() * 64);
+    let (free, total) = gpu.mem_info().unwrap();
+    assert!(0 < free && free <= total);
+    assert_eq!(gpu.error_slot().len(), 16 * 8);
+}
+
+#[test]
+fn memory_round_trips() {
+    let Some(gpu) = gpu() else { return };
+    let bytes: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let a = gpu.upload(&bytes).unwrap();
+    assert_eq!(a.len(), bytes.len());
+    assert_eq!(gpu.download(&a, 0, bytes.len()).unwrap(), bytes);
+    assert_eq!(gpu.download(&a, 100, 50).unwrap(), &bytes[100..150]);
+
+    let b = gpu.alloc_zeroed(3000).unwrap();
+    assert_eq!(gpu.download(&b, 0, 3000).unwrap(), vec![0; 3000]);
+    gpu.copy(&b, 10, &a, 1000, 2000).unwrap();
+    let got = gpu.download(&b, 0, 3000).unwrap();
+    assert_eq!(&got[..10], &[0; 10]);
+    assert_eq!(&got[10..2010], &bytes[1000..3000]);
+    assert_eq!(&got[2010..], &[0; 990][..]);
+
+    let mut into = vec![0u8; 16];
+    gpu.download_into(&a, 4984, &mut into).unwrap();
+    assert_eq!(into, &bytes[4984..]);
+
+    let empty = gpu.upload(&[]).unwrap();
+    assert!(empty.is_empty() && empty.ptr() != 0 && empty.ptr() != a.ptr());
+    assert_eq!(gpu.download(&empty, 0, 0).unwrap(), Vec::<u8>::new());
+    gpu.copy(&b, 3000, &empty, 0, 0).unwrap();
+
+    for e in [
+        gpu.download(&a, 4990, 11).unwrap_err(),
+        gpu.download(&a, usize::MAX, 2).unwrap_err(),
+        gpu.copy(&b, 2001, &a, 0, 1000).unwrap_err(),
+        gpu.copy(&b, 0, &a, 4001, 1000).unwrap_err(),
+    ] {
+        assert!(matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("outside"), "{e}");
+    }
+    let other = Gpu::open(0).unwrap();
+    let e = other.download(&a, 0, 1).unwrap_err();
+    assert!(e.to_string().contains("another `Gpu`"), "{e}");
+}
+
+#[test]
+fn the_pool_reuses_blocks() {
+    let Some(gpu) = gpu() else { return };
+    let start = gpu.pool_stats();
+    let a = gpu.alloc(1000).unwrap();
+    let address = a.ptr();
+    assert_eq!(gpu.pool_stats(), PoolStats { in_use: start.in_use + 1024, cached: start.cached });
+    drop(a);
+    assert_eq!(gpu.pool_stats(), PoolStats { in_use: start.in_use, cached: start.cached + 1024 });
+    let b = gpu.alloc(600).unwrap();
+    assert_eq!((b.ptr(), b.len()), (address, 600));
+    let big = gpu.alloc(3 << 20).unwrap();
+    assert_eq!(gpu.pool_stats().in_use, start.in_use + 1024 + (4 << 20));
+    drop((b, big));
+    assert_eq!(gpu.pool_stats().in_use, start.in_use);
+}
+
+#[test]
+fn out_of_memory_is_an_error() {
+    let Some(gpu) = gpu() else { return };
+    let (_, total) = gpu.mem_info().unwrap();
+    match gpu.alloc(total + 1) {
+        Err(Error::OutOfDeviceMemory { requested, free, total: t }) => {
+            assert_eq!((requested, t), (total + 1, total));
+            assert!(free <= total);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(gpu.upload(&[1, 2, 3]).and_then(|b| gpu.download(&b, 0, 3)).unwrap(), [1, 2, 3]);
+}
+
+#[test]
+fn kernels_load_once_and_launch() {
+    let Some(gpu) = gpu() else { return };
+    let fill = gpu.kernel(PTX, "fill_u32").unwrap();
+    assert_eq!((fill.name(), fill.parameters()), ("fill_u32", 3));
+    assert_eq!(gpu.kernel(PTX, "fill_u32").unwrap().parameters(), 3);
+
+    for n in [1usize, 255, 256, 257, 100_000, 3_000_000] {
+        let out = gpu.alloc(n * 4).unwrap();
+        gpu.launch(&fill, gpu.grid_for(n), &[out.ptr(), n as u64, 10]).unwrap();
+        let got = words(&gpu.download(&out, 0, n * 4).unwrap());
+        assert!(got.iter().enumerate().all(|(i, &w)| w == 10 + i as u32), "n = {n}");
+    }
+    // Grid 0 launches nothing.
+    let out = gpu.alloc_zeroed(16).unwrap();
+    gpu.launch(&fill, 0, &[out.ptr(), 4, 1]).unwrap();
+    assert_eq!(gpu.download(&out, 0, 16).unwrap(), vec![0; 16]);
+
+    let e = gpu.launch(&fill, 1, &[out.ptr(), 4]).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("takes 3 words, 2 given"), "{e}");
+    let e = gpu.kernel(PTX, "no_such_kernel").unwrap_err();
+    assert!(matches!(e, Error::Backend { .. }) && e.to_string().contains("`no_such_kernel`"), "{e}");
+    let e = gpu.kernel(PTX, "narrow").unwrap_err();
+    assert!(e.to_string().contains("4 bytes"), "{e}");
+    let e = gpu.kernel("this is not PTX", "fill_u32").unwrap_err();
+    assert!(matches!(e, Error::Backend { .. }) && e.to_string().contains("loading a PTX module"), "{e}");
+    let other = Gpu::open(0).unwrap();
+    let e = other.launch(&fill, 1, &[out.ptr(), 4, 1]).unwrap_err();
+    assert!(e.to_string().contains("another `Gpu`"), "{e}");
+    gpu.synchronize().unwrap();
+}
+
+#[test]
+fn the_error_slot() {
+    let Some(gpu) = gpu() else { return };
+    assert_eq!(gpu.take_device_error().unwrap(), None);
+    let report = gpu.kernel(PTX, "report").unwrap();
+    gpu.launch(&report, 4, &[gpu.error_slot().ptr(), 5]).unwrap();
+    let slot = gpu.take_device_error().unwrap().expect("the kernel's report");
+    assert_eq!((slot[0], slot[1], slot[2]), (5, 7, 0));
+    assert_eq!(gpu.take_device_error().unwrap(), None);
+}

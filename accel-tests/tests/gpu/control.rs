@@ -1,0 +1,167 @@
+//! Control: array `if` (on a parameter and on a value the device computed), `awhile` (with a
+//! state that changes length and shape), and the scalar loops `iterate` and `while_loop` inside
+//! closures.
+
+use crate::harness::*;
+use accel::prelude::*;
+
+#[accel]
+fn choose(xs: Vector<f32>, flag: bool) -> Vector<f32> {
+    if flag { xs.map(|x| x + 1.0) } else { xs.reverse() }
+}
+
+#[accel]
+fn choose_by_data(xs: Vector<i64>) -> Vector<i64> {
+    let s = xs.map(|x| x & 1).sum();
+    if s.get() * 2 > xs.len() as i64 { xs.map(|x| x * 2) } else { xs.filter(|x| x > 0) }
+}
+
+#[accel]
+fn choose_tuple(m: Matrix<i32>, k: usize) -> (Vector<i32>, Scalar<i32>) {
+    if m.len() > k { (m.sum(), m.fold_all(0, |a, b| a + b)) } else { (m.slice_col(0), unit(-1)) }
+}
+
+#[accel]
+fn halve_until_small(xs: Vector<f64>, limit: f64) -> Vector<f64> {
+    awhile(xs, |v| unit(v.map(|x| x.abs()).fold(0.0, |a, b| a.max(b)).get() > limit), |v| v.map(|x| x * 0.5))
+}
+
+#[accel]
+fn collatz_all(xs: Vector<u64>) -> Vector<u64> {
+    awhile(
+        xs,
+        |v| v.map(|x| x > 1).fold(false, |a, b| a || b),
+        |v| {
+            v.map(|x| {
+                if x <= 1 {
+                    x
+                } else if x % 2 == 0 {
+                    x / 2
+                } else {
+                    3 * x + 1
+                }
+            })
+        },
+    )
+}
+
+#[accel]
+fn repeated_prefix_sums(xs: Vector<i64>, k: i32) -> (Vector<i64>, Scalar<i32>) {
+    awhile((xs, unit(0)), |s| unit(s.1.get() < k), |s| (s.0.scanl1(|a, b| a + b), unit(s.1.get() + 1)))
+}
+
+#[accel]
+fn shrink_matrix(m: Matrix<u32>) -> Matrix<u32> {
+    awhile(m, |a| unit(a.shape().1 > 2), |a| a.drop(1).map(|x| x / 2 + 1))
+}
+
+#[accel]
+fn iterate_u64(xs: Vector<u64>, k: usize) -> Vector<u64> {
+    xs.map(|x| iterate(k, x, |y| y * y + 1))
+}
+
+#[accel]
+fn iterate_tuple(xs: Vector<f32>, k: usize) -> Vector<(f32, i32)> {
+    xs.map(|x| iterate(k, (x, 0), |s| (s.0 * 0.5 + s.1 as f32, s.1 + 1)))
+}
+
+#[accel]
+fn collatz_steps(xs: Vector<u64>) -> Vector<u32> {
+    xs.map(|x| while_loop((x, 0u32), |s| s.0 > 1, |s| (if s.0 % 2 == 0 { s.0 / 2 } else { 3 * s.0 + 1 }, s.1 + 1)).1)
+}
+
+#[accel]
+fn newton_sqrt(xs: Vector<f64>) -> Vector<f64> {
+    xs.map(|x| {
+        let s = while_loop(
+            (x.abs() + 1.0, 0),
+            |s| s.1 < 60 && (s.0 * s.0 - x.abs()).abs() > 1e-9 * x.abs(),
+            |s| ((s.0 + x.abs() / s.0) * 0.5, s.1 + 1),
+        );
+        s.0
+    })
+}
+
+fn array_if() -> Check {
+    each_size("control::if::f32", Tier::Medium, |n, rng| {
+        let xs = Vector::from_vec(rng.vec::<f32>(n));
+        for flag in [true, false] {
+            let (g, r) = both!(choose(&xs, flag));
+            close_arrays(&format!("if {flag}"), &g, &r, 1.0)?;
+        }
+        Ok(())
+    })
+}
+
+fn array_if_on_device_values() -> Check {
+    each_size("control::if::by_data_i64", Tier::Medium, |n, rng| {
+        // Mostly odd or mostly even, so that both branches run.
+        for bias in [0, 1] {
+            let xs: Vec<i64> =
+                rng.vec::<i64>(n).into_iter().map(|x| if x % 4 == 0 { x } else { (x & !1) | bias }).collect();
+            let (g, r) = both!(choose_by_data(&Vector::from_vec(xs)));
+            same(&format!("if on a device value (bias {bias})"), &g, &r)?;
+        }
+        Ok(())
+    })?;
+    each_shape("control::if::tuple_i32", Tier::Small, |r, c, rng| {
+        if c == 0 {
+            return Ok(());
+        }
+        let m = Matrix::from_shape_vec([r, c], rng.vec::<i32>(r * c))?;
+        for k in [0, r * c] {
+            let ((gv, gs), (rv, rs)) = both!(choose_tuple(&m, k));
+            same(&format!("if choosing a tuple (k = {k}) .0"), &gv, &rv)?;
+            same(&format!("if choosing a tuple (k = {k}) .1"), &gs, &rs)?;
+        }
+        Ok(())
+    })
+}
+
+fn awhile_loops() -> Check {
+    each_size("control::awhile::all", Tier::Small, |n, rng| {
+        let xs = Vector::from_vec(rng.vec::<f64>(n));
+        let (g, r) = both!(halve_until_small(&xs, 0.75));
+        same("awhile halving", &g, &r)?;
+        let starts: Vec<u64> = (0..n).map(|_| 1 + rng.below(1000) as u64).collect();
+        let (g, r) = both!(collatz_all(&Vector::from_vec(starts)));
+        same("awhile Collatz", &g, &r)?;
+        let k = rng.below(5) as i32;
+        let ((gv, gk), (rv, rk)) = both!(repeated_prefix_sums(&Vector::from_vec(rng.vec::<i64>(n)), k));
+        same("awhile prefix sums", &gv, &rv)?;
+        same("awhile counter", &gk, &rk)
+    })?;
+    each_shape("control::awhile::shrink", Tier::Small, |r, c, rng| {
+        let (g, w) = both!(shrink_matrix(&Matrix::from_shape_vec([r, c.min(40)], rng.vec::<u32>(r * c.min(40)))?));
+        same("awhile shrinking a matrix", &g, &w)
+    })
+}
+
+fn scalar_loops() -> Check {
+    each_size("control::iterate_while_loop::all", Tier::Small, |n, rng| {
+        let xs = Vector::from_vec(rng.vec::<u64>(n));
+        for k in [0, 1, 7] {
+            let (g, r) = both!(iterate_u64(&xs, k));
+            same(&format!("iterate {k}"), &g, &r)?;
+            let fs = Vector::from_vec(rng.vec::<f32>(n));
+            let (g, r) = both!(iterate_tuple(&fs, k));
+            let (g, r) = (g.to_vec(), r.to_vec());
+            close(&format!("iterate {k} (tuples) .0"), &firsts(&g), &firsts(&r), 1.0)?;
+            exact(&format!("iterate {k} (tuples) .1"), &seconds(&g), &seconds(&r))?;
+        }
+        let starts: Vec<u64> = (0..n).map(|_| rng.below(100_000) as u64).collect();
+        let (g, r) = both!(collatz_steps(&Vector::from_vec(starts)));
+        same("while_loop (Collatz steps)", &g, &r)?;
+        let (g, r) = both!(newton_sqrt(&Vector::from_vec(rng.vec::<f64>(n))));
+        close_arrays("while_loop (Newton)", &g, &r, 1.0)
+    })
+}
+
+pub fn cases() -> Vec<Case> {
+    vec![
+        case("control::if::f32", array_if),
+        case("control::if::device_values", array_if_on_device_values),
+        case("control::awhile::all", awhile_loops),
+        case("control::iterate_while_loop::all", scalar_loops),
+    ]
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds, in release, the GPU test binary of accel-tests (tests/gpu.rs) and the bench binaries
+# of accel-benches, and packs them with their runner (scripts/gpu-run.sh) into gpu-pack/, for a
+# GPU machine that has no Rust toolchain. The PTX is inside the binaries; they load libcuda at
+# run time. See docs/testing.md, "GPU runs".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pack=gpu-pack
+rm -rf "$pack"
+mkdir -p "$pack/bin"
+
+# `cargo --message-format=json` names each executable it built: copy it as bin/<prefix><target>.
+copy_executables() { # prefix
+    grep -o '"executable":"[^"]*"' | sed 's/^"executable":"//; s/"$//' | while read -r exe; do
+        name="$(basename "$exe" | sed 's/-[0-9a-f]\{16\}$//')"
+        cp "$exe" "$pack/bin/$1$name"
+        echo "  $pack/bin/$1$name"
+    done
+}
+
+echo "== building (release)"
+cargo test --release -p accel-tests --test gpu --no-run --message-format=json | copy_executables ""
+cargo bench -p accel-benches --benches --no-run --message-format=json | copy_executables "bench-"
+cp scripts/gpu-run.sh "$pack/run.sh"
+chmod +x "$pack/run.sh" "$pack"/bin/*
+
+[ -x "$pack/bin/gpu" ] || { echo "the GPU test binary was not built"; exit 1; }
+ls "$pack"/bin/bench-* >/dev/null 2>&1 || { echo "no bench binary was built"; exit 1; }
+du -sh "$pack"
+echo "run it on a GPU machine: bash $pack/run.sh (device tool: carry [\"$pack\"])"
