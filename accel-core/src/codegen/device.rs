@@ -853,7 +853,7 @@ mod tests {
         let names: Vec<String> = kernel::interface(map).captures.iter().map(|(v, _)| v.name.clone()).collect();
         assert_eq!(names, ["a", "ys"]);
         // The error slot, the output (1 dimension, 1 column), the operand (2), `a` (1) and `ys` (2).
-        let src = module_source(&[p.clone()]).unwrap();
+        let src = module_source(std::slice::from_ref(&p)).unwrap();
         let name = kernel::kernel_name(&p, 0, role::GENERATE);
         assert!(
             src.contains(&format!(
