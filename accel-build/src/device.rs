@@ -114,23 +114,24 @@ impl DeviceBuild<'_> {
     /// Writes the device workspace's `Cargo.lock`: from what cargo already downloaded when it
     /// can (the outer build fetched `libm` too), else from the registry.
     fn lock(&self, manifest_path: &Path, toolchain: &Toolchain) -> Result<()> {
-        let mut last = None;
-        for offline in [true, false] {
+        let generate = |offline: bool| {
             let mut cmd = toolchain.cargo();
             cmd.arg("generate-lockfile").arg("--manifest-path").arg(manifest_path);
             if offline {
                 cmd.arg("--offline");
             }
-            let out = cmd.output().map_err(|e| error("running the pinned nightly's cargo", e))?;
-            if out.status.success() {
-                return Ok(());
-            }
-            last = Some(out);
+            cmd.output().map_err(|e| error("running the pinned nightly's cargo", e))
+        };
+        if generate(true)?.status.success() {
+            return Ok(());
         }
-        let out = last.expect("the loop ran");
+        let out = generate(false)?;
+        if out.status.success() {
+            return Ok(());
+        }
         Err(error(
             "resolving the dependencies of the device crate",
-            cargo_errors(&String::from_utf8_lossy(&out.stderr)),
+            format!("\n{}", cargo_errors(&String::from_utf8_lossy(&out.stderr))),
         ))
     }
 }
