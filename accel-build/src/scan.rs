@@ -58,9 +58,15 @@ impl<'ast> Visit<'ast> for Collect {
     fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
         if let Some(at) = item.attrs.iter().position(is_accel) {
             let mut item = item.clone();
-            item.attrs.remove(at);
-            if let Ok(compiled) = accel_core::compile(&item) {
-                self.programs.push(compiled.program);
+            let attr = item.attrs.remove(at);
+            let args = match attr.meta {
+                syn::Meta::List(list) => list.tokens,
+                _ => Default::default(),
+            };
+            let compiled =
+                accel_core::fusion::Options::parse(args).and_then(|options| accel_core::compile(&item, options));
+            if let Ok(compiled) = compiled {
+                self.programs.push(compiled.optimised);
             }
         }
         syn::visit::visit_item_fn(self, item);
@@ -133,7 +139,7 @@ mod tests {
             "/// Documented.\npub fn dotp(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> { xs.zip_with(ys, |x, y| x * y).fold_all(0.0, |a, b| a + b) }",
         )
         .unwrap();
-        let program = accel_core::compile(&item).unwrap().program;
+        let program = accel_core::compile(&item, Default::default()).unwrap().optimised;
         assert_eq!(in_source(SOURCE)[0].fingerprint(), program.fingerprint());
     }
 

@@ -363,10 +363,14 @@ pub enum Boundary {
 #[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
 pub enum ArrayOp {
     // --- build ---
-    /// `generate(shape, |ix| e)`.
+    /// `generate(shape, |ix| e)`. The fusion pass also makes one of every producer it delays
+    /// (see [`crate::fusion`]); `from` then names the combinators it stands for, innermost first
+    /// (empty for a `generate` the user wrote).
     Generate {
         shape: Expr,
         f: Lambda,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        from: Vec<String>,
     },
     /// `fill(shape, v)`.
     Fill {
@@ -470,6 +474,9 @@ pub enum ArrayOp {
         n: Expr,
         a: Expr,
     },
+    /// An array of tuples as the tuple of its fields' arrays (`unzip`): the columns are split,
+    /// never copied, on backends that store tuples as structure of arrays.
+    Unzip(Expr),
     /// Concatenation along the innermost dimension; outer dimensions intersect.
     Concat {
         a: Expr,
@@ -571,6 +578,26 @@ pub enum SeqOp {
     Collect(Expr),
 }
 
+/// The operation an [`ExprKind::Index`] read belongs to, named by its out-of-bounds error.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
+pub enum ReadSite {
+    /// `xs[ix]` in source.
+    #[default]
+    Index,
+    /// The source read of a `backpermute` that fusion turned into a `generate`.
+    Backpermute,
+}
+
+impl ReadSite {
+    /// The operation name errors give.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadSite::Index => "index",
+            ReadSite::Backpermute => "backpermute",
+        }
+    }
+}
+
 /// The node kinds.
 #[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
 pub enum ExprKind {
@@ -597,10 +624,13 @@ pub enum ExprKind {
     /// `e as T`, with Rust's semantics (float -> int saturates, NaN -> 0).
     Cast(Box<Expr>, ScalarType),
     Math(MathFn, Vec<Expr>),
-    /// `xs[ix]`: a bounds-checked read of any array in scope.
+    /// `xs[ix]`: a bounds-checked read of any array in scope. `site` names the operation that
+    /// reads in errors (a fused `backpermute` reads its source this way).
     Index {
         array: Box<Expr>,
         index: Box<Expr>,
+        #[serde(default)]
+        site: ReadSite,
     },
     /// The shape of an array as an index value.
     Shape(Box<Expr>),
@@ -675,6 +705,7 @@ impl ArrayOp {
             Backpermute { .. } => "backpermute",
             Permute { .. } => "permute",
             Reverse(_) => "reverse",
+            Unzip(_) => "unzip",
             Transpose(_) => "transpose",
             Reshape { .. } => "reshape",
             Take { .. } => "take",

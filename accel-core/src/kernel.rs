@@ -103,6 +103,71 @@ pub fn array_nodes(program: &Program) -> Vec<&ArrayOp> {
     out
 }
 
+/// For each node of [`array_nodes`], whether the host runs it: false for the nodes that fusion
+/// absorbed into another node's kernels (delayed operands and reads, reductions under an
+/// epilogue; see [`crate::fusion`]). Only run nodes have kernels.
+pub fn launched(program: &Program) -> Vec<bool> {
+    let mut absorbed: std::collections::HashSet<*const ArrayOp> = std::collections::HashSet::new();
+    visit(&program.body, &mut |e| match &e.kind {
+        ExprKind::Array(op) => {
+            for operand in delayed_positions(op) {
+                if let Some(g) = as_generate(operand) {
+                    absorbed.insert(g);
+                }
+            }
+            if let Some(inner) = epilogue_source(op) {
+                absorbed.insert(inner);
+            }
+        }
+        ExprKind::Index { array, .. } => {
+            if let Some(g) = as_generate(array) {
+                absorbed.insert(g);
+            }
+        }
+        _ => {}
+    });
+    array_nodes(program).into_iter().map(|op| !absorbed.contains(&(op as *const ArrayOp))).collect()
+}
+
+/// The operands of `op` that may be delayed arrays (fused form 1 of [`crate::fusion`]).
+pub fn delayed_positions(op: &ArrayOp) -> Vec<&Expr> {
+    use ArrayOp::*;
+    match op {
+        Fold { a, .. }
+        | FoldAll { a, .. }
+        | FoldSeg { a, .. }
+        | Scan { a, .. }
+        | ScanSeg { a, .. }
+        | Stencil { a, .. }
+        | Expand { a, .. }
+        | Filter { a, .. } => vec![a],
+        Permute { defaults, a, .. } => vec![defaults, a],
+        _ => vec![],
+    }
+}
+
+/// `e` as a `Generate` node, if it is one.
+pub fn as_generate(e: &Expr) -> Option<&ArrayOp> {
+    match &e.kind {
+        ExprKind::Array(op) if matches!(**op, ArrayOp::Generate { .. }) => Some(op),
+        _ => None,
+    }
+}
+
+/// The reduction or scan whose results the epilogue `op` rewrites (fused form 3 of
+/// [`crate::fusion`]), if `op` is one.
+pub fn epilogue_source(op: &ArrayOp) -> Option<&ArrayOp> {
+    let ArrayOp::IMap { a, .. } = op else { return None };
+    let ExprKind::Array(inner) = &a.kind else { return None };
+    match &**inner {
+        ArrayOp::Fold { .. } | ArrayOp::FoldAll { .. } | ArrayOp::FoldSeg { .. } | ArrayOp::ScanSeg { .. } => {
+            Some(inner)
+        }
+        ArrayOp::Scan { kind, .. } if *kind != ScanKind::ExclusiveAndTotal => Some(inner),
+        _ => None,
+    }
+}
+
 /// The name of kernel `role` of node `node` of `program`.
 pub fn kernel_name(program: &Program, node: usize, role: &str) -> String {
     format!("{}_n{node}_{role}", program.kernel_prefix().trim_start_matches("r#"))
@@ -128,7 +193,9 @@ pub fn roles(op: &ArrayOp) -> &'static [&'static str] {
         Permute { .. } => &[role::SCATTER],
         Expand { .. } | Filter { .. } => &[role::COUNTS, role::WRITE],
         SegmentsFromLengths(_) => &[role::COUNTS],
-        Unit(_) | The(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => &[],
+        Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
+            &[]
+        }
         NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => &[],
     }
 }
@@ -316,7 +383,7 @@ pub fn for_each_child<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr, &[(Var, Type
             f(a, &[]);
             f(b, &[]);
         }
-        ExprKind::Index { array, index } => {
+        ExprKind::Index { array, index, .. } => {
             f(array, &[]);
             f(index, &[]);
         }
@@ -339,7 +406,7 @@ fn for_each_array_child<'a>(op: &'a ArrayOp, f: &mut impl FnMut(&'a Expr, &[(Var
     let mut lambdas: Vec<&'a Lambda> = Vec::new();
     let mut e = |x: &'a Expr| f(x, &[]);
     match op {
-        Generate { shape, f: g } => {
+        Generate { shape, f: g, .. } => {
             e(shape);
             lambdas.push(g);
         }
@@ -348,7 +415,7 @@ fn for_each_array_child<'a>(op: &'a ArrayOp, f: &mut impl FnMut(&'a Expr, &[(Var
             e(value);
         }
         Iota { n } => e(n),
-        Unit(x) | The(x) | Reverse(x) | Transpose(x) | SegmentsFromLengths(x) | SegmentLengths(x) => e(x),
+        Unit(x) | The(x) | Reverse(x) | Transpose(x) | Unzip(x) | SegmentsFromLengths(x) | SegmentLengths(x) => e(x),
         SegmentOffsets(x) | NestedValues(x) | NestedSegments(x) => e(x),
         Map { f: g, a } | IMap { f: g, a } => {
             e(a);

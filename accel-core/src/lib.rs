@@ -4,6 +4,7 @@
 //!
 //! - [`types`] and [`ir`]: the typed combinator IR;
 //! - [`frontend`]: syn's AST to typed IR, with errors at exact spans;
+//! - [`fusion`]: the passes that fuse producers into consumers;
 //! - [`interp`]: the reference interpreter, the oracle of every test;
 //! - [`plan`]: kernel plans, the end of the pipeline;
 //! - [`kernel`]: what each collective operation's kernels take as parameters;
@@ -14,6 +15,7 @@
 pub mod codegen;
 pub mod error;
 pub mod frontend;
+pub mod fusion;
 pub mod interp;
 pub mod ir;
 pub mod kernel;
@@ -28,16 +30,19 @@ pub use plan::Plan;
 
 /// What the compiler produces for one `#[accel]` function.
 pub struct Compiled {
-    /// The typed IR (what the interpreter runs).
+    /// The typed IR as the front end wrote it (what the interpreter runs).
     pub program: Program,
+    /// The IR after the passes (what the backends run and the plan shows).
+    pub optimised: Program,
     /// The Rust code of the CPU backend: the function `__cpu`.
     pub cpu: proc_macro2::TokenStream,
 }
 
-/// The compiler pipeline, top to bottom. Passes that rewrite the IR (fusion, flattening) go
-/// between the front end and code generation; the interpreter always sees the unrewritten IR.
-pub fn compile(item: &syn::ItemFn) -> syn::Result<Compiled> {
+/// The compiler pipeline, top to bottom: the front end, the passes that rewrite the IR
+/// ([`fusion::PASSES`]), code generation. The interpreter always sees the unrewritten IR.
+pub fn compile(item: &syn::ItemFn, options: fusion::Options) -> syn::Result<Compiled> {
     let program = frontend::lower(item)?;
-    let cpu = codegen::cpu_function(&program)?;
-    Ok(Compiled { program, cpu })
+    let optimised = fusion::run(&program, options);
+    let cpu = codegen::cpu_function(&optimised)?;
+    Ok(Compiled { program, optimised, cpu })
 }

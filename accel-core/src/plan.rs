@@ -223,7 +223,7 @@ impl Builder {
         let name = op.name();
         let ins = |b: &mut Builder, es: &[&Expr]| es.iter().filter_map(|e| b.expr(e)).collect::<Vec<_>>();
         match op {
-            Generate { shape, f } => {
+            Generate { shape, f, .. } => {
                 self.expr(shape);
                 self.lambda(f);
                 self.kernel("generate", name, vec![], ty)
@@ -351,6 +351,11 @@ impl Builder {
             NestedFromParts { segments, values } => {
                 let _ = ins(self, &[segments, values]);
                 self.steps.push(Step::Host("pair segments and values into a nested array".into()));
+                None
+            }
+            Unzip(a) => {
+                self.expr(a);
+                self.steps.push(Step::Host("unzip: split the columns (no copy)".into()));
                 None
             }
             NestedValues(n) | NestedSegments(n) => {

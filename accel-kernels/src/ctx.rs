@@ -50,6 +50,17 @@ impl Ctx {
         }
     }
 
+    /// Whether `ix` is inside `shape`; if not, records `INDEX_OUT_OF_BOUNDS` at `site` (the read
+    /// of a fused, delayed array).
+    #[inline(always)]
+    pub fn check_index<const R: usize>(&self, site: u64, ix: [usize; R], shape: [usize; R]) -> bool {
+        let inside = ix.iter().zip(&shape).all(|(i, n)| i < n);
+        if !inside {
+            self.fail(code::INDEX_OUT_OF_BOUNDS, site, &ix, &shape, 0);
+        }
+        inside
+    }
+
     /// `a / b`, or the default after recording `DIVISION_BY_ZERO` (integer division by zero).
     #[inline(always)]
     pub fn div<T: Arith + Default>(&self, a: T, b: T) -> T {

@@ -23,20 +23,21 @@ use quote::{format_ident, quote};
 /// Compiles an array function for the accel backends. See the `accel` crate for the language.
 #[proc_macro_attribute]
 pub fn accel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let attr = proc_macro2::TokenStream::from(attr);
-    if !attr.is_empty() {
-        return syn::Error::new_spanned(attr, "`#[accel]` takes no arguments").to_compile_error().into();
-    }
+    let options = match accel_core::fusion::Options::parse(attr.into()) {
+        Ok(options) => options,
+        Err(e) => return e.to_compile_error().into(),
+    };
     let item = syn::parse_macro_input!(item as syn::ItemFn);
-    match expand(&item) {
+    match expand(&item, options) {
         Ok(ts) => ts.into(),
         Err(e) => e.to_compile_error().into(),
     }
 }
 
-fn expand(item: &syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
-    let accel_core::Compiled { program, cpu } = accel_core::compile(item)?;
+fn expand(item: &syn::ItemFn, options: accel_core::fusion::Options) -> syn::Result<proc_macro2::TokenStream> {
+    let accel_core::Compiled { program, optimised, cpu } = accel_core::compile(item, options)?;
     let json = program.to_json();
+    let optimised_json = optimised.to_json();
 
     let vis = &item.vis;
     let name = &item.sig.ident;
@@ -53,6 +54,7 @@ fn expand(item: &syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
             syn::FnArg::Receiver(_) => unreachable!("the front end rejects `self`"),
         })
         .collect();
+    let program = &optimised;
     let param_types: Vec<_> = program.params.iter().map(|(_, t)| codegen::param_type(t)).collect();
     let ret = codegen::value_type(program.result_type());
     let rt = if user_names.iter().any(|n| n == "rt") { format_ident!("__rt") } else { format_ident!("rt") };
@@ -67,7 +69,7 @@ fn expand(item: &syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
 
     let cpu_only = quote!(#rt.run_cpu(|__cx| #name::__cpu(__cx, #(#user_names),*)));
     #[cfg(feature = "cuda")]
-    let Backends { body, items, error } = backends(item, &program, cpu_only, &rt, &user_names, &ret);
+    let Backends { body, items, error } = backends(item, program, cpu_only, &rt, &user_names, &ret);
     #[cfg(not(feature = "cuda"))]
     let Backends { body, items, error } = Backends { body: cpu_only, items: quote!(), error: None };
     let error = error.map(|e| e.to_compile_error());
@@ -93,7 +95,7 @@ fn expand(item: &syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
                 <#ret as ::accel::FromValue>::from_value(__out)
             }
 
-            /// The program's IR, as the compiler produced it.
+            /// The program's IR, as the front end wrote it (what [`reference`] runs).
             pub fn program() -> &'static ::accel::__private::Program {
                 static PROGRAM: ::std::sync::OnceLock<::accel::__private::Program> = ::std::sync::OnceLock::new();
                 PROGRAM.get_or_init(|| {
@@ -102,9 +104,18 @@ fn expand(item: &syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
                 })
             }
 
+            /// The program's IR after fusion: what the backends run and [`plan`] shows.
+            pub fn optimised() -> &'static ::accel::__private::Program {
+                static PROGRAM: ::std::sync::OnceLock<::accel::__private::Program> = ::std::sync::OnceLock::new();
+                PROGRAM.get_or_init(|| {
+                    ::accel::__private::Program::from_json(#optimised_json)
+                        .expect("the IR embedded by #[accel] is valid: the macro wrote it")
+                })
+            }
+
             /// The kernels the program runs, with what each reads and writes.
             pub fn plan() -> ::accel::Plan {
-                ::accel::Plan::build(program())
+                ::accel::Plan::build(optimised())
             }
 
             #items
@@ -147,7 +158,7 @@ fn backends(
                 |__cx| #name::__cpu(__cx, #(#user_names),*),
                 |__gpu| {
                     let __args = ::std::vec![#(#device_args),*];
-                    let __out = __gpu.execute(#name::program(), #name::PTX, __args)?;
+                    let __out = __gpu.execute(#name::optimised(), #name::PTX, __args)?;
                     <#ret as ::accel::__private::FromDevice>::from_device(__out)
                 },
             )

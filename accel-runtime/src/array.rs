@@ -63,6 +63,32 @@ impl<E: Elem, const R: usize> Array<E, R> {
 pub type Scalar<E> = Array<E, 0>;
 /// A rank-1 array.
 pub type Vector<E> = Array<E, 1>;
+/// `unzip` of arrays of tuples: the columns become arrays of their own, without copying.
+macro_rules! unzip {
+    ($($T:ident $idx:tt),+) => {
+        impl<$($T: Elem),+, const R: usize> Array<($($T,)+), R> {
+            /// The arrays of the tuples' fields (the columns move, nothing is copied).
+            ///
+            /// ```
+            /// use accel_runtime::Vector;
+            /// let (xs, ys) = Vector::from_vec(vec![(1, 2.5f32), (3, 4.5)]).unzip();
+            /// assert_eq!((xs.to_vec(), ys.to_vec()), (vec![1, 3], vec![2.5, 4.5]));
+            /// ```
+            pub fn unzip(self) -> ($(Array<$T, R>,)+) {
+                let shape = self.shape;
+                let columns = self.into_columns();
+                ($(Array::from_parts_unchecked(shape, columns.$idx),)+)
+            }
+        }
+    };
+}
+
+unzip!(A 0, B 1);
+unzip!(A 0, B 1, C 2);
+unzip!(A 0, B 1, C 2, D 3);
+unzip!(A 0, B 1, C 2, D 3, F 4);
+unzip!(A 0, B 1, C 2, D 3, F 4, G 5);
+
 /// A rank-2 array: rows of columns.
 pub type Matrix<E> = Array<E, 2>;
 

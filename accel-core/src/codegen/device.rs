@@ -444,7 +444,7 @@ fn bodies(
     };
     let last = |e: &Expr| rank_of(e) - 1;
     Ok(match op {
-        Generate { shape, f } => vec![(role::GENERATE, elementwise(index_body(cg, f, rank_of(shape))?))],
+        Generate { shape, f, .. } => vec![(role::GENERATE, elementwise(index_body(cg, f, rank_of(shape))?))],
         Fill { .. } => vec![(role::GENERATE, elementwise(quote!(__s0)))],
         Iota { .. } => {
             let t = elem_type(ty.as_array().expect("an array").0);

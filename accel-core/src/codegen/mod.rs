@@ -11,7 +11,7 @@
 //! bound with its IR type so that ranks never depend on inference.
 
 use crate::ir::{
-    ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Program, ScanKind,
+    ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Program, ReadSite, ScanKind,
     StencilShape, UnaryOp, Var,
 };
 use crate::types::{ElemType, ScalarType, Type};
@@ -325,11 +325,20 @@ impl Gen {
                 let ops = self.ops();
                 Code::owned(quote!(#ops::#tr::#name(#(#vs),*)))
             }
-            ExprKind::Index { array, index } => {
+            ExprKind::Index { array, index, site } if matches!(&array.kind, ExprKind::Array(op) if matches!(**op, ArrayOp::Generate { .. })) => {
+                Code::owned(self.delayed_read(array, index, *site, e)?)
+            }
+            ExprKind::Index { array, index, site } => {
                 let a = self.reference(array)?;
                 let rank = rank_of(array);
                 let ix = ix_to_array(rank, self.scalar(index)?);
-                Code::owned(quote!(__cx.read(#a, #ix)))
+                Code::owned(match (site, self.device) {
+                    (ReadSite::Index, _) => quote!(__cx.read(#a, #ix)),
+                    (ReadSite::Backpermute, false) => quote!(__cx.read_in("backpermute", #a, #ix)),
+                    (ReadSite::Backpermute, true) => {
+                        quote!(__cx.read_at(::accel_kernels::abi::site::BACKPERMUTE, #a, #ix))
+                    }
+                })
             }
             ExprKind::Shape(a) => {
                 let r = self.reference(a)?;
@@ -405,6 +414,35 @@ impl Gen {
         })
     }
 
+    /// A read of a delayed array (the fusion pass's `Index` of a `generate`): the element
+    /// computed in place, after the same bounds check a read of the array would make.
+    fn delayed_read(&self, array: &Expr, index: &Expr, site: ReadSite, e: &Expr) -> syn::Result<TokenStream> {
+        let ExprKind::Array(op) = &array.kind else { unreachable!("checked by the caller") };
+        let ArrayOp::Generate { shape, f, .. } = &**op else { unreachable!("checked by the caller") };
+        let rank = rank_of(array);
+        let ix = ix_to_array(rank, self.scalar(index)?);
+        let shape = ix_to_array(rank, self.scalar(shape)?);
+        let p = var_ident(&f.params[0].0);
+        let conv = ix_from_array(rank, &quote!(__j));
+        let body = self.scalar(&f.body)?;
+        let t = value_type(&e.ty);
+        let (check, zero) = if self.device {
+            let site = match site {
+                ReadSite::Index => quote!(::accel_kernels::abi::site::INDEX),
+                ReadSite::Backpermute => quote!(::accel_kernels::abi::site::BACKPERMUTE),
+            };
+            (quote!(__cx.check_index(#site, __j, __shape)), quote!(<#t as ::accel_kernels::elem::DeviceElem>::zero()))
+        } else {
+            let site = site.name();
+            (quote!(__cx.check_index(#site, __j, __shape)), quote!(<#t as ::core::default::Default>::default()))
+        };
+        Ok(quote!({
+            let __j: [usize; #rank] = #ix;
+            let __shape: [usize; #rank] = #shape;
+            if #check { let #p = #conv; #body } else { #zero }
+        }))
+    }
+
     /// The collective operations kernel code can contain: reads of values in scope.
     fn array_in_kernel(&self, op: &ArrayOp) -> syn::Result<Code> {
         Ok(match op {
@@ -471,7 +509,7 @@ impl Gen {
         let cpu = quote!(::accel::__private::cpu);
         let name = op.name();
         let call = match op {
-            Generate { shape, f } => {
+            Generate { shape, f, .. } => {
                 let rank = rank_of(shape);
                 let s = self.shape_arg(shape)?;
                 let ret = value_type(f.result_type());
@@ -661,6 +699,10 @@ impl Gen {
             NestedSegments(n) => {
                 let n = self.reference(n)?;
                 return Ok(Code { tokens: quote!((#n).segments()), is_ref: true });
+            }
+            Unzip(a) => {
+                let a = self.owned(a)?;
+                return Ok(Code::owned(quote!((#a).unzip())));
             }
             NestedMap { .. } | Seq(_) => return Err(unsupported(name)),
         };

@@ -283,17 +283,8 @@ impl Lowerer {
                 let ElemType::Tuple(parts) = e.clone() else {
                     return Err(Error::new(span, format!("`unzip` splits an array of tuples, found `{}`", a.ty)));
                 };
-                self.shared(a, |lw, a| {
-                    let mut outs = Vec::new();
-                    for (i, p) in parts.iter().enumerate() {
-                        let x = lw.fresh("t");
-                        let proj = Expr::new(ExprKind::Proj(Box::new(Expr::var(x.clone(), elem_t(e))), i), elem_t(p));
-                        let f = Lambda { params: vec![(x, elem_t(e))], body: Box::new(proj) };
-                        outs.push(Expr::array(ArrayOp::Map { f, a: a.clone() }, arr_t(p, rank)));
-                    }
-                    let ty = Type::tuple(outs.iter().map(|o| o.ty.clone()).collect());
-                    Ok(Expr::new(ExprKind::Tuple(outs), ty))
-                })
+                let ty = Type::tuple(parts.iter().map(|p| arr_t(p, rank)).collect());
+                Ok(Expr::array(ArrayOp::Unzip(a), ty))
             }
             "fold" | "fold1" | "fold_all" | "fold1_all" | "sum" | "product" | "maximum" | "minimum" => {
                 let all = name.ends_with("_all");
@@ -685,7 +676,7 @@ impl Lowerer {
                     Level::Scalar,
                 )?;
                 let out = f.result_type().as_elem().cloned().expect("scalar closure");
-                Ok(Expr::array(ArrayOp::Generate { shape, f }, arr_t(&out, rank)))
+                Ok(Expr::array(ArrayOp::Generate { shape, f, from: Vec::new() }, arr_t(&out, rank)))
             }
             "fill" => {
                 collective(self)?;

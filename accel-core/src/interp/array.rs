@@ -43,6 +43,20 @@ impl Interp {
             | NestedSegments(_)
             | NestedMap { .. } => self.nested(op, ty),
             Seq(op) => self.seq_op(op, ty),
+            Unzip(a) => {
+                let a = self.eval_array(a)?;
+                let Type::Tuple(parts) = ty else { return Err(ill_typed(format!("unzip to {ty}"))) };
+                let mut arrays = Vec::with_capacity(parts.len());
+                for (i, t) in parts.iter().enumerate() {
+                    let field = |e: &ElemValue| match e {
+                        ElemValue::Tuple(fs) if i < fs.len() => Ok(fs[i].clone()),
+                        other => Err(ill_typed(format!("unzip of {other:?}"))),
+                    };
+                    let data = a.data.iter().map(field).collect::<Result<Vec<_>>>()?;
+                    arrays.push(new_array(t, a.shape.clone(), data)?);
+                }
+                Ok(Val::Tuple(arrays))
+            }
         }
     }
 
@@ -51,7 +65,7 @@ impl Interp {
         use ArrayOp::*;
         let name = op.name();
         match op {
-            Generate { shape, f } => {
+            Generate { shape, f, .. } => {
                 let shape = self.eval_index(shape)?;
                 self.tabulate(ty, shape, |s, ix| s.apply_elem(f, [Val::index(ix)]))
             }

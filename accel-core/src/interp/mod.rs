@@ -314,10 +314,10 @@ impl Interp {
                 let xs = args.iter().map(|a| self.eval_scalar(a)).collect::<Result<Vec<_>>>()?;
                 Ok(Val::scalar(scalar::math(*f, &xs)?))
             }
-            ExprKind::Index { array, index } => {
+            ExprKind::Index { array, index, site } => {
                 let a = self.eval_array(array)?;
                 let ix = self.eval_index(index)?;
-                Ok(Val::Elem(read(&a, &ix, "index")?.clone()))
+                Ok(Val::Elem(read(&a, &ix, site.name())?.clone()))
             }
             ExprKind::Shape(a) => Ok(Val::index(&self.eval_array(a)?.shape)),
             ExprKind::Len(a) => {

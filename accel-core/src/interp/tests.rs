@@ -4,8 +4,8 @@
 use super::{eval, int_value};
 use crate::error::{Error, Result};
 use crate::ir::{
-    ArrayOp as A, Axis, BinaryOp as Op, Boundary, Direction, Expr, ExprKind, Lambda, MathFn, Program, ScanKind,
-    SeqOp as S, StencilShape, UnaryOp, Var,
+    ArrayOp as A, Axis, BinaryOp as Op, Boundary, Direction, Expr, ExprKind, Lambda, MathFn, Program, ReadSite,
+    ScanKind, SeqOp as S, StencilShape, UnaryOp, Var,
 };
 use crate::types::{ElemType, ScalarType, Type};
 use crate::value::{ArrayValue, ElemValue, ScalarValue, SegmentsValue, Value};
@@ -120,7 +120,7 @@ fn if_(cond: Expr, then: Expr, els: Expr) -> Expr {
 
 fn index(a: Expr, ix: Expr) -> Expr {
     let ty = Type::Elem(a.ty.as_array().unwrap().0.clone());
-    Expr::new(ExprKind::Index { array: Box::new(a), index: Box::new(ix) }, ty)
+    Expr::new(ExprKind::Index { array: Box::new(a), index: Box::new(ix), site: ReadSite::Index }, ty)
 }
 
 fn shape_of(a: Expr) -> Expr {
@@ -525,14 +525,14 @@ fn iterate_and_while_loop() {
 #[test]
 fn generate_fill_iota_unit_get() {
     let f = lam(&[ixt(2)], |p| cast(add(mul(proj(p[0].clone(), 0), c(10usize)), proj(p[0].clone(), 1)), I32));
-    let g = aop(A::Generate { shape: tuple(vec![c(2usize), c(3usize)]), f }, at(I32, 2));
+    let g = aop(A::Generate { shape: tuple(vec![c(2usize), c(3usize)]), f, from: vec![] }, at(I32, 2));
     assert_eq!(run0(g), Ok(arr(&[2, 3], &[0i32, 1, 2, 10, 11, 12])));
 
     let f = lam(&[ixt(1)], |p| cast(mul(p[0].clone(), p[0].clone()), U64));
-    let g = aop(A::Generate { shape: c(4usize), f }, at(U64, 1));
+    let g = aop(A::Generate { shape: c(4usize), f, from: vec![] }, at(U64, 1));
     assert_eq!(run0(g), Ok(vector(&[0u64, 1, 4, 9])));
 
-    let g = aop(A::Generate { shape: tuple(vec![]), f: lam(&[ixt(0)], |_| c(42i32)) }, at(I32, 0));
+    let g = aop(A::Generate { shape: tuple(vec![]), f: lam(&[ixt(0)], |_| c(42i32)), from: vec![] }, at(I32, 0));
     assert_eq!(run0(g), Ok(arr(&[], &[42i32])));
 
     let fill = |shape: Expr, rank| aop(A::Fill { shape, value: c(1.5f32) }, at(F32, rank));
@@ -1227,7 +1227,7 @@ fn streams() {
         let f = lam(&[t(Usize)], |p| {
             let i = p[0].clone();
             let g = lam(&[ixt(1)], |q| cast(add(mul(i.clone(), c(10usize)), q[0].clone()), I32));
-            aop(A::Generate { shape: i.clone(), f: g }, at(I32, 1))
+            aop(A::Generate { shape: i.clone(), f: g, from: vec![] }, at(I32, 1))
         });
         sop(S::Produce { n: c(4usize), f }, vty())
     };
@@ -1404,7 +1404,7 @@ fn large_arrays_are_not_copied_per_element() {
             let back = bin(Op::Sub, c(N - 1), p[0].clone());
             add(mul(index(xs_e.clone(), back), c(2i64)), index(ys_e.clone(), p[0].clone()))
         });
-        let a = aop(A::Generate { shape: c(N), f: mixed }, at(I64, 1));
+        let a = aop(A::Generate { shape: c(N), f: mixed, from: vec![] }, at(I64, 1));
         let_in(a, |a| {
             let sums = aop(
                 A::Scan { dir: Direction::Left, kind: ScanKind::Inclusive, z: None, f: plus(I64), a: a.clone() },

@@ -102,10 +102,27 @@ impl Ctx {
     /// `a[ix]`, or `E::default()` after recording `IndexOutOfBounds` (op `index`).
     #[inline]
     pub fn read<E: Elem, const R: usize>(&self, a: &Array<E, R>, ix: [usize; R]) -> E {
+        self.read_in("index", a, ix)
+    }
+
+    /// Whether `ix` is inside `shape`; if not, records `IndexOutOfBounds` of `op` (the read of a
+    /// fused, delayed array).
+    #[inline]
+    pub fn check_index<const R: usize>(&self, op: &str, ix: [usize; R], shape: [usize; R]) -> bool {
+        let inside = shape::contains(shape, ix);
+        if !inside {
+            self.fail(Error::index_out_of_bounds(op, &ix, &shape));
+        }
+        inside
+    }
+
+    /// A read of `a` at `ix` on behalf of `op`, which names it when `ix` is out of range.
+    #[inline]
+    pub fn read_in<E: Elem, const R: usize>(&self, op: &str, a: &Array<E, R>, ix: [usize; R]) -> E {
         if shape::contains(a.shape(), ix) {
             a.get_linear(shape::to_linear(a.shape(), ix))
         } else {
-            self.fail(Error::index_out_of_bounds("index", &ix, &a.shape()));
+            self.fail(Error::index_out_of_bounds(op, &ix, &a.shape()));
             E::default()
         }
     }

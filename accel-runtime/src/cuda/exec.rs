@@ -137,11 +137,11 @@ impl<'a> Exec<'a> {
                 let xs = args.iter().map(|a| self.eval_scalar(a)).collect::<Result<Vec<_>>>()?;
                 scalar_value(scalar::math(*f, &xs)?)
             }
-            ExprKind::Index { array, index } => {
+            ExprKind::Index { array, index, site } => {
                 let a = self.eval(array)?.into_array()?;
                 let ix = self.eval_index(index)?;
                 if ix.len() != a.shape.len() || ix.iter().zip(&a.shape).any(|(i, n)| i >= n) {
-                    return Err(Error::index_out_of_bounds("index", &ix, &a.shape));
+                    return Err(Error::index_out_of_bounds(site.name(), &ix, &a.shape));
                 }
                 let linear = ix.iter().zip(&a.shape).fold(0, |k, (i, n)| k * n + i);
                 self.check_device()?;
@@ -283,6 +283,19 @@ impl<'a> Exec<'a> {
                 }
                 a.shape = shape;
                 DValue::Array(a)
+            }
+            Unzip(a) => {
+                let a = self.eval(a)?.into_array()?;
+                let Type::Tuple(parts) = ty else { return Err(ill_typed(format!("unzip to {ty}"))) };
+                let mut columns = a.columns.into_iter();
+                let mut arrays = Vec::with_capacity(parts.len());
+                for t in parts {
+                    let elem =
+                        t.as_array().map(|(e, _)| e.clone()).ok_or_else(|| ill_typed(format!("unzip to {t}")))?;
+                    let columns = columns.by_ref().take(elem.leaves().len()).collect();
+                    arrays.push(DValue::Array(DArray { elem, shape: a.shape.clone(), columns }));
+                }
+                DValue::Tuple(arrays)
             }
             SegmentOffsets(s) => {
                 let s = self.eval(s)?.into_segments()?;
