@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds, in release, the GPU test binary of accel-tests (tests/gpu.rs) and the bench binaries
-# of accel-benches, and packs them with their runner (scripts/gpu-run.sh) into gpu-pack/, for a
+# Builds, in release, the GPU test binary of accel-tests (tests/gpu.rs), the bench binaries of
+# accel-benches and the `fusion` example (twice: with fusion, and with ACCEL_FUSION=off into
+# target/unfused), and packs them with their runner (scripts/gpu-run.sh) into gpu-pack/, for a
 # GPU machine that has no Rust toolchain. The PTX is inside the binaries; they load libcuda at
 # run time. See docs/testing.md, "GPU runs".
 set -euo pipefail
@@ -22,6 +23,10 @@ copy_executables() { # prefix
 echo "== building (release)"
 cargo test --release -p accel-tests --test gpu --no-run --message-format=json | copy_executables ""
 cargo bench -p accel-benches --benches --no-run --message-format=json | copy_executables "bench-"
+cargo build --release -p accel-examples --bin fusion --message-format=json | copy_executables ""
+ACCEL_FUSION=off CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/unfused" \
+    cargo build --release -p accel-examples --bin fusion --message-format=json | copy_executables "unfused-"
+mv "$pack/bin/unfused-fusion" "$pack/bin/fusion-unfused"
 cp scripts/gpu-run.sh "$pack/run.sh"
 chmod +x "$pack/run.sh" "$pack"/bin/*
 

@@ -2,11 +2,14 @@
 # The runner of gpu-pack/ (scripts/gpu-pack.sh copies it there as run.sh): runs on a GPU machine
 # that has no Rust toolchain.
 #
-#   bash gpu-pack/run.sh [tests] [memcheck] [racecheck] [benches]    (no argument: all four)
+#   bash gpu-pack/run.sh [tests] [memcheck] [racecheck] [fusion] [benches]    (no argument: all)
 #
 # - tests: the GPU test binary;
-# - memcheck, racecheck: the same under compute-sanitizer, with ACCEL_GPU_TEST_MAX_LOG2=20 so
-#   that the instrumented runs stay short; any error the sanitizer reports fails the step;
+# - memcheck, racecheck: the same under compute-sanitizer, any error it reports failing the step;
+#   memcheck with inputs up to 2^20 elements on 8 test threads, racecheck (much slower: it tracks
+#   every shared-memory access) up to 2^12 on one thread (more threads make the tool lose track
+#   of launches);
+# - fusion: the `fusion` example built with fusion and without (ACCEL_FUSION=off), same inputs;
 # - benches: every bench binary, one after another, into one log.
 # Each step writes <step>.log into $OUT (default gpu-pack/out) and one line into summary.txt
 # there: its exit status, its duration and the last line of its log.
@@ -16,7 +19,7 @@ out="${OUT:-$here/out}"
 mkdir -p "$out"
 summary="$out/summary.txt"
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(tests memcheck racecheck benches)
+[ ${#steps[@]} -gt 0 ] || steps=(tests memcheck racecheck fusion benches)
 status=0
 
 {
@@ -51,21 +54,33 @@ benches() {
     return $rc
 }
 
-sanitize() { # tool
+sanitize() { # tool max_log2 threads
     if [ -z "$sanitizer" ]; then
         echo "compute-sanitizer not found (PATH, /usr/local/cuda/bin)"
         return 1
     fi
-    env ACCEL_GPU_TEST_MAX_LOG2=20 "$sanitizer" --tool "$1" --error-exitcode 1 --print-limit 100 "$here/bin/gpu"
+    env ACCEL_GPU_TEST_MAX_LOG2="$2" "$sanitizer" --tool "$1" --error-exitcode 1 --print-limit 100 \
+        "$here/bin/gpu" --test-threads "$3"
+}
+
+fusion() {
+    local b rc=0
+    for b in "$here/bin/fusion" "$here/bin/fusion-unfused"; do
+        echo "== $(basename "$b")"
+        "$b" 24 20 || rc=1
+    done
+    return $rc
 }
 
 for s in "${steps[@]}"; do
     case "$s" in
         tests) step tests "$here/bin/gpu" ;;
-        memcheck | racecheck) step "$s" sanitize "$s" ;;
+        memcheck) step memcheck sanitize memcheck 20 8 ;;
+        racecheck) step racecheck sanitize racecheck 12 1 ;;
+        fusion) step fusion fusion ;;
         benches) step benches benches ;;
         *)
-            echo "unknown step $s (tests, memcheck, racecheck, benches)" | tee -a "$summary"
+            echo "unknown step $s (tests, memcheck, racecheck, fusion, benches)" | tee -a "$summary"
             status=1
             ;;
     esac

@@ -20,6 +20,7 @@
 //! nightly. A failure stops the build with the message of the step that failed.
 
 mod device;
+mod dump;
 mod ptxas;
 mod scan;
 mod toolchain;
@@ -55,7 +56,7 @@ fn run() -> Result<()> {
     let dir = out_dir.join("accel");
     let programs_dir = dir.join("programs");
     println!("cargo:rustc-env=ACCEL_PTX_DIR={}", dir.display());
-    for key in ["ACCEL_PTXAS", "ACCEL_NO_TOOLCHAIN_INSTALL", "CUDA_HOME", "ACCEL_FUSION"] {
+    for key in ["ACCEL_PTXAS", "ACCEL_NO_TOOLCHAIN_INSTALL", "CUDA_HOME", "ACCEL_FUSION", "ACCEL_DUMP"] {
         println!("cargo:rerun-if-env-changed={key}");
     }
     // The macro reads the switch too: passing it on makes cargo recompile the crate when it
@@ -63,7 +64,9 @@ fn run() -> Result<()> {
     println!("cargo:rustc-env=ACCEL_FUSION={}", std::env::var("ACCEL_FUSION").unwrap_or_default());
     // Markers of an earlier build must not outlive it: the macro trusts every marker it finds.
     reset_dir(&programs_dir)?;
-    if std::env::var_os("DEP_ACCEL_CUDA").is_none() {
+    let cuda = std::env::var_os("DEP_ACCEL_CUDA").is_some();
+    let stages = dump::stages()?;
+    if !cuda && stages.is_empty() {
         // No `cuda`: an empty directory, without `accel.ptx`, tells the macro so.
         let _ = std::fs::remove_file(dir.join("accel.ptx"));
         return Ok(());
@@ -73,24 +76,31 @@ fn run() -> Result<()> {
     for path in &watched {
         println!("cargo:rerun-if-changed={}", path.display());
     }
+    let profile_dir = out_dir.ancestors().nth(3).map(Path::to_path_buf).ok_or_else(|| {
+        error(
+            "finding the target directory",
+            format!("OUT_DIR `{}` is not <target>/<profile>/build/<pkg>/out", out_dir.display()),
+        )
+    })?;
+    if !cuda {
+        let _ = std::fs::remove_file(dir.join("accel.ptx"));
+        return dump::all(&stages, &found, None, &profile_dir.join("accel-dump").join(&package));
+    }
     let mut unique: BTreeMap<u64, &scan::Found> = BTreeMap::new();
     for f in &found {
         unique.entry(f.program.fingerprint()).or_insert(f);
     }
     let programs: Vec<Program> = unique.values().map(|f| f.program.clone()).collect();
 
-    let target_dir = out_dir.ancestors().nth(3).map(|t| t.join("accel-device")).ok_or_else(|| {
-        error(
-            "finding the target directory",
-            format!("OUT_DIR `{}` is not <target>/<profile>/build/<pkg>/out", out_dir.display()),
-        )
-    })?;
+    let target_dir = profile_dir.join("accel-device");
     let build = device::DeviceBuild { dir: &dir, package: &package, target_dir: &target_dir };
+    let mut device_source = None;
     if programs.is_empty() {
         // Nothing to compile: no nightly needed. No function refers to the module.
         write(&build.ptx(), "")?;
     } else {
         let source = module_source(&programs, &unique)?;
+        device_source = Some(source.clone());
         let toolchain = toolchain::Toolchain::ensure(&target_dir)?;
         build.build(&source, &toolchain)?;
         if let Some(ptxas) = ptxas::find()? {
@@ -102,7 +112,8 @@ fn run() -> Result<()> {
         let text = format!("{} in {}\n", f.program.name, f.file.display());
         write(&programs_dir.join(format!("{fingerprint:016x}")), &text)?;
     }
-    Ok(())
+    let device = device_source.map(|source| dump::Device { source, ptx: build.ptx() });
+    dump::all(&stages, &found, device.as_ref(), &profile_dir.join("accel-dump").join(&package))
 }
 
 /// accel-core's device module for `programs`; on failure, the program it failed on, by trying

@@ -19,7 +19,10 @@ pub const SOURCE_DIRS: [&str; 4] = ["src", "tests", "examples", "benches"];
 
 /// One `#[accel]` function that lowered.
 pub struct Found {
+    /// The program the backends run (after the passes).
     pub program: Program,
+    /// The program as the front end wrote it.
+    pub source: Program,
     /// The file it is written in.
     pub file: PathBuf,
 }
@@ -36,13 +39,18 @@ pub fn package(root: &Path) -> (Vec<Found>, Vec<PathBuf>) {
     let mut found = Vec::new();
     for file in files {
         let Ok(text) = std::fs::read_to_string(&file) else { continue };
-        found.extend(in_source(&text).into_iter().map(|program| Found { program, file: file.clone() }));
+        found.extend(in_source(&text).into_iter().map(|(source, program)| Found {
+            program,
+            source,
+            file: file.clone(),
+        }));
     }
     (found, dirs)
 }
 
-/// The programs of the `#[accel]` functions in one file's text that the front end accepts.
-pub fn in_source(text: &str) -> Vec<Program> {
+/// The programs (as written, and after the passes) of the `#[accel]` functions in one file's
+/// text that the front end accepts.
+pub fn in_source(text: &str) -> Vec<(Program, Program)> {
     let Ok(file) = syn::parse_file(text) else { return Vec::new() };
     let mut visitor = Collect::default();
     visitor.visit_file(&file);
@@ -51,7 +59,7 @@ pub fn in_source(text: &str) -> Vec<Program> {
 
 #[derive(Default)]
 struct Collect {
-    programs: Vec<Program>,
+    programs: Vec<(Program, Program)>,
 }
 
 impl<'ast> Visit<'ast> for Collect {
@@ -66,7 +74,7 @@ impl<'ast> Visit<'ast> for Collect {
             let compiled =
                 accel_core::fusion::Options::parse(args).and_then(|options| accel_core::compile(&item, options));
             if let Ok(compiled) = compiled {
-                self.programs.push(compiled.optimised);
+                self.programs.push((compiled.program, compiled.optimised));
             }
         }
         syn::visit::visit_item_fn(self, item);
@@ -128,7 +136,7 @@ mod tests {
 
     #[test]
     fn finds_functions_everywhere_and_skips_rejected_ones() {
-        let names: Vec<String> = in_source(SOURCE).into_iter().map(|p| p.name).collect();
+        let names: Vec<String> = in_source(SOURCE).into_iter().map(|(_, p)| p.name).collect();
         assert_eq!(names, ["dotp", "twice", "inc"]);
     }
 
@@ -140,7 +148,7 @@ mod tests {
         )
         .unwrap();
         let program = accel_core::compile(&item, Default::default()).unwrap().optimised;
-        assert_eq!(in_source(SOURCE)[0].fingerprint(), program.fingerprint());
+        assert_eq!(in_source(SOURCE)[0].1.fingerprint(), program.fingerprint());
     }
 
     #[test]

@@ -21,6 +21,8 @@
 use crate::types::{ElemType, ScalarType, Type};
 use serde::{Deserialize, Serialize};
 
+mod pretty;
+
 /// A variable: a unique id plus the source name (for messages and generated code).
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Var {

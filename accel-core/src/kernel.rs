@@ -11,8 +11,18 @@
 //! 3. the scratch buffers of the skeleton ([`Scratch`]);
 //! 4. the host scalars: scalar expressions the host evaluates before the launch (a seed, a fill
 //!    value, a row index, a boundary constant);
-//! 5. the operands: the collective sub-expressions the kernel reads;
-//! 6. the captures: free variables of the node's closures, by ascending variable id.
+//! 5. the operands: the collective sub-expressions the kernel reads; a delayed operand (a
+//!    `Generate` node, fused form 1 of [`crate::fusion`]) passes only its shape, one word per
+//!    dimension, and the kernel computes its elements with the generate's closure. Permute's
+//!    defaults are an operand (after the source) only when delayed: manifest ones are copied
+//!    into the output by the host;
+//! 6. the captures: free variables of the node's closures, of its delayed operands' closures and
+//!    of its epilogue (fused form 3), by ascending variable id.
+//!
+//! A node under an epilogue (`IMap { f, a: Fold { .. } }`) has no kernels: the `IMap` node
+//! launches the reduction's or scan's kernels, with the words of the reduction (its scratch,
+//! seed, operands) but the `IMap`'s result as output, and captures of both. Nodes that fusion
+//! absorbed ([`launched`] is false for them) have no kernels either.
 //!
 //! A value flattens to words as: a scalar, one word; a tuple of elements, its leaves; an array,
 //! its shape (one word per dimension) then one column pointer per leaf of its element type;
@@ -28,7 +38,8 @@ use std::collections::BTreeMap;
 pub enum Scratch {
     None,
     /// Reductions: `[parts, partials (an element vector of rows * parts), partial flags (bool
-    /// pointer)]`.
+    /// pointer)]`. Partials and carries hold the combining function's element type, which the
+    /// output of an epilogue need not have.
     Reduce,
     /// Scans: the reduction's words, then `[carries (element vector), carry flags]`.
     Scan,
@@ -53,7 +64,10 @@ pub mod role {
     pub const CARRIES: &str = "carries";
     /// Scans, phase 3: the scan itself.
     pub const SCAN: &str = "scan";
-    /// Permute: the scatter (the copy of the defaults is a device copy).
+    /// Permute with delayed defaults: the output initialised from them (manifest defaults are a
+    /// device copy instead).
+    pub const DEFAULTS: &str = "defaults";
+    /// Permute: the scatter.
     pub const SCATTER: &str = "scatter";
     /// Expand, filter, segments from lengths: the counts of each source element.
     pub const COUNTS: &str = "counts";
@@ -88,6 +102,7 @@ pub enum PermuteCombine {
 pub struct Interface<'a> {
     pub scratch: Scratch,
     pub host_scalars: Vec<&'a Expr>,
+    /// The operands; those that are `Generate` nodes ([`as_generate`]) are delayed.
     pub operands: Vec<&'a Expr>,
     pub captures: Vec<(Var, Type)>,
 }
@@ -173,9 +188,13 @@ pub fn kernel_name(program: &Program, node: usize, role: &str) -> String {
     format!("{}_n{node}_{role}", program.kernel_prefix().trim_start_matches("r#"))
 }
 
-/// The kernels of a node, in launch order; empty for nodes the host handles alone.
+/// The kernels of a node, in launch order; empty for nodes the host handles alone. An epilogue
+/// has the kernels of its reduction or scan.
 pub fn roles(op: &ArrayOp) -> &'static [&'static str] {
     use ArrayOp::*;
+    if let Some(inner) = epilogue_source(op) {
+        return roles(inner);
+    }
     match op {
         Generate { .. }
         | Fill { .. }
@@ -190,6 +209,7 @@ pub fn roles(op: &ArrayOp) -> &'static [&'static str] {
         Stencil { .. } | SegmentLengths(_) => &[role::GENERATE],
         Fold { .. } | FoldAll { .. } | FoldSeg { .. } => &[role::CHUNKS, role::FINISH],
         Scan { .. } | ScanSeg { .. } => &[role::CHUNKS, role::CARRIES, role::SCAN],
+        Permute { defaults, .. } if as_generate(defaults).is_some() => &[role::DEFAULTS, role::SCATTER],
         Permute { .. } => &[role::SCATTER],
         Expand { .. } | Filter { .. } => &[role::COUNTS, role::WRITE],
         SegmentsFromLengths(_) => &[role::COUNTS],
@@ -202,6 +222,27 @@ pub fn roles(op: &ArrayOp) -> &'static [&'static str] {
 
 /// The parameters of a node's kernels (see the module documentation for their order).
 pub fn interface(op: &ArrayOp) -> Interface<'_> {
+    let (body, epilogue) = match (epilogue_source(op), op) {
+        (Some(inner), ArrayOp::IMap { f, .. }) => (inner, Some(f)),
+        _ => (op, None),
+    };
+    let (mut iface, mut lambdas) = parts(body);
+    lambdas.extend(epilogue);
+    for a in &iface.operands {
+        if let Some(ArrayOp::Generate { f, .. }) = as_generate(a) {
+            lambdas.push(f);
+        }
+    }
+    let mut captures = BTreeMap::new();
+    for l in lambdas {
+        free_vars(l, &mut captures);
+    }
+    iface.captures = captures.into_values().collect();
+    iface
+}
+
+/// The interface of a node that is not an epilogue, without its captures, and its closures.
+fn parts(op: &ArrayOp) -> (Interface<'_>, Vec<&Lambda>) {
     use ArrayOp::*;
     let mut lambdas: Vec<&Lambda> = Vec::new();
     let mut host_scalars: Vec<&Expr> = Vec::new();
@@ -247,10 +288,12 @@ pub fn interface(op: &ArrayOp) -> Interface<'_> {
             lambdas.push(f);
             (Scratch::None, vec![a])
         }
-        Permute { f, combine, a, .. } => {
+        Permute { defaults, f, combine, a } => {
             lambdas.push(f);
             lambdas.push(combine);
-            (Scratch::Permute, vec![a])
+            // Manifest defaults are copied by the host, delayed ones computed by a kernel.
+            let delayed = as_generate(defaults).is_some().then_some(defaults);
+            (Scratch::Permute, [a].into_iter().chain(delayed).collect())
         }
         Reverse(a) | Transpose(a) | Take { a, .. } | Drop { a, .. } | Replicate { a, .. } => (Scratch::None, vec![a]),
         Slice { index, a, .. } => {
@@ -278,11 +321,7 @@ pub fn interface(op: &ArrayOp) -> Interface<'_> {
         SegmentLengths(s) => (Scratch::None, vec![s]),
         _ => (Scratch::None, vec![]),
     };
-    let mut captures = BTreeMap::new();
-    for l in lambdas {
-        free_vars(l, &mut captures);
-    }
-    Interface { scratch, host_scalars, operands, captures: captures.into_values().collect() }
+    (Interface { scratch, host_scalars, operands, captures: Vec::new() }, lambdas)
 }
 
 /// Whether a scan node scans right to left.
@@ -401,7 +440,7 @@ pub fn for_each_child<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr, &[(Var, Type
     }
 }
 
-fn for_each_array_child<'a>(op: &'a ArrayOp, f: &mut impl FnMut(&'a Expr, &[(Var, Type)])) {
+pub fn for_each_array_child<'a>(op: &'a ArrayOp, f: &mut impl FnMut(&'a Expr, &[(Var, Type)])) {
     use ArrayOp::*;
     let mut lambdas: Vec<&'a Lambda> = Vec::new();
     let mut e = |x: &'a Expr| f(x, &[]);
@@ -509,5 +548,152 @@ fn for_each_array_child<'a>(op: &'a ArrayOp, f: &mut impl FnMut(&'a Expr, &[(Var
     }
     for l in lambdas {
         f(&l.body, &l.params);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn program(src: &str) -> Program {
+        crate::frontend::lower(&syn::parse_str(src).expect("a function")).expect("a valid program")
+    }
+
+    /// `program` with every `let`-bound `generate` substituted into the uses of its variable:
+    /// its reads become delayed reads and its operands delayed operands, as fusion leaves them.
+    pub(crate) fn inline_generates(program: &Program) -> Program {
+        use serde_json::Value;
+        fn subst(e: &mut Value, id: &Value, by: &Value) {
+            if e.pointer("/kind/Var/id") == Some(id) {
+                *e = by.clone();
+            } else if let Value::Object(m) = e {
+                m.values_mut().for_each(|c| subst(c, id, by));
+            } else if let Value::Array(a) = e {
+                a.iter_mut().for_each(|c| subst(c, id, by));
+            }
+        }
+        fn inline(e: &mut Value) {
+            if let Value::Object(m) = e {
+                m.values_mut().for_each(inline);
+            } else if let Value::Array(a) = e {
+                a.iter_mut().for_each(inline);
+            }
+            if let Some(l) = e.pointer("/kind/Let")
+                && l.pointer("/value/kind/Array/Generate").is_some()
+            {
+                let (id, value, mut body) = (l["var"]["id"].clone(), l["value"].clone(), l["body"].clone());
+                subst(&mut body, &id, &value);
+                *e = body;
+            }
+        }
+        let mut json = serde_json::to_value(program).expect("serialisable");
+        inline(&mut json);
+        serde_json::from_value(json).expect("still a program")
+    }
+
+    fn capture_names(op: &ArrayOp) -> Vec<String> {
+        interface(op).captures.iter().map(|(v, _)| v.name.clone()).collect()
+    }
+
+    #[test]
+    fn a_delayed_operand_is_absorbed_and_its_closure_captured() {
+        let p = program(
+            "fn dot(xs: Vector<f32>, ys: Vector<f32>, a: f32) -> Scalar<f32> {
+                 generate(xs.len(), |i| a * xs[i] * ys[i]).sum()
+             }",
+        );
+        let nodes = array_nodes(&p);
+        assert!(matches!(nodes[..], [ArrayOp::Fold { .. }, ArrayOp::Generate { .. }]));
+        assert_eq!(launched(&p), [true, false]);
+        let iface = interface(nodes[0]);
+        assert_eq!(iface.scratch, Scratch::Reduce);
+        assert_eq!(iface.host_scalars.len(), 1, "the seed");
+        assert!(matches!(iface.operands[..], [a] if as_generate(a).is_some()));
+        assert_eq!(capture_names(nodes[0]), ["xs", "ys", "a"]);
+        assert_eq!(roles(nodes[0]), [role::CHUNKS, role::FINISH]);
+    }
+
+    #[test]
+    fn an_epilogue_has_its_reductions_kernels_and_words() {
+        let p = program(
+            "fn mean(xs: Vector<f32>, k: f64) -> Scalar<f64> {
+                 let n = xs.len() as f64;
+                 generate(xs.len(), |i| xs[i] * 2.0).sum().imap(|_, s| (s as f64) / n + k)
+             }",
+        );
+        let nodes = array_nodes(&p);
+        assert!(matches!(nodes[..], [ArrayOp::IMap { .. }, ArrayOp::Fold { .. }, ArrayOp::Generate { .. }]));
+        assert_eq!(launched(&p), [true, false, false]);
+        assert!(std::ptr::eq(epilogue_source(nodes[0]).unwrap(), nodes[1]));
+        assert_eq!(roles(nodes[0]), roles(nodes[1]));
+        let (outer, inner) = (interface(nodes[0]), interface(nodes[1]));
+        assert_eq!(outer.scratch, Scratch::Reduce);
+        assert_eq!(outer.host_scalars, inner.host_scalars);
+        assert_eq!(outer.operands, inner.operands);
+        assert_eq!(capture_names(nodes[0]), ["xs", "k", "n"]);
+        assert_eq!(capture_names(nodes[1]), ["xs"]);
+
+        let scan = program(
+            "fn s(xs: Vector<i32>) -> Vector<i64> { xs.scanl1(|a, b| a + b).imap(|i, s| (s as i64) * (i as i64)) }",
+        );
+        let nodes = array_nodes(&scan);
+        assert_eq!(launched(&scan), [true, false]);
+        assert_eq!(roles(nodes[0]), [role::CHUNKS, role::CARRIES, role::SCAN]);
+        assert_eq!(interface(nodes[0]).scratch, Scratch::Scan);
+        // scanl_total has two results: never an epilogue.
+        let total = program(
+            "fn t(xs: Vector<i32>) -> Vector<i32> { let (s, t) = xs.scanl_total(0, |a, b| a + b); s.imap(|i, x| x) }",
+        );
+        assert!(launched(&total).iter().all(|&l| l));
+    }
+
+    #[test]
+    fn delayed_defaults_are_an_operand_with_their_own_kernel() {
+        let p = program(
+            "fn perm(xs: Vector<f32>, dst: Vector<usize>, n: usize, c: f32) -> Vector<f32> {
+                 generate(xs.len(), |i| xs[i] * c).permute(generate(n, |i| i as f32 + c), |i| dst[i], |a, b| a + b)
+             }",
+        );
+        let nodes = array_nodes(&p);
+        assert_eq!(launched(&p), [true, false, false]);
+        assert_eq!(roles(nodes[0]), [role::DEFAULTS, role::SCATTER]);
+        let iface = interface(nodes[0]);
+        assert_eq!(iface.operands.len(), 2, "the source, then the defaults");
+        assert!(iface.operands.iter().all(|a| as_generate(a).is_some()));
+        // `n` only sizes the defaults: the host evaluates it.
+        assert_eq!(capture_names(nodes[0]), ["xs", "dst", "c"]);
+
+        let manifest = program(
+            "fn perm(xs: Vector<f32>, dst: Vector<usize>, n: usize) -> Vector<f32> {
+                 xs.permute(fill(n, 0.0f32), |i| dst[i], |a, b| a + b)
+             }",
+        );
+        let nodes = array_nodes(&manifest);
+        assert_eq!(roles(nodes[0]), [role::SCATTER]);
+        assert_eq!(interface(nodes[0]).operands.len(), 1);
+        assert_eq!(launched(&manifest), [true, true], "fill is no delayed array");
+    }
+
+    #[test]
+    fn a_delayed_read_is_absorbed_and_its_free_variables_captured() {
+        let p = inline_generates(&program(
+            "fn rd(xs: Vector<f32>, n: usize, c: f32) -> Vector<f32> {
+                 let g = generate(n, |i| i as f32 * c);
+                 xs.map(|x| x + g[3])
+             }",
+        ));
+        let nodes = array_nodes(&p);
+        assert!(matches!(nodes[..], [ArrayOp::Map { .. }, ArrayOp::Generate { .. }]));
+        assert_eq!(launched(&p), [true, false]);
+        // The shape is checked on the device, so `n` is captured too.
+        assert_eq!(capture_names(nodes[0]), ["n", "c"]);
+    }
+
+    #[test]
+    fn unzip_has_no_kernels() {
+        let p = program("fn uz(xs: Vector<(f32, i32)>) -> (Vector<f32>, Vector<i32>) { xs.unzip() }");
+        let nodes = array_nodes(&p);
+        assert!(matches!(nodes[..], [ArrayOp::Unzip(_)]));
+        assert!(roles(nodes[0]).is_empty());
     }
 }

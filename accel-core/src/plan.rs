@@ -1,15 +1,20 @@
 //! Kernel plans: the end of the compiler pipeline.
 //!
-//! A plan is the ordered list of steps a backend executes for one program: kernels (one
-//! skeleton instance each, with the operations fused into it, the arrays it reads and writes, and
-//! the bytes it moves per element) and host steps (control flow, segment descriptors, reading a
-//! `Scalar` back). Without fusion every collective operation is its own kernel; the fusion pass
-//! rewrites the IR so that fewer, larger kernels come out of the same construction.
+//! A plan is the ordered list of steps a backend executes for one program (after fusion):
+//! kernels (one skeleton instance each, with the source operations fused into it, the arrays it
+//! reads and writes, and the bytes it moves per element) and host steps (control flow, column
+//! splits). A kernel here is one collective node that the host runs ([`crate::kernel::launched`]):
+//! on the GPU it may be several launches (a reduction's chunks, then its finish), always with one
+//! pass over its input.
 //!
 //! Bytes per element let anyone compute a roofline figure for a size N: a kernel moves
-//! `N * bytes_per_element` bytes, and its time at memory speed is that over the bandwidth.
+//! `N * (read + written)` bytes, N counting the elements it iterates over (its input for
+//! reductions and scans, its output otherwise), and its time at memory speed is that over the
+//! bandwidth. Reads count every array of rank one or more that the kernel's per-element code
+//! reads (once per element, as a streaming read); a rank-0 array (a scalar such as a sum) is
+//! one read per kernel and counts nothing; a reduction's results, one per row, count nothing.
 
-use crate::ir::{ArrayOp, Expr, ExprKind, Lambda, Program, SeqOp};
+use crate::ir::{ArrayOp, Expr, ExprKind, Program};
 use crate::types::Type;
 use std::fmt::{self, Write as _};
 
@@ -27,8 +32,8 @@ pub struct Kernel {
     pub id: usize,
     /// The skeleton it instantiates (`map`, `fold`, `scan`, `permute`, ...).
     pub skeleton: &'static str,
-    /// The source operations computed inside it, in order.
-    pub fused: Vec<&'static str>,
+    /// The source operations computed inside it, producers first.
+    pub fused: Vec<String>,
     pub inputs: Vec<Operand>,
     pub outputs: Vec<Operand>,
     /// Bytes read from arrays per output element (for reductions: per input element).
@@ -55,7 +60,10 @@ pub struct Plan {
 impl Plan {
     /// Builds the plan of a program: one kernel per collective operation, in evaluation order.
     pub fn build(program: &Program) -> Plan {
-        let mut b = Builder { steps: Vec::new(), kernels: 0, names: Vec::new() };
+        let launched = crate::kernel::launched(program);
+        let nodes = crate::kernel::array_nodes(program);
+        let absorbed = nodes.iter().zip(&launched).filter(|(_, l)| !**l).map(|(n, _)| *n as *const ArrayOp).collect();
+        let mut b = Builder { steps: Vec::new(), kernels: 0, names: Vec::new(), absorbed };
         for (v, t) in &program.params {
             b.names.push((v.id, Operand { name: v.name.clone(), ty: t.clone() }));
         }
@@ -136,6 +144,8 @@ struct Builder {
     kernels: usize,
     /// Variable id -> the operand it names.
     names: Vec<(u32, Operand)>,
+    /// The nodes fused into others (no kernel of their own).
+    absorbed: std::collections::HashSet<*const ArrayOp>,
 }
 
 fn elem_bytes(t: &Type) -> usize {
@@ -144,6 +154,35 @@ fn elem_bytes(t: &Type) -> usize {
         Type::Tuple(ts) => ts.iter().map(elem_bytes).sum(),
         Type::Segments => 8,
         Type::Seq(inner) => elem_bytes(inner),
+    }
+}
+
+/// Whether reading `t` costs bytes per element (arrays of rank one or more).
+fn streamed(t: &Type) -> bool {
+    match t {
+        Type::Array { rank, .. } => *rank > 0,
+        Type::Nested(_) | Type::Segments => true,
+        Type::Tuple(ts) => ts.iter().any(streamed),
+        _ => false,
+    }
+}
+
+/// The skeleton a node instantiates.
+fn skeleton(op: &ArrayOp) -> &'static str {
+    use ArrayOp::*;
+    match op {
+        Generate { .. } | Fill { .. } | Iota { .. } => "generate",
+        Map { .. } | IMap { .. } | ZipWith { .. } | SegmentLengths(_) => "map",
+        Fold { .. } => "fold",
+        FoldAll { .. } => "fold_all",
+        FoldSeg { .. } => "fold_seg",
+        Scan { .. } | SegmentsFromLengths(_) => "scan",
+        ScanSeg { .. } => "scan_seg",
+        Permute { .. } => "permute",
+        Stencil { .. } => "stencil",
+        Expand { .. } => "expand",
+        Filter { .. } => "filter",
+        _ => "backpermute",
     }
 }
 
@@ -172,10 +211,8 @@ impl Builder {
                 });
                 None
             }
-            ExprKind::Proj(x, _) => self.expr(x).map(|o| Operand { name: o.name, ty: e.ty.clone() }),
-            // Scalar branches live inside kernels; only array `if`s are host control flow.
-            ExprKind::If { .. } if e.ty.is_elem() => None,
-            ExprKind::If { cond, then, els } => {
+            ExprKind::Proj(x, i) => self.expr(x).map(|o| Operand { name: format!("{}.{i}", o.name), ty: e.ty.clone() }),
+            ExprKind::If { cond, then, els } if !e.ty.is_elem() => {
                 self.expr(cond);
                 self.steps.push(Step::Host("if: the kernels of one branch below run".into()));
                 self.expr(then);
@@ -185,198 +222,172 @@ impl Builder {
                 None
             }
             ExprKind::Array(op) => self.array(op, &e.ty),
-            // Scalar code runs inside kernels (or on the host for top-level scalars).
-            _ => None,
+            // Host scalar code: only the collective operations inside it (a `get` of a sum)
+            // are steps.
+            _ => {
+                crate::kernel::for_each_child(e, &mut |c, binders| {
+                    if binders.is_empty() || matches!(e.kind, ExprKind::Let { .. }) {
+                        self.expr(c);
+                    }
+                });
+                None
+            }
         }
-    }
-
-    fn lambda(&mut self, l: &Lambda) {
-        self.expr(&l.body);
-    }
-
-    fn kernel(
-        &mut self,
-        skeleton: &'static str,
-        fused: &'static str,
-        inputs: Vec<Operand>,
-        out_ty: &Type,
-    ) -> Option<Operand> {
-        let id = self.kernels;
-        self.kernels += 1;
-        let out = Operand { name: format!("%{id}"), ty: out_ty.clone() };
-        let read = inputs.iter().map(|i| elem_bytes(&i.ty)).sum();
-        let k = Kernel {
-            id,
-            skeleton,
-            fused: vec![fused],
-            inputs,
-            outputs: vec![out.clone()],
-            bytes_read_per_element: read,
-            bytes_written_per_element: elem_bytes(out_ty),
-        };
-        self.steps.push(Step::Kernel(k));
-        Some(out)
     }
 
     fn array(&mut self, op: &ArrayOp, ty: &Type) -> Option<Operand> {
         use ArrayOp::*;
-        let name = op.name();
-        let ins = |b: &mut Builder, es: &[&Expr]| es.iter().filter_map(|e| b.expr(e)).collect::<Vec<_>>();
         match op {
-            Generate { shape, f, .. } => {
-                self.expr(shape);
-                self.lambda(f);
-                self.kernel("generate", name, vec![], ty)
-            }
-            Fill { shape, value } => {
-                let _ = ins(self, &[shape, value]);
-                self.kernel("generate", name, vec![], ty)
-            }
-            Iota { n } => {
-                self.expr(n);
-                self.kernel("generate", name, vec![], ty)
-            }
-            Unit(x) => {
-                self.expr(x);
-                self.kernel("generate", name, vec![], ty)
-            }
             The(a) => {
                 self.expr(a);
                 None
             }
-            Map { f, a } | IMap { f, a } => {
-                let i = ins(self, &[a]);
-                self.lambda(f);
-                self.kernel("map", name, i, ty)
+            Unzip(a) => {
+                let a = self.expr(a);
+                self.steps.push(Step::Host("unzip: split the columns (no copy)".into()));
+                a.map(|o| Operand { name: o.name, ty: ty.clone() })
             }
-            ZipWith { f, a, b } => {
-                let i = ins(self, &[a, b]);
-                self.lambda(f);
-                self.kernel("map", name, i, ty)
-            }
-            Fold { z, f, a } | FoldAll { z, f, a } => {
-                let i = ins(self, &[a]);
-                z.iter().for_each(|z| {
-                    self.expr(z);
-                });
-                self.lambda(f);
-                let sk = if matches!(op, FoldAll { .. }) { "fold_all" } else { "fold" };
-                self.kernel(sk, name, i, ty)
-            }
-            FoldSeg { z, f, a, segments } => {
-                let i = ins(self, &[a, segments]);
-                z.iter().for_each(|z| {
-                    self.expr(z);
-                });
-                self.lambda(f);
-                self.kernel("fold_seg", name, i, ty)
-            }
-            Scan { z, f, a, .. } => {
-                let i = ins(self, &[a]);
-                z.iter().for_each(|z| {
-                    self.expr(z);
-                });
-                self.lambda(f);
-                self.kernel("scan", name, i, ty)
-            }
-            ScanSeg { z, f, a, segments, .. } => {
-                let i = ins(self, &[a, segments]);
-                z.iter().for_each(|z| {
-                    self.expr(z);
-                });
-                self.lambda(f);
-                self.kernel("scan_seg", name, i, ty)
-            }
-            Backpermute { shape, f, a } => {
+            Reshape { shape, a } => {
                 self.expr(shape);
-                let i = ins(self, &[a]);
-                self.lambda(f);
-                self.kernel("backpermute", name, i, ty)
-            }
-            Permute { defaults, f, combine, a } => {
-                let i = ins(self, &[defaults, a]);
-                self.lambda(f);
-                self.lambda(combine);
-                self.kernel("permute", name, i, ty)
-            }
-            Reverse(a) | Transpose(a) => {
-                let i = ins(self, &[a]);
-                self.kernel("backpermute", name, i, ty)
-            }
-            Reshape { shape: x, a }
-            | Take { n: x, a }
-            | Drop { n: x, a }
-            | Replicate { n: x, a, .. }
-            | Slice { index: x, a, .. } => {
-                self.expr(x);
-                let i = ins(self, &[a]);
-                self.kernel("backpermute", name, i, ty)
-            }
-            Concat { a, b } => {
-                let i = ins(self, &[a, b]);
-                self.kernel("backpermute", name, i, ty)
-            }
-            Stencil { f, a, .. } => {
-                let i = ins(self, &[a]);
-                self.lambda(f);
-                self.kernel("stencil", name, i, ty)
-            }
-            Expand { count, value, a } => {
-                let i = ins(self, &[a]);
-                self.lambda(count);
-                self.lambda(value);
-                self.kernel("expand", name, i, ty)
-            }
-            Filter { pred, a } => {
-                let i = ins(self, &[a]);
-                self.lambda(pred);
-                self.kernel("filter", name, i, ty)
+                self.expr(a).map(|o| Operand { name: o.name, ty: ty.clone() })
             }
             Awhile { init, cond, step } => {
                 self.expr(init);
                 self.steps.push(Step::Host("awhile: repeat the kernels below while the condition holds".into()));
-                self.lambda(cond);
-                self.lambda(step);
+                for l in [cond, step] {
+                    let (v, t) = &l.params[0];
+                    self.names.push((v.id, Operand { name: v.name.clone(), ty: t.clone() }));
+                    self.expr(&l.body);
+                }
                 self.steps.push(Step::Host("end awhile".into()));
                 None
             }
-            SegmentsFromLengths(l) => {
-                let i = ins(self, &[l]);
-                self.kernel("scan", name, i, ty)
-            }
-            SegmentLengths(s) | SegmentOffsets(s) => {
-                let i = ins(self, &[s]);
-                self.kernel("map", name, i, ty)
-            }
             NestedFromParts { segments, values } => {
-                let _ = ins(self, &[segments, values]);
+                self.expr(segments);
+                self.expr(values);
                 self.steps.push(Step::Host("pair segments and values into a nested array".into()));
                 None
             }
-            Unzip(a) => {
-                self.expr(a);
-                self.steps.push(Step::Host("unzip: split the columns (no copy)".into()));
+            NestedValues(n) | NestedSegments(n) => {
+                self.expr(n).map(|o| Operand { name: format!("{}.{}", o.name, op.name()), ty: ty.clone() })
+            }
+            SegmentOffsets(s) => self.expr(s).map(|o| Operand { name: format!("{}.offsets", o.name), ty: ty.clone() }),
+            Unit(x) => {
+                self.expr(x);
+                self.steps.push(Step::Host("unit: upload one element".into()));
                 None
             }
-            NestedValues(n) | NestedSegments(n) => {
-                self.expr(n).map(|o| Operand { name: format!("{}.{name}", o.name), ty: ty.clone() })
+            NestedMap { .. } | Seq(_) => {
+                self.steps.push(Step::Host(format!("{}: runs on the CPU backend only", op.name())));
+                None
             }
-            NestedMap { f, a } => {
-                let i = ins(self, &[a]);
-                self.lambda(f);
-                self.kernel("nested_map", name, i, ty)
-            }
-            Seq(s) => {
-                let inner: Vec<&Expr> = match s {
-                    SeqOp::StreamIn(x) | SeqOp::Elements(x) | SeqOp::Tabulate(x) | SeqOp::Collect(x) => vec![x],
-                    SeqOp::Produce { n, .. } => vec![n],
-                    SeqOp::Map { s, .. } | SeqOp::Fold { s, .. } => vec![s],
-                    SeqOp::ZipWith { a, b, .. } => vec![a, b],
-                };
-                let i = ins(self, &inner);
-                self.steps.push(Step::Host(format!("stream: {name}")));
-                self.kernel("stream", name, i, ty)
-            }
+            _ => Some(self.kernel(op, ty)),
         }
     }
+
+    /// A node that runs as a kernel, with the producers and epilogue fused into it.
+    fn kernel(&mut self, op: &ArrayOp, ty: &Type) -> Operand {
+        let (main, epilogue) = match crate::kernel::epilogue_source(op) {
+            Some(inner) if self.absorbed.contains(&(inner as *const ArrayOp)) => (inner, Some(op)),
+            _ => (op, None),
+        };
+        let mut fused = Vec::new();
+        let mut inputs: Vec<Operand> = Vec::new();
+        let mut lambdas_of = vec![main];
+        if let Some(e) = epilogue {
+            lambdas_of.push(e);
+        }
+        // Children in evaluation order: manifest operands are inputs; delayed ones contribute
+        // their closures and their origin.
+        let mut delayed: Vec<&ArrayOp> = Vec::new();
+        for c in direct_operands(main) {
+            match &c.kind {
+                // A seed or a count: host code, whose collective operations run before.
+                _ if c.ty.is_elem() => {
+                    self.expr(c);
+                }
+                ExprKind::Array(inner) if self.absorbed.contains(&(&**inner as *const ArrayOp)) => {
+                    if let ArrayOp::Generate { shape, from, .. } = &**inner {
+                        self.expr(shape);
+                        if from.is_empty() {
+                            fused.push("generate".to_string());
+                        } else {
+                            fused.extend(from.iter().cloned());
+                        }
+                    }
+                    delayed.push(inner);
+                }
+                _ => {
+                    if let Some(o) = self.expr(c) {
+                        push_unique(&mut inputs, o);
+                    }
+                }
+            }
+        }
+        fused.push(main.name().to_string());
+        if epilogue.is_some() {
+            fused.push("epilogue".to_string());
+        }
+        // Arrays the closures read (delayed producers' inputs among them).
+        for node in delayed.iter().chain(&lambdas_of) {
+            for (id, t) in captured_arrays(node) {
+                if let Some((_, o)) = self.names.iter().rev().find(|(v, _)| *v == id) {
+                    push_unique(&mut inputs, Operand { name: o.name.clone(), ty: t });
+                }
+            }
+        }
+        let id = self.kernels;
+        self.kernels += 1;
+        let out = Operand { name: format!("%{id}"), ty: ty.clone() };
+        let read = inputs.iter().filter(|i| streamed(&i.ty)).map(|i| elem_bytes(&i.ty)).sum();
+        let reduces = matches!(main, ArrayOp::Fold { .. } | ArrayOp::FoldAll { .. } | ArrayOp::FoldSeg { .. });
+        let k = Kernel {
+            id,
+            skeleton: skeleton(main),
+            fused,
+            inputs,
+            outputs: vec![out.clone()],
+            bytes_read_per_element: read,
+            bytes_written_per_element: if reduces { 0 } else { elem_bytes(ty) },
+        };
+        self.steps.push(Step::Kernel(k));
+        out
+    }
+}
+
+fn push_unique(list: &mut Vec<Operand>, o: Operand) {
+    if !list.iter().any(|x| x.name == o.name) {
+        list.push(o);
+    }
+}
+
+/// The non-closure children of a node (its operands and host scalars), in order.
+fn direct_operands(op: &ArrayOp) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    crate::kernel::for_each_array_child(op, &mut |c, binders| {
+        if binders.is_empty() {
+            out.push(c);
+        }
+    });
+    out
+}
+
+/// The free variables of collective type that a node's closures read, by id.
+fn captured_arrays(op: &ArrayOp) -> Vec<(u32, Type)> {
+    let mut out: Vec<(u32, Type)> = Vec::new();
+    crate::kernel::for_each_array_child(op, &mut |body, params| {
+        if params.is_empty() {
+            return;
+        }
+        crate::kernel::visit(body, &mut |e| {
+            if let ExprKind::Var(v) = &e.kind
+                && !e.ty.is_elem()
+                && !params.iter().any(|(p, _)| p.id == v.id)
+                && !out.iter().any(|(id, _)| *id == v.id)
+            {
+                out.push((v.id, e.ty.clone()));
+            }
+        });
+    });
+    out
 }

@@ -3,8 +3,10 @@
 //! The crate is `no_std` and compiled twice:
 //!
 //! - for the host, with stable Rust, as a dependency of accel-core and accel-runtime: only
-//!   [`abi`] (what host and device agree on: block size, tile shape, error slot, parameter words)
-//!   and [`ops`] (the scalar semantics shared by the interpreter, the CPU backend and the GPU);
+//!   [`abi`] (what host and device agree on: block size, tile shape, error slot, parameter words),
+//!   [`ops`] (the scalar semantics shared by the interpreter, the CPU backend and the GPU), and
+//!   the target-independent [`index`] (row-major index arithmetic) and [`delayed`] (`Delayed`,
+//!   the fused operand computed in place), compiled there for their unit tests;
 //! - for `nvptx64-nvidia-cuda`, with the pinned nightly and `-Zbuild-std=core`, as a path
 //!   dependency ([`MANIFEST_DIR`]) of the cdylib that accel-build generates for a program's
 //!   kernels (DESIGN.md §4). Fat LTO inlines every skeleton into the generated `ptx-kernel`
@@ -41,6 +43,8 @@
 extern crate std;
 
 pub mod abi;
+pub mod delayed;
+pub mod index;
 pub mod ops;
 
 #[cfg(target_arch = "nvptx64")]
@@ -74,6 +78,7 @@ pub const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
 pub mod prelude {
     pub use crate::abi::Word;
     pub use crate::ctx::Ctx;
+    pub use crate::delayed::Delayed;
     pub use crate::elem::DeviceElem;
     pub use crate::ops::{Arith, Bits, Float};
     pub use crate::rows::{Rows, Segmented, Uniform, chunk};

@@ -2,9 +2,11 @@
 //! descriptors (offsets) and nested arrays (segments plus a flat vector of values).
 //!
 //! Views are plain copies of what the host passed; reading through one is unchecked (`Ctx::read`
-//! is the checked path user indexing takes).
+//! is the checked path user indexing takes). A delayed operand is a
+//! [`Delayed`](crate::delayed::Delayed) instead, with the same reading methods.
 
 use crate::elem::DeviceElem;
+use crate::index::ravel;
 
 /// A rank-`R` array in global memory, row-major.
 pub struct View<E: DeviceElem, const R: usize> {
@@ -46,6 +48,16 @@ impl<E: DeviceElem, const R: usize> View<E, R> {
     pub unsafe fn get_linear(&self, i: usize) -> E {
         // SAFETY: the caller guarantees `i < len`, and the host allocated `len` elements.
         unsafe { E::load(self.ptr, i) }
+    }
+
+    /// The element at `ix`.
+    ///
+    /// # Safety
+    /// `ix` is inside `self.shape`.
+    #[inline(always)]
+    pub unsafe fn at(&self, ix: [usize; R]) -> E {
+        // SAFETY: the caller guarantees `ix` inside the shape, so its position is below `len`.
+        unsafe { self.get_linear(ravel(self.shape, ix)) }
     }
 
     /// Writes element `i` in row-major order.

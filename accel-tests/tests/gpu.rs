@@ -26,6 +26,8 @@ mod elementwise;
 mod errors;
 #[path = "gpu/examples.rs"]
 mod examples;
+#[path = "gpu/fusion.rs"]
+mod fusion;
 #[path = "gpu/irregular.rs"]
 mod irregular;
 #[path = "gpu/movement.rs"]
@@ -57,6 +59,7 @@ fn main() {
         control::cases(),
         device::cases(),
         examples::cases(),
+        fusion::cases(),
         errors::cases(),
     ]
     .into_iter()

@@ -8,9 +8,12 @@
 //! call = S N(d1) - K e^(-rT) N(d2)                put = K e^(-rT) (1 - N(d2)) - S (1 - N(d1))
 //! ```
 //!
-//! where `N` is the cumulative normal distribution, here `N(d) = (1 + erf(d / √2)) / 2` (the
-//! paper uses a polynomial approximation of it instead). Each option is priced independently:
-//! a map over the zipped inputs, whose pairs of results are unzipped into two vectors.
+//! where `N` is the cumulative normal distribution, computed as in the paper with the polynomial
+//! approximation of Abramowitz and Stegun (26.2.17, absolute error below 7.5e-8), which costs one
+//! `exp`. Each option is priced independently: a map over the zipped inputs, whose pairs of
+//! results are unzipped into two vectors. With fusion this is one kernel that computes 3 `exp`,
+//! 1 `ln` and 1 `sqrt` per option (the shared `d1`, `d2` and `K e^(-rT)` are computed once) and
+//! writes both outputs.
 
 use accel::prelude::*;
 
@@ -26,8 +29,17 @@ pub fn black_scholes(price: Vector<f32>, strike: Vector<f32>, years: Vector<f32>
             let v_sqrt_t = volatility * t.sqrt();
             let d1 = ((s / k).ln() + (riskfree + 0.5 * volatility * volatility) * t) / v_sqrt_t;
             let d2 = d1 - v_sqrt_t;
-            let cnd_d1 = 0.5 * (1.0 + (d1 * std::f32::consts::FRAC_1_SQRT_2).erf());
-            let cnd_d2 = 0.5 * (1.0 + (d2 * std::f32::consts::FRAC_1_SQRT_2).erf());
+            // N(d1) and N(d2): 1 - n(d) p(k) for d > 0, with n the normal density.
+            let k1 = 1.0 / (1.0 + 0.231_641_9 * d1.abs());
+            let p1 =
+                k1 * (0.319_381_53 + k1 * (-0.356_563_78 + k1 * (1.781_477_9 + k1 * (-1.821_256 + k1 * 1.330_274_4))));
+            let w1 = 0.398_942_3 * (-0.5 * d1 * d1).exp() * p1;
+            let cnd_d1 = if d1 > 0.0 { 1.0 - w1 } else { w1 };
+            let k2 = 1.0 / (1.0 + 0.231_641_9 * d2.abs());
+            let p2 =
+                k2 * (0.319_381_53 + k2 * (-0.356_563_78 + k2 * (1.781_477_9 + k2 * (-1.821_256 + k2 * 1.330_274_4))));
+            let w2 = 0.398_942_3 * (-0.5 * d2 * d2).exp() * p2;
+            let cnd_d2 = if d2 > 0.0 { 1.0 - w2 } else { w2 };
             let k_exp_rt = k * (-riskfree * t).exp();
             (s * cnd_d1 - k_exp_rt * cnd_d2, k_exp_rt * (1.0 - cnd_d2) - s * (1.0 - cnd_d1))
         })

@@ -10,6 +10,7 @@
 //! | [`mandelbrot`] | escape-time fractal | `generate`, scalar `while_loop` |
 //! | [`blur`] | 3×3 binomial blur | `stencil3x3` with `Clamp` |
 //! | [`filter`] | the primes of a vector | `filter`, scalar `while_loop` |
+//! | [`stats`] | mean, sum of squares, normalisation | `fold` with epilogue and sibling fusion |
 //!
 //! `cargo run --release -p accel-examples --bin demo` runs them all.
 
@@ -22,6 +23,7 @@ pub mod histogram;
 pub mod mandelbrot;
 pub mod rng;
 pub mod saxpy;
+pub mod stats;
 
 use std::time::{Duration, Instant};
 

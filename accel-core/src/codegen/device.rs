@@ -2,13 +2,19 @@
 //! `accel-kernels` skeletons with each program's closures, built for `nvptx64-nvidia-cuda` by
 //! `accel-build` into one PTX module.
 //!
-//! Each collective node gets the kernels [`kernel::roles`] lists, named by [`kernel::kernel_name`];
-//! their parameters are `u64` words laid out as [`crate::kernel`] describes, and the CUDA executor
-//! of `accel-runtime` passes exactly those words. All kernels of a node share one prologue that
-//! turns words into views; the scalar code of closures is the CPU backend's (the same
-//! [`Gen`](super::Gen)), so both backends compute the same elements.
+//! Each launched collective node ([`kernel::launched`]) gets the kernels [`kernel::roles`] lists,
+//! named by [`kernel::kernel_name`]; their parameters are `u64` words laid out as [`crate::kernel`]
+//! describes, and the CUDA executor of `accel-runtime` passes exactly those words. All kernels of
+//! a node share one prologue that turns words into views; the scalar code of closures is the CPU
+//! backend's (the same [`Gen`](super::Gen)), so both backends compute the same elements.
+//!
+//! The fused forms of [`crate::fusion`]: a delayed operand becomes an `accel_kernels::Delayed`
+//! (its shape from the words, the generate's closure over the captures) that kernels read like a
+//! view, so no skeleton changes; delayed reads in closures are the scalar generator's; an epilogue
+//! node emits its reduction's or scan's kernels with every result write passed through the
+//! epilogue's closure.
 
-use super::{Gen, elem_type, ix_from_array, ix_to_array, rank_of, var_ident};
+use super::{Gen, elem_type, ix_from_array, ix_to_array, rank_of, value_type, var_ident};
 use crate::ir::{ArrayOp, Axis, Boundary, Expr, Lambda, Program, ScanKind, StencilShape};
 use crate::kernel::{self, PermuteCombine, Scratch, role};
 use crate::types::{ElemType, ScalarType, Type};
@@ -23,8 +29,9 @@ pub fn module_source(programs: &[Program]) -> syn::Result<String> {
         if !seen.insert(p.fingerprint()) {
             continue;
         }
+        let launched = kernel::launched(p);
         for (id, op) in kernel::array_nodes(p).into_iter().enumerate() {
-            if !kernel::roles(op).is_empty() {
+            if launched[id] && !kernel::roles(op).is_empty() {
                 items.push(node_kernels(p, id, op)?);
             }
         }
@@ -43,32 +50,7 @@ fn header() -> TokenStream {
 
         /// Index arithmetic of the generated kernels.
         mod __rt {
-            /// The index of row-major position `i` (which is inside `shape`).
-            #[inline(always)]
-            pub fn unravel<const R: usize>(mut i: usize, shape: [usize; R]) -> [usize; R] {
-                let mut ix = [0; R];
-                let mut d = R;
-                while d > 1 {
-                    d -= 1;
-                    ix[d] = i % shape[d];
-                    i /= shape[d];
-                }
-                if R > 0 {
-                    ix[0] = i;
-                }
-                ix
-            }
-
-            #[inline(always)]
-            pub fn ravel<const R: usize>(shape: [usize; R], ix: [usize; R]) -> usize {
-                let mut k = 0;
-                let mut d = 0;
-                while d < R {
-                    k = k * shape[d] + ix[d];
-                    d += 1;
-                }
-                k
-            }
+            pub use ::accel_kernels::index::{ravel, unravel};
 
             #[inline(always)]
             pub fn contains<const R: usize>(shape: [usize; R], ix: [usize; R]) -> bool {
@@ -302,7 +284,7 @@ fn outputs(ty: &Type) -> Vec<Ident> {
 }
 
 /// The prologue (words to views) shared by every kernel of a node, and the number of words.
-fn prologue(op: &ArrayOp, ty: &Type) -> syn::Result<(Words, Vec<Ident>)> {
+fn prologue(cg: &Gen, op: &ArrayOp, ty: &Type) -> syn::Result<(Words, Vec<Ident>)> {
     let iface = kernel::interface(op);
     let mut w = Words::new();
     let outs = outputs(ty);
@@ -314,7 +296,7 @@ fn prologue(op: &ArrayOp, ty: &Type) -> syn::Result<(Words, Vec<Ident>)> {
         let v = w.value(t)?;
         w.bind(quote!(#name), v);
     }
-    let elem = reduced_elem(op);
+    let elem = reduced_elem(kernel::epilogue_source(op).unwrap_or(op));
     match iface.scratch {
         Scratch::None => {}
         Scratch::Reduce | Scratch::Scan => {
@@ -348,10 +330,22 @@ fn prologue(op: &ArrayOp, ty: &Type) -> syn::Result<(Words, Vec<Ident>)> {
         let v = w.value(&e.ty)?;
         w.bind(quote!(#name), v);
     }
+    // A delayed operand's closure reads the captures, so it is bound after them.
+    let mut delayed = Vec::new();
     for (i, e) in iface.operands.iter().enumerate() {
         let name = format_ident!("__a{i}");
-        let v = w.value(&e.ty)?;
-        w.bind(quote!(#name), v);
+        if let Some(ArrayOp::Generate { f, .. }) = kernel::as_generate(e) {
+            let rank = rank_of(e);
+            let dims: Vec<_> = (0..rank).map(|_| w.word()).collect();
+            let t = value_type(f.result_type());
+            let body = index_body(cg, f, rank)?;
+            delayed.push(quote! {
+                let #name = Delayed { shape: [#(#dims as usize),*], f: |__ix: [usize; #rank]| -> #t #body };
+            });
+        } else {
+            let v = w.value(&e.ty)?;
+            w.bind(quote!(#name), v);
+        }
     }
     for (var, t) in &iface.captures {
         let name = var_ident(var);
@@ -360,6 +354,7 @@ fn prologue(op: &ArrayOp, ty: &Type) -> syn::Result<(Words, Vec<Ident>)> {
         let v = if t.is_elem() { v } else { quote!(&#v) };
         w.bind(quote!(#name), v);
     }
+    w.binds.extend(delayed);
     Ok((w, outs))
 }
 
@@ -377,12 +372,21 @@ fn reduced_elem(op: &ArrayOp) -> Option<ElemType> {
 
 fn node_kernels(program: &Program, id: usize, op: &ArrayOp) -> syn::Result<TokenStream> {
     let ty = node_type(program, id);
-    let (words, outs) = prologue(op, &ty)?;
+    let cg = Gen::for_device();
+    let (words, outs) = prologue(&cg, op, &ty)?;
     let params = words.params();
     let binds = &words.binds;
-    let cg = Gen::for_device();
+    // An epilogue runs the kernels of its reduction or scan, whose errors name that node.
+    let (computed, epilogue, error_id) = match (kernel::epilogue_source(op), op) {
+        (Some(inner), ArrayOp::IMap { f, .. }) => {
+            let inner_id = kernel::array_nodes(program).iter().position(|n| std::ptr::eq(*n, inner));
+            (inner, Some(f), inner_id.expect("the reduction is a node of the program"))
+        }
+        _ => (op, None, id),
+    };
+    let results = Results::new(&cg, &outs[0], epilogue, &ty)?;
     let mut kernels = Vec::new();
-    for (role, body) in bodies(&cg, op, &ty, &outs, id)? {
+    for (role, body) in bodies(&cg, computed, &ty, &outs, &results, error_id)? {
         let name = format_ident!("{}", kernel::kernel_name(program, id, role));
         kernels.push(quote! {
             #[unsafe(no_mangle)]
@@ -419,12 +423,53 @@ fn index_body(cg: &Gen, f: &Lambda, rank: usize) -> syn::Result<TokenStream> {
     Ok(quote!({ let #p = #conv; #body }))
 }
 
-/// One kernel body per role of the node.
+/// How a reduction or scan writes its results into `out`: as they are, or through an epilogue
+/// (fused form 3 of [`crate::fusion`]) that maps `(index, value)` to the element written.
+struct Results<'a> {
+    out: &'a Ident,
+    /// The epilogue's closure and the rank of the results.
+    epilogue: Option<(TokenStream, usize)>,
+}
+
+impl<'a> Results<'a> {
+    fn new(cg: &Gen, out: &'a Ident, epilogue: Option<&Lambda>, ty: &Type) -> syn::Result<Results<'a>> {
+        let rank = ty.as_array().map_or(0, |(_, r)| r);
+        Ok(Results { out, epilogue: epilogue.map(|f| cg.lambda(f).map(|l| (l, rank))).transpose()? })
+    }
+
+    /// The binding of the epilogue's closure, for the kernels that write results.
+    fn setup(&self) -> TokenStream {
+        match &self.epilogue {
+            Some((f, _)) => quote!(let __epi = #f;),
+            None => quote!(),
+        }
+    }
+
+    /// Writes result `v` at row-major position `at` of the output.
+    fn write(&self, at: TokenStream, v: TokenStream) -> TokenStream {
+        let out = self.out;
+        match &self.epilogue {
+            None => quote!(#out.set_linear(#at, #v)),
+            Some((_, rank)) => {
+                let ix = ix_from_array(*rank, &quote!(__ix));
+                quote!({
+                    let __at = #at;
+                    let __ix: [usize; #rank] = __rt::unravel(__at, #out.shape);
+                    #out.set_linear(__at, __epi(#ix, #v))
+                })
+            }
+        }
+    }
+}
+
+/// One kernel body per role of the node (`op` is the reduction or scan of an epilogue, whose
+/// writes `results` rewrites; `id` is the node errors name).
 fn bodies(
     cg: &Gen,
     op: &ArrayOp,
     ty: &Type,
     outs: &[Ident],
+    results: &Results,
     id: usize,
 ) -> syn::Result<Vec<(&'static str, TokenStream)>> {
     use ArrayOp::*;
@@ -440,7 +485,7 @@ fn bodies(
     };
     let at = |a: &str, ix: TokenStream| {
         let a = format_ident!("{a}");
-        quote!(#a.get_linear(__rt::ravel(#a.shape, #ix)))
+        quote!(#a.at(#ix))
     };
     let last = |e: &Expr| rank_of(e) - 1;
     Ok(match op {
@@ -517,7 +562,7 @@ fn bodies(
                 FoldAll { .. } => quote!(Uniform { rows: 1, len: __a0.len() }),
                 _ => segmented_rows(a),
             };
-            reduce(cg, z.is_some(), f, rows, out, id as u64)?
+            reduce(cg, z.is_some(), f, rows, results, id as u64)?
         }
         Scan { kind, z, f, a, .. } | ScanSeg { kind, z, f, a, .. } => {
             let rows = if matches!(op, Scan { .. }) {
@@ -526,10 +571,18 @@ fn bodies(
             } else {
                 segmented_rows(a)
             };
-            scan(cg, *kind, kernel::is_reverse_scan(op), z.is_some(), f, rows, outs)?
+            scan(cg, *kind, kernel::is_reverse_scan(op), z.is_some(), f, rows, outs, results)?
         }
         Permute { defaults, f, combine, a } => {
-            vec![(role::SCATTER, permute(cg, f, combine, rank_of(a), rank_of(defaults), out)?)]
+            let delayed = kernel::as_generate(a).is_some();
+            let scatter = (role::SCATTER, permute(cg, f, combine, rank_of(a), rank_of(defaults), out, delayed)?);
+            if kernel::as_generate(defaults).is_some() {
+                let init =
+                    quote!(generate::for_each_index(#out.len(), |__i| #out.set_linear(__i, __a1.get_linear(__i))));
+                vec![(role::DEFAULTS, init), scatter]
+            } else {
+                vec![scatter]
+            }
         }
         Expand { count, value, .. } => {
             let ct = count.result_type().as_elem().and_then(ElemType::as_scalar).expect("an integer count");
@@ -617,13 +670,14 @@ fn store_partial(p: &str, flags: &str) -> TokenStream {
     }
 }
 
-/// fold, fold1, fold_all, fold_seg: per-chunk totals, then per-row totals with the seed.
+/// fold, fold1, fold_all, fold_seg: per-chunk totals, then per-row totals with the seed (row
+/// `r`'s total is result `r`).
 fn reduce(
     cg: &Gen,
     seeded: bool,
     f: &Lambda,
     rows: TokenStream,
-    out: &Ident,
+    results: &Results,
     node: u64,
 ) -> syn::Result<Vec<(&'static str, TokenStream)>> {
     let fl = cg.lambda(f)?;
@@ -642,10 +696,13 @@ fn reduce(
             }
         })
     };
+    let epilogue = results.setup();
+    let write = results.write(quote!(__r), total);
     let setup = quote! {
         let __f = #fl;
         let __rows = #rows;
-        let __finish = |__r: usize, __t: Option<#elem>| #out.set_linear(__r, #total);
+        #epilogue
+        let __finish = |__r: usize, __t: Option<#elem>| #write;
     };
     let store = store_partial("__p", "__pf");
     let chunks = quote! {
@@ -664,6 +721,7 @@ fn reduce(
 }
 
 /// The scan family over rows (plain or segmented): chunk totals, carries, then the scan.
+#[allow(clippy::too_many_arguments)]
 fn scan(
     cg: &Gen,
     kind: ScanKind,
@@ -672,18 +730,21 @@ fn scan(
     f: &Lambda,
     rows: TokenStream,
     outs: &[Ident],
+    results: &Results,
 ) -> syn::Result<Vec<(&'static str, TokenStream)>> {
     let fl = cg.lambda(f)?;
     // Scan order is descending for right scans: the earlier operand in scan order is the later
     // element, so the combining function takes its operands the other way round.
     let g = if reverse { quote!(|__x, __y| __f(__y, __x)) } else { quote!(__f) };
     let seed = if seeded { quote!(Some(__s0)) } else { quote!(None) };
+    let epilogue = results.setup();
     let setup = quote! {
         let __f = #fl;
         let __g = #g;
         let __rows = #rows;
+        #epilogue
     };
-    let out = &outs[0];
+    let write = |at: TokenStream, v: TokenStream| results.write(at, v);
     let store = store_partial("__p", "__pf");
     let chunks = quote! {
         #setup
@@ -691,8 +752,14 @@ fn scan(
     };
     // Per row: the seed's own slot of a seeded scan, and the total of an empty row.
     let row_end = match (kind, reverse) {
-        (ScanKind::WithSeed, false) => quote!({ let (__s, _) = __rows.bounds(__r); #out.set_linear(__s + __r, __s0) }),
-        (ScanKind::WithSeed, true) => quote!({ let (_, __e) = __rows.bounds(__r); #out.set_linear(__e + __r, __s0) }),
+        (ScanKind::WithSeed, false) => {
+            let w = write(quote!(__s + __r), quote!(__s0));
+            quote!({ let (__s, _) = __rows.bounds(__r); #w })
+        }
+        (ScanKind::WithSeed, true) => {
+            let w = write(quote!(__e + __r), quote!(__s0));
+            quote!({ let (_, __e) = __rows.bounds(__r); #w })
+        }
         (ScanKind::ExclusiveAndTotal, _) => {
             let total = &outs[1];
             quote!({ let (__s, __e) = __rows.bounds(__r); if __s == __e { #total.set_linear(__r, __s0) } })
@@ -716,11 +783,12 @@ fn scan(
         )
     };
     let emit = match (kind, reverse) {
-        (ScanKind::Inclusive, _) => quote!(#out.set_linear(__i, __incl)),
-        (ScanKind::WithSeed, false) => quote!(#out.set_linear(__i + __r + 1, __incl)),
-        (ScanKind::WithSeed, true) => quote!(#out.set_linear(__i + __r, __incl)),
+        (ScanKind::Inclusive, _) => write(quote!(__i), quote!(__incl)),
+        (ScanKind::WithSeed, false) => write(quote!(__i + __r + 1), quote!(__incl)),
+        (ScanKind::WithSeed, true) => write(quote!(__i + __r), quote!(__incl)),
         (ScanKind::ExclusiveAndTotal, _) => {
-            let total = &outs[1];
+            // Never under an epilogue (see `kernel::epilogue_source`).
+            let (out, total) = (&outs[0], &outs[1]);
             let is_last = if reverse { quote!(__i == __s) } else { quote!(__i + 1 == __e) };
             quote! {
                 #out.set_linear(__i, match __excl { Some(__v) => __v, None => __s0 });
@@ -737,6 +805,7 @@ fn scan(
     Ok(vec![(role::CHUNKS, chunks), (role::CARRIES, carries), (role::SCAN, scan)])
 }
 
+/// The scatter of permute (from a delayed source when `delayed`).
 fn permute(
     cg: &Gen,
     f: &Lambda,
@@ -744,6 +813,7 @@ fn permute(
     rank: usize,
     dst_rank: usize,
     out: &Ident,
+    delayed: bool,
 ) -> syn::Result<TokenStream> {
     let target = index_body(cg, f, rank)?;
     let dst = ix_to_array(dst_rank, quote!(__dst));
@@ -762,15 +832,23 @@ fn permute(
             })
         },
     };
+    // A delayed source element is computed even where it is dropped, so that it fails where the
+    // array it stands for would have; a manifest one is only read where it is kept.
+    let (computed, read) = if delayed {
+        (quote!(let __x = __a0.at(__ix);), quote!())
+    } else {
+        (quote!(), quote!(let __x = __a0.get_linear(__i);))
+    };
     Ok(quote! {
         generate::for_each_index(__a0.len(), |__i| {
             let __ix: [usize; #rank] = __rt::unravel(__i, __a0.shape);
+            #computed
             let (__keep, __dst) = #target;
             if __keep {
                 let __d: [usize; #dst_rank] = #dst;
                 if __rt::contains(#out.shape, __d) {
                     let __j = __rt::ravel(#out.shape, __d);
-                    let __x = __a0.get_linear(__i);
+                    #read
                     #apply;
                 } else {
                     __cx.fail(abi::code::INDEX_OUT_OF_BOUNDS, abi::site::PERMUTE, &__d, &#out.shape, 0);
@@ -804,7 +882,7 @@ fn stencil(cg: &Gen, shape: StencilShape, boundary: &Boundary, f: &Lambda) -> sy
         let names: Vec<_> = (0..off.len()).map(|d| format_ident!("__c{d}")).collect();
         quote! {
             let #id = match (#(#coords,)*) {
-                (#(Some(#names),)*) => __a0.get_linear(__rt::ravel(__a0.shape, [#(#names),*])),
+                (#(Some(#names),)*) => __a0.at([#(#names),*]),
                 _ => #outside,
             };
         }
@@ -816,10 +894,7 @@ fn stencil(cg: &Gen, shape: StencilShape, boundary: &Boundary, f: &Lambda) -> sy
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn program(src: &str) -> Program {
-        crate::frontend::lower(&syn::parse_str(src).expect("a function")).expect("a valid program")
-    }
+    use crate::kernel::tests::{inline_generates, program};
 
     #[test]
     fn every_kernel_of_every_node_is_emitted_once_and_parses() {
@@ -861,5 +936,97 @@ mod tests {
             )),
             "{src}"
         );
+    }
+
+    /// The words a node's kernels take, counted from the interface as the executor passes them.
+    fn expected_words(program: &Program, id: usize, op: &ArrayOp) -> usize {
+        let iface = kernel::interface(op);
+        let leaves = reduced_elem(kernel::epilogue_source(op).unwrap_or(op)).map_or(0, |e| e.leaves().len());
+        let scratch = match iface.scratch {
+            Scratch::None => 0,
+            Scratch::Reduce => 3 + leaves,
+            Scratch::Scan => 5 + 2 * leaves,
+            Scratch::Permute => 1,
+            Scratch::Offsets => 3,
+        };
+        let operand = |e: &&Expr| if kernel::as_generate(e).is_some() { rank_of(e) } else { kernel::word_count(&e.ty) };
+        1 + kernel::word_count(&node_type(program, id))
+            + scratch
+            + iface.host_scalars.iter().map(|e| kernel::word_count(&e.ty)).sum::<usize>()
+            + iface.operands.iter().map(operand).sum::<usize>()
+            + iface.captures.iter().map(|(_, t)| kernel::word_count(t)).sum::<usize>()
+    }
+
+    /// The number of parameters of kernel `name` in `src`.
+    fn params_of(src: &str, name: &str) -> usize {
+        let start = src.find(&format!("fn {name} (")).unwrap_or_else(|| panic!("{name} is emitted"));
+        let params = &src[start..start + src[start..].find(')').unwrap()];
+        params.matches(": u64").count()
+    }
+
+    #[test]
+    fn fused_forms_emit_kernels_only_for_launched_nodes_with_the_interfaces_words() {
+        let p = inline_generates(&program(
+            "fn f(xs: Vector<f32>, m: Matrix<i32>, ls: Vector<i32>, k: f32) -> (Vector<f32>, Vector<f64>, Matrix<i32>, Vector<i32>, Vector<f32>, Vector<f32>, Vector<f32>, Vector<f32>, Scalar<f64>, Vector<bool>, Matrix<(i32, usize)>) {
+                 let n = xs.len();
+                 let g = generate(n, |i| xs[i] * k);
+                 let gm = generate(m.shape(), |(i, j)| m[(i, j)] + (i as i32));
+                 let s = g.scanl(0.0, |a, b| a + b).imap(|i, v| v + (i as f32));
+                 let t = g.fold_seg(0.0, |a, b| a.max(b), ls).imap(|i, v| (v as f64) * 2.0);
+                 let u = gm.scanr1(|a, b| a - b);
+                 let w = gm.fold(0, |a, b| a + b).imap(|i, v| v / ((i as i32) + 1));
+                 let q = g.scanl1_seg(|a, b| a + b, ls);
+                 let h = g.permute(generate(n, |i| (i as f32) - k), |i| Some((n - 1 - i,)), |a, b| a + b);
+                 let st = g.stencil3(Clamp, |l, c, r| l + c + r);
+                 let e = g.filter(|x| x > 1.0);
+                 let all = g.fold_all(0.0, |a, b| a + b).imap(|_, v| (v as f64) + g[0] as f64);
+                 let x = g.expand(|x| 2, |x, k| x > (k as f32));
+                 let sm = gm.stencil3x3(Constant(7), |n| n[0][0] - n[2][2]).scanl_seg(1, |a, b| a * b, ls).imap(|(i, j), v| (v, i + j));
+                 (s, t, u, w, q, h, st, e, all, x, sm)
+             }",
+        ));
+        let src = module_source(std::slice::from_ref(&p)).unwrap();
+        syn::parse_file(&src).expect("the module is valid Rust");
+        let nodes = kernel::array_nodes(&p);
+        let launched = kernel::launched(&p);
+        assert!(launched.iter().filter(|l| !**l).count() >= 15, "the generates and the reductions under epilogues");
+        for (id, op) in nodes.iter().enumerate() {
+            let prefix = format!("fn {}", kernel::kernel_name(&p, id, ""));
+            if !launched[id] {
+                assert!(!src.contains(&prefix), "node {id} ({}) is absorbed but has kernels", op.name());
+                continue;
+            }
+            for role in kernel::roles(op) {
+                let name = kernel::kernel_name(&p, id, role);
+                assert_eq!(params_of(&src, &name), expected_words(&p, id, op), "{name} ({})", op.name());
+            }
+        }
+        let generates = nodes.iter().zip(&launched).filter(|(op, _)| matches!(op, ArrayOp::Generate { .. }));
+        assert!(generates.clone().count() >= 10 && generates.clone().all(|(_, l)| !l), "every generate is delayed");
+        assert_eq!(src.matches("_defaults (").count(), 1, "permute's delayed defaults have a kernel");
+        assert!(src.contains("Delayed { shape"), "{src}");
+        assert!(src.contains("__epi ("), "{src}");
+        assert!(src.contains("check_index"), "`g[0]` is a delayed read");
+    }
+
+    #[test]
+    fn a_dot_product_over_a_delayed_zip_reads_no_array_of_products() {
+        let p = program(
+            "fn dotp(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> { generate(xs.len(), |i| xs[i] * ys[i]).sum() }",
+        );
+        let src = module_source(std::slice::from_ref(&p)).unwrap();
+        let chunks = kernel::kernel_name(&p, 0, role::CHUNKS);
+        // The error slot; the result (1 column); parts, partials (1 dimension, 1 column) and their
+        // flags; the seed; the delayed operand's one dimension; `xs` and `ys` (2 each).
+        assert_eq!(params_of(&src, &chunks), 12);
+        assert_eq!(src.matches("_n1_").count(), 0, "the generate has no kernel");
+        assert!(src.contains("let __a0 = Delayed { shape : [w7 as usize]"), "{src}");
+    }
+
+    #[test]
+    fn unzip_emits_nothing() {
+        let p = program("fn uz(xs: Vector<(f32, i32)>) -> (Vector<f32>, Vector<i32>) { xs.unzip() }");
+        let src = module_source(std::slice::from_ref(&p)).unwrap();
+        assert!(!src.contains("_n0_"), "{src}");
     }
 }

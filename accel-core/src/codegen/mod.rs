@@ -14,6 +14,7 @@ use crate::ir::{
     ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Program, ReadSite, ScanKind,
     StencilShape, UnaryOp, Var,
 };
+use crate::kernel;
 use crate::types::{ElemType, ScalarType, Type};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -104,12 +105,15 @@ impl Code {
 }
 
 /// The generator. `owned_bindings` are the `let`s whose value the generated code owns (bound as
-/// `name_o`, with `name` a reference to it), which the result may move out instead of copying.
+/// `name_o`, with `name` a reference to it), which the result may move out instead of copying,
+/// unless `still_read` holds them: variables that another part of the result's tuple still
+/// reads.
 /// With `device` set it generates the scalar code of kernels for `accel-kernels` instead (see
 /// [`device`]): the same expressions over device views.
 #[derive(Default)]
 pub(crate) struct Gen {
     owned_bindings: std::cell::RefCell<std::collections::HashSet<u32>>,
+    still_read: std::cell::RefCell<Vec<u32>>,
     device: bool,
 }
 
@@ -189,7 +193,9 @@ impl Gen {
     /// result names is moved out rather than copied.
     fn tail(&self, e: &Expr) -> syn::Result<TokenStream> {
         match &e.kind {
-            ExprKind::Var(v) if self.owned_bindings.borrow().contains(&v.id) => {
+            ExprKind::Var(v)
+                if self.owned_bindings.borrow().contains(&v.id) && !self.still_read.borrow().contains(&v.id) =>
+            {
                 let id = owned_ident(v);
                 Ok(quote!(#id))
             }
@@ -203,11 +209,33 @@ impl Gen {
                 Ok(quote!((if #c { #t } else { #f })))
             }
             ExprKind::Tuple(parts) if distinct_vars(parts) => {
-                let parts = parts
-                    .iter()
-                    .map(|p| if p.ty.is_elem() { self.scalar(p) } else { self.tail(p) })
-                    .collect::<syn::Result<Vec<_>>>()?;
-                Ok(quote!((#(#parts,)*)))
+                // The computed parts run first, in order, into temporaries, and the variables
+                // move out last: fusion inlines computations into the result's tuple, and those
+                // may read a variable that the result moves. Inside a computed part, nothing that
+                // another part reads moves out.
+                let tail = |p: &Expr| if p.ty.is_elem() { self.scalar(p) } else { self.tail(p) };
+                let (mut binds, mut items) = (Vec::new(), Vec::new());
+                for (i, p) in parts.iter().enumerate() {
+                    if let ExprKind::Var(_) = p.kind {
+                        items.push(tail(p)?);
+                        continue;
+                    }
+                    let depth = self.still_read.borrow().len();
+                    for other in parts.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, q)| q) {
+                        kernel::visit(other, &mut |x| {
+                            if let ExprKind::Var(v) = &x.kind {
+                                self.still_read.borrow_mut().push(v.id);
+                            }
+                        });
+                    }
+                    let part = tail(p);
+                    self.still_read.borrow_mut().truncate(depth);
+                    let t = format_ident!("__part{i}");
+                    let part = part?;
+                    binds.push(quote!(let #t = #part;));
+                    items.push(quote!(#t));
+                }
+                Ok(quote!({ #(#binds)* (#(#items,)*) }))
             }
             _ => self.owned(e),
         }
@@ -477,6 +505,13 @@ impl Gen {
         Ok(quote!(|#(#params),*| -> #ret { #body }))
     }
 
+    /// `l` as a closure whose first parameter is an index, received as `[usize; R]`.
+    fn index_closure(&self, l: &Lambda, rank: usize) -> syn::Result<TokenStream> {
+        let ret = value_type(l.result_type());
+        let body = self.scalar(&l.body)?;
+        Ok(self.index_lambda(l, rank, ret, body))
+    }
+
     /// A closure whose first parameter is an index, received as `[usize; R]`.
     fn index_lambda(&self, l: &Lambda, rank: usize, ret: TokenStream, body: TokenStream) -> TokenStream {
         let ix = var_ident(&l.params[0].0);
@@ -504,17 +539,64 @@ impl Gen {
         Ok(ix_to_array(rank_of(shape), self.scalar(shape)?))
     }
 
+    /// An operand in a position that may hold a delayed array (fused form 1 of
+    /// [`crate::fusion`]): a `generate` node there becomes a `Delayed` source whose elements the
+    /// skeleton computes where it reads them; any other operand is a reference as usual.
+    fn operand(&self, a: &Expr) -> syn::Result<TokenStream> {
+        let Some(ArrayOp::Generate { shape, f, .. }) = kernel::as_generate(a) else { return self.reference(a) };
+        let s = self.shape_arg(shape)?;
+        let f = self.index_closure(f, rank_of(shape))?;
+        Ok(quote!(&::accel::__private::cpu::Delayed::new(#s, #f)?))
+    }
+
+    /// The call of the skeleton of a reduction or scan node; with `post`, an epilogue (fused form
+    /// 3 of [`crate::fusion`]), of the skeleton's `_imap` form, which writes `post(ix, v)` for
+    /// each result `v`.
+    fn reduction(&self, op: &ArrayOp, post: Option<TokenStream>) -> syn::Result<TokenStream> {
+        use ArrayOp::*;
+        let name = op.name();
+        let (skeleton, args) = match op {
+            Fold { z, f, a } | FoldAll { z, f, a } => {
+                let skeleton = if matches!(op, Fold { .. }) { "fold" } else { "fold_all" };
+                (skeleton, vec![self.operand(a)?, self.seed(z)?, self.lambda(f)?, quote!(#name)])
+            }
+            FoldSeg { z, f, a, segments } => {
+                let (a, s) = (self.operand(a)?, self.reference(segments)?);
+                ("fold_seg", vec![a, s, self.seed(z)?, self.lambda(f)?, quote!(#name)])
+            }
+            Scan { dir, kind: ScanKind::ExclusiveAndTotal, z, f, a } => {
+                let z = self.scalar(z.as_ref().expect("scan_total has a seed"))?;
+                ("scan_total", vec![self.operand(a)?, direction(*dir), z, self.lambda(f)?])
+            }
+            Scan { dir, kind, z, f, a } => {
+                ("scan", vec![self.operand(a)?, direction(*dir), scan_kind(*kind), self.seed(z)?, self.lambda(f)?])
+            }
+            ScanSeg { kind, z, f, a, segments } => {
+                let (a, s) = (self.operand(a)?, self.reference(segments)?);
+                ("scan_seg", vec![a, s, scan_kind(*kind), self.seed(z)?, self.lambda(f)?])
+            }
+            _ => unreachable!("`{name}` is not a reduction or scan"),
+        };
+        Ok(match post {
+            None => {
+                let skeleton = format_ident!("{skeleton}");
+                quote!(::accel::__private::cpu::#skeleton(__cx, #(#args),*))
+            }
+            Some(post) => {
+                let skeleton = format_ident!("{skeleton}_imap");
+                quote!(::accel::__private::cpu::#skeleton(__cx, #(#args,)* #post))
+            }
+        })
+    }
+
     fn array(&self, op: &ArrayOp, ty: &Type) -> syn::Result<Code> {
         use ArrayOp::*;
         let cpu = quote!(::accel::__private::cpu);
         let name = op.name();
         let call = match op {
             Generate { shape, f, .. } => {
-                let rank = rank_of(shape);
                 let s = self.shape_arg(shape)?;
-                let ret = value_type(f.result_type());
-                let body = self.scalar(&f.body)?;
-                let f = self.index_lambda(f, rank, ret, body);
+                let f = self.index_closure(f, rank_of(shape))?;
                 quote!(#cpu::generate(__cx, #s, #f))
             }
             Fill { shape, value } => {
@@ -541,42 +623,20 @@ impl Gen {
                 quote!(#cpu::map(__cx, #a, #f))
             }
             IMap { f, a } => {
-                let rank = rank_of(a);
-                let a = self.reference(a)?;
-                let ret = value_type(f.result_type());
-                let body = self.scalar(&f.body)?;
-                let f = self.index_lambda(f, rank, ret, body);
-                quote!(#cpu::imap(__cx, #a, #f))
+                let f = self.index_closure(f, rank_of(a))?;
+                match kernel::epilogue_source(op) {
+                    Some(inner) => self.reduction(inner, Some(f))?,
+                    None => {
+                        let a = self.reference(a)?;
+                        quote!(#cpu::imap(__cx, #a, #f))
+                    }
+                }
             }
             ZipWith { f, a, b } => {
                 let (a, b, f) = (self.reference(a)?, self.reference(b)?, self.lambda(f)?);
                 quote!(#cpu::zip_with(__cx, #a, #b, #f))
             }
-            Fold { z, f, a } | FoldAll { z, f, a } => {
-                let (a, z, f) = (self.reference(a)?, self.seed(z)?, self.lambda(f)?);
-                let skeleton = if matches!(op, Fold { .. }) { quote!(fold) } else { quote!(fold_all) };
-                quote!(#cpu::#skeleton(__cx, #a, #z, #f, #name))
-            }
-            FoldSeg { z, f, a, segments } => {
-                let (a, s, z, f) = (self.reference(a)?, self.reference(segments)?, self.seed(z)?, self.lambda(f)?);
-                quote!(#cpu::fold_seg(__cx, #a, #s, #z, #f, #name))
-            }
-            Scan { dir, kind, z, f, a } => {
-                let (a, f) = (self.reference(a)?, self.lambda(f)?);
-                let d = direction(*dir);
-                if *kind == ScanKind::ExclusiveAndTotal {
-                    let z = self.scalar(z.as_ref().expect("scan_total has a seed"))?;
-                    quote!(#cpu::scan_total(__cx, #a, #d, #z, #f))
-                } else {
-                    let (k, z) = (scan_kind(*kind), self.seed(z)?);
-                    quote!(#cpu::scan(__cx, #a, #d, #k, #z, #f))
-                }
-            }
-            ScanSeg { kind, z, f, a, segments } => {
-                let (a, s, z, f) = (self.reference(a)?, self.reference(segments)?, self.seed(z)?, self.lambda(f)?);
-                let k = scan_kind(*kind);
-                quote!(#cpu::scan_seg(__cx, #a, #s, #k, #z, #f))
-            }
+            Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } => self.reduction(op, None)?,
             Backpermute { shape, f, a } => {
                 let (r2, r) = (rank_of(shape), rank_of(a));
                 let s = self.shape_arg(shape)?;
@@ -587,8 +647,8 @@ impl Gen {
             }
             Permute { defaults, f, combine, a } => {
                 let (r, r2) = (rank_of(a), rank_of(defaults));
-                let d = self.reference(defaults)?;
-                let a = self.reference(a)?;
+                let d = self.operand(defaults)?;
+                let a = self.operand(a)?;
                 let pair = self.scalar(&f.body)?;
                 let dst = ix_to_array(r2, quote!(__dst));
                 let body = quote!({
@@ -631,7 +691,7 @@ impl Gen {
                 quote!(#cpu::slice(__cx, #a, #ax, #i))
             }
             Stencil { shape, boundary, f, a } => {
-                let a = self.reference(a)?;
+                let a = self.operand(a)?;
                 let elem = elem_type(f.params[0].1.as_elem().expect("scalar closure"));
                 let b = match boundary {
                     Boundary::Clamp => quote!(#cpu::Boundary::Clamp),
@@ -653,11 +713,11 @@ impl Gen {
                 quote!(#cpu::stencil(__cx, #a, #sh, #b, |__n: &[#elem; #points]| -> #ret { #(#binds)* #body }))
             }
             Expand { count, value, a } => {
-                let (a, c, v) = (self.reference(a)?, self.lambda(count)?, self.lambda(value)?);
+                let (a, c, v) = (self.operand(a)?, self.lambda(count)?, self.lambda(value)?);
                 quote!(#cpu::expand(__cx, #a, #c, #v))
             }
             Filter { pred, a } => {
-                let (a, p) = (self.reference(a)?, self.lambda(pred)?);
+                let (a, p) = (self.operand(a)?, self.lambda(pred)?);
                 quote!(#cpu::filter(__cx, #a, #p))
             }
             Awhile { init, cond, step } => {
@@ -754,5 +814,117 @@ fn stencil_shape(s: StencilShape) -> TokenStream {
         StencilShape::S5 => quote!(::accel::__private::ir::StencilShape::S5),
         StencilShape::S3x3 => quote!(::accel::__private::ir::StencilShape::S3x3),
         StencilShape::S5x5 => quote!(::accel::__private::ir::StencilShape::S5x5),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(src: &str) -> Program {
+        crate::frontend::lower(&syn::parse_str(src).expect("a function")).expect("a valid program")
+    }
+
+    /// The CPU code of `p`, checked to be one valid Rust function.
+    fn cpu_code(p: &Program) -> String {
+        let tokens = cpu_function(p).expect("code generation succeeds");
+        syn::parse2::<syn::ItemFn>(tokens.clone()).expect("the code is a valid function");
+        tokens.to_string()
+    }
+
+    /// `p` with every `let`-bound `generate` substituted into the uses of its variable, which
+    /// turns its reads into delayed reads and its operands into delayed operands.
+    fn inline_generates(p: &Program) -> Program {
+        fn subst(e: &mut serde_json::Value, id: &serde_json::Value, by: &serde_json::Value) {
+            if e.pointer("/kind/Var/id") == Some(id) {
+                *e = by.clone();
+            } else if let Some(children) = e.as_object_mut() {
+                children.values_mut().for_each(|c| subst(c, id, by));
+            } else if let Some(items) = e.as_array_mut() {
+                items.iter_mut().for_each(|c| subst(c, id, by));
+            }
+        }
+        fn inline(e: &mut serde_json::Value) {
+            if let Some(children) = e.as_object_mut() {
+                children.values_mut().for_each(inline);
+            } else if let Some(items) = e.as_array_mut() {
+                items.iter_mut().for_each(inline);
+            }
+            if let Some(the_let) = e.pointer("/kind/Let")
+                && the_let.pointer("/value/kind/Array/Generate").is_some()
+            {
+                let (id, value) = (the_let["var"]["id"].clone(), the_let["value"].clone());
+                let mut body = the_let["body"].clone();
+                subst(&mut body, &id, &value);
+                *e = body;
+            }
+        }
+        let mut json = serde_json::to_value(p).expect("serialisable");
+        inline(&mut json);
+        serde_json::from_value(json).expect("still a program")
+    }
+
+    #[test]
+    fn delayed_operands_become_delayed_sources() {
+        let p = program(
+            "fn dotp(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> {
+                 generate(xs.len(), |i| xs[i] * ys[i]).fold_all(0.0, |a, b| a + b)
+             }",
+        );
+        let code = cpu_code(&p);
+        assert!(code.contains("cpu :: fold_all (__cx , & :: accel :: __private :: cpu :: Delayed :: new"), "{code}");
+        assert!(!code.contains("cpu :: generate"), "{code}");
+    }
+
+    #[test]
+    fn a_result_tuple_moves_its_variables_after_the_parts_that_read_them() {
+        let p = program(
+            "fn f(xs: Vector<f64>) -> (Scalar<f64>, Vector<f64>, (Scalar<f64>, Vector<f64>)) {
+                 let s = xs.sum();
+                 let t = xs.sum();
+                 (s, xs.map(|x| x / s.get()), (t, xs.map(|x| x * t.get())))
+             }",
+        );
+        let code = cpu_code(&p);
+        // `s` moves out after the map that reads it, `t` after its sibling in the nested tuple.
+        assert!(code.contains("_o , __part1 , __part2 ,)"), "{code}");
+        assert!(code.contains("_o , __part1 ,)"), "{code}");
+        assert!(!code.contains("Clone :: clone"), "nothing is copied: {code}");
+    }
+
+    #[test]
+    fn every_delayed_position_and_epilogue_generates() {
+        let p = program(
+            "fn f(xs: Vector<f32>, m: Matrix<i32>, ls: Vector<i32>) -> (Vector<f32>, Vector<f32>, Matrix<i32>, Vector<i32>, Vector<f32>, Vector<f32>, Vector<f32>, Vector<f32>, Scalar<f64>, Vector<bool>) {
+                 let n = xs.len();
+                 let g = generate(n, |i| xs[i] * 2.0);
+                 let gm = generate(m.shape(), |(i, j)| m[(i, j)] + (i as i32));
+                 let s = g.scanl(0.0, |a, b| a + b).imap(|i, v| v + (i as f32));
+                 let t = g.fold_seg(0.0, |a, b| a.max(b), ls).imap(|i, v| v * 2.0);
+                 let u = gm.scanr1(|a, b| a - b);
+                 let w = gm.fold(0, |a, b| a + b).imap(|i, v| v / ((i as i32) + 1));
+                 let q = g.scanl1_seg(|a, b| a + b, ls);
+                 let h = g.permute(g, |i| Some((n - 1 - i,)), |a, b| a + b);
+                 let st = g.stencil3(Clamp, |l, c, r| l + c + r);
+                 let e = g.filter(|x| x > 1.0);
+                 let all = g.fold_all(0.0, |a, b| a + b).imap(|_, v| (v as f64) + g[0] as f64);
+                 let x = g.expand(|x| 2, |x, k| x > (k as f32));
+                 (s, t, u, w, q, h, st, e, all, x)
+             }",
+        );
+        let code = cpu_code(&inline_generates(&p));
+        for skeleton in ["scan_imap", "fold_seg_imap", "scan", "fold_imap", "scan_seg", "permute", "stencil", "filter"]
+        {
+            assert!(
+                code.contains(&format!("cpu :: {skeleton} (__cx , & :: accel :: __private :: cpu :: Delayed")),
+                "{skeleton}: {code}"
+            );
+        }
+        assert!(code.contains("cpu :: fold_all_imap (__cx , & :: accel :: __private :: cpu :: Delayed"), "{code}");
+        assert!(code.contains("cpu :: expand (__cx , & :: accel :: __private :: cpu :: Delayed"), "{code}");
+        // `g[0]` in the epilogue is a delayed read.
+        assert!(code.contains("check_index (\"index\""), "{code}");
+        assert!(!code.contains("cpu :: generate"), "{code}");
+        assert!(!code.contains("cpu :: imap"), "{code}");
     }
 }

@@ -20,7 +20,18 @@
 //! see [`crate::kernel::launched`].
 //!
 //! The pipeline, in order ([`PASSES`]):
-//! (the passes land with the fusion issue)
+//! 1. [`producers`]: producers become delayed arrays and fuse into their consumers; `let`s are
+//!    inlined or kept manifest by the sharing rule;
+//! 2. [`siblings`]: reductions of the same extent become one reduction of tuples;
+//! 3. [`epilogues`]: elementwise work on a reduction's or scan's results moves into its last
+//!    step.
+
+mod epilogues;
+mod producers;
+mod rewrite;
+mod siblings;
+#[cfg(test)]
+mod tests;
 
 use crate::ir::Program;
 
@@ -66,8 +77,12 @@ impl Options {
     }
 }
 
+/// A pass: a program in, the rewritten program out.
+pub type Pass = fn(Program) -> Program;
+
 /// The fusion passes, in the order they run.
-pub const PASSES: &[(&str, fn(Program) -> Program)] = &[];
+pub const PASSES: &[(&str, Pass)] =
+    &[("producers", producers::run), ("siblings", siblings::run), ("epilogues", epilogues::run)];
 
 /// Runs the pipeline on `program` (unless `options` turn fusion off).
 pub fn run(program: &Program, options: Options) -> Program {

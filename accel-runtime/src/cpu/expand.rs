@@ -9,13 +9,16 @@
 //! huge count is spread over all threads as well.
 //!
 //! Memory traffic: one read of the input per phase that needs it, one `usize` per element for
-//! the offsets (`expand`) or one `bool` (`filter`), one write per result.
+//! the offsets (`expand`) or one `bool` (`filter`), one write per result. Phase 3 reads only the
+//! elements that give results (for `expand`, those with a non-zero count), so a
+//! [`Delayed`](super::Delayed) input computes every element in phase 1 and those again.
 //!
 //! Limits: a negative count is `InvalidArgument`; `count` and the predicate run exactly once per
 //! element, `value` once per result.
 
 use super::Ctx;
 use super::par::{Out, chunk_len, par_write, uniform_ends};
+use super::source::Source;
 use crate::array::{Array, Vector};
 use crate::elem::{Columns, Elem, IndexLike};
 use accel_core::{Error, Result};
@@ -33,12 +36,12 @@ use rayon::prelude::*;
 /// ```
 pub fn expand<A: Elem, B: Elem, C: IndexLike>(
     cx: &Ctx,
-    a: &Vector<A>,
+    a: &impl Source<A, 1>,
     count: impl Fn(A) -> C + Sync + Send,
     value: impl Fn(A, usize) -> B + Sync + Send,
 ) -> Result<Vector<B>> {
+    let a = &a.view();
     let n = a.len();
-    let cols = a.columns();
     let chunk = chunk_len(n);
     // Phase 1: counts, kept as exclusive offsets within each chunk, plus chunk totals.
     let mut offsets = vec![0usize; n + 1];
@@ -48,7 +51,7 @@ pub fn expand<A: Elem, B: Elem, C: IndexLike>(
         .map(|(c, part)| {
             let mut total = 0usize;
             let run = c * chunk..c * chunk + part.len();
-            for (j, (slot, x)) in part.iter_mut().zip(cols.iter_range(run)).enumerate() {
+            for (j, (slot, x)) in part.iter_mut().zip(a.iter_range(run)).enumerate() {
                 *slot = total;
                 let k = count(x);
                 let k = k.to_index().ok_or_else(|| {
@@ -83,12 +86,16 @@ pub fn expand<A: Elem, B: Elem, C: IndexLike>(
         // The element covering output `first`: the last one starting at or before it.
         let mut e = offsets[1..].partition_point(|&o| o <= first);
         let mut i = first - offsets[e];
-        let mut x = cols.get(e);
+        let mut x = a.get_at(e, [e]);
         for j in 0..out.len() {
-            while offsets[e] + i == offsets[e + 1] {
+            if offsets[e] + i == offsets[e + 1] {
+                // The next element with results; those with none are not read.
                 e += 1;
+                while offsets[e] == offsets[e + 1] {
+                    e += 1;
+                }
                 i = 0;
-                x = cols.get(e);
+                x = a.get_at(e, [e]);
             }
             out.set(j, value(x, i));
             i += 1;
@@ -110,9 +117,9 @@ fn too_large() -> Error {
 /// assert_eq!(cpu::filter(&Ctx::new(), &v, |x| x % 3 == 0)?.to_vec(), vec![0, 3, 6, 9]);
 /// # Ok::<(), accel_runtime::Error>(())
 /// ```
-pub fn filter<E: Elem>(cx: &Ctx, a: &Vector<E>, pred: impl Fn(E) -> bool + Sync + Send) -> Result<Vector<E>> {
+pub fn filter<E: Elem>(cx: &Ctx, a: &impl Source<E, 1>, pred: impl Fn(E) -> bool + Sync + Send) -> Result<Vector<E>> {
+    let a = &a.view();
     let n = a.len();
-    let cols = a.columns();
     let chunk = chunk_len(n);
     let mut keep = vec![false; n];
     let kept: Vec<usize> = keep
@@ -121,7 +128,7 @@ pub fn filter<E: Elem>(cx: &Ctx, a: &Vector<E>, pred: impl Fn(E) -> bool + Sync 
         .map(|(c, part)| {
             let mut k = 0;
             let run = c * chunk..c * chunk + part.len();
-            for (slot, x) in part.iter_mut().zip(cols.iter_range(run)) {
+            for (slot, x) in part.iter_mut().zip(a.iter_range(run)) {
                 *slot = pred(x);
                 k += usize::from(*slot);
             }
@@ -138,9 +145,9 @@ pub fn filter<E: Elem>(cx: &Ctx, a: &Vector<E>, pred: impl Fn(E) -> bool + Sync 
     let keep = &keep;
     let (out, _) = par_write(&ends, |c, mut out: Out<'_, E>| {
         let run = c * chunk..(c * chunk + chunk).min(n);
-        let kept = cols.iter_range(run.clone()).zip(&keep[run]).filter(|(_, k)| **k);
-        for (at, (x, _)) in kept.enumerate() {
-            out.set(at, x);
+        let kept = run.filter(|&i| keep[i]);
+        for (at, i) in kept.enumerate() {
+            out.set(at, a.get_at(i, [i]));
         }
     });
     cx.check()?;

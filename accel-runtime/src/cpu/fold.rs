@@ -1,20 +1,26 @@
-//! `fold` (each row of the innermost dimension) and `fold_all` (every element).
+//! `fold` (each row of the innermost dimension) and `fold_all` (every element), and their
+//! `_imap` forms, which apply an epilogue `post(ix, v)` to each result as it is written (fused
+//! form 3 of `accel_core::fusion`).
 //!
 //! Algorithm: rows are grouped into tasks of about equal work, each row folded in exact source
 //! order, so many short rows run in parallel with bit-identical results to a sequential fold.
 //! A long row (at least `2 * MIN_CHUNK` elements, `fold_all` included) is cut into chunks: each
 //! chunk is `fold1`-reduced in parallel and the partials are combined left to right after the
 //! seed, `f(..f(f(z, p0), p1).., pk)`: operands regrouped, never reordered, so any associative
-//! `f` gives the sequential result (floats within rounding of the regrouping).
+//! `f` gives the sequential result (floats within rounding of the regrouping). The epilogue runs
+//! once per row, on the row's total, in the task that folded the row.
 //!
-//! Memory traffic: one sequential read of the input; the output is one element per row.
+//! Memory traffic: one sequential read of the input (none for a [`Delayed`](super::Delayed)
+//! input, whose elements are computed once each, in order); the output is one element per row.
 //!
 //! Limits: a `fold1` of an empty row is `EmptyReduction`, decided before any work starts.
 
 use super::par::{alloc_len, fold_range, innermost, par_items};
+use super::source::Source;
 use super::{Ctx, check_rank_drop};
 use crate::array::{Array, Scalar};
 use crate::elem::{Columns, Elem};
+use crate::shape;
 use accel_core::{Error, Result};
 
 /// Reduces the innermost dimension: `[.., n]` to `[..]`. `z` is the seed (`None` for `fold1`);
@@ -29,27 +35,48 @@ use accel_core::{Error, Result};
 /// ```
 pub fn fold<E: Elem, const R: usize, const R1: usize>(
     cx: &Ctx,
-    a: &Array<E, R>,
+    a: &impl Source<E, R>,
     z: Option<E>,
     f: impl Fn(E, E) -> E + Sync + Send,
     op: &str,
 ) -> Result<Array<E, R1>> {
+    fold_imap(cx, a, z, f, op, |_, v| v)
+}
+
+/// [`fold`] writing `post(ix, v)` for the total `v` of the row at index `ix` of the result.
+///
+/// ```
+/// use accel_runtime::{cpu::{self, Ctx}, Matrix};
+/// let m = Matrix::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
+/// let means = cpu::fold_imap(&Ctx::new(), &m, Some(0), |a, b| a + b, "sum", |[i], s| (i, s as f32 / 3.0))?;
+/// assert_eq!(means.to_vec(), vec![(0, 2.0), (1, 5.0)]);
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+pub fn fold_imap<E: Elem, B: Elem, const R: usize, const R1: usize>(
+    cx: &Ctx,
+    a: &impl Source<E, R>,
+    z: Option<E>,
+    f: impl Fn(E, E) -> E + Sync + Send,
+    op: &str,
+    post: impl Fn([usize; R1], E) -> B + Sync + Send,
+) -> Result<Array<B, R1>> {
+    let a = &a.view();
     check_rank_drop::<R, R1>(op)?;
     let (rows, n) = innermost(op, a.shape())?;
     let mut shape = [0; R1];
     shape.copy_from_slice(&a.shape()[..R1]);
+    // The check of the unfused fold's result: the same error, or none, as without the epilogue.
     alloc_len::<E, R1>(op, shape)?;
     if z.is_none() && n == 0 && rows > 0 {
         return Err(Error::empty_reduction(op));
     }
-    let cols = a.columns();
     let (out, _) = par_items(
         rows,
         |k| k * n,
         |k| k,
         |k, mut out| {
-            if let Some(v) = fold_range(cols, k * n..(k + 1) * n, z, &f) {
-                out.set(0, v);
+            if let Some(v) = fold_range(a, k * n..(k + 1) * n, z, &f) {
+                out.set(0, post(shape::from_linear(shape, k), v));
             }
         },
     );
@@ -71,14 +98,37 @@ pub fn fold<E: Elem, const R: usize, const R1: usize>(
 /// ```
 pub fn fold_all<E: Elem, const R: usize>(
     cx: &Ctx,
-    a: &Array<E, R>,
+    a: &impl Source<E, R>,
     z: Option<E>,
     f: impl Fn(E, E) -> E + Sync + Send,
     op: &str,
 ) -> Result<Scalar<E>> {
-    let v = fold_range(a.columns(), 0..a.len(), z, &f).ok_or_else(|| Error::empty_reduction(op))?;
+    fold_all_imap(cx, a, z, f, op, |[], v| v)
+}
+
+/// [`fold_all`] giving `post([], v)` of the total `v`.
+///
+/// ```
+/// use accel_runtime::{cpu::{self, Ctx, Delayed}, Vector};
+/// let v = Vector::from_vec(vec![3.0f64, 4.0]);
+/// let squares = Delayed::new([2], |[i]: [usize; 1]| v.get_linear(i).powi(2))?;
+/// let norm = cpu::fold_all_imap(&Ctx::new(), &squares, Some(0.0), |a, b| a + b, "sum", |[], s: f64| s.sqrt())?;
+/// assert_eq!(norm.get(), 5.0);
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+pub fn fold_all_imap<E: Elem, B: Elem, const R: usize>(
+    cx: &Ctx,
+    a: &impl Source<E, R>,
+    z: Option<E>,
+    f: impl Fn(E, E) -> E + Sync + Send,
+    op: &str,
+    post: impl Fn([usize; 0], E) -> B,
+) -> Result<Scalar<B>> {
+    let a = &a.view();
+    let v = fold_range(a, 0..a.len(), z, &f).ok_or_else(|| Error::empty_reduction(op))?;
+    let v = post([], v);
     cx.check()?;
-    Ok(Scalar::from_parts_unchecked([], E::Columns::from_vec(vec![v])))
+    Ok(Scalar::from_parts_unchecked([], B::Columns::from_vec(vec![v])))
 }
 
 #[cfg(test)]

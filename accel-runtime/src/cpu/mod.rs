@@ -7,6 +7,11 @@
 //! returns the recorded error once its parallel loop is done. Skeletons check their own
 //! arguments (shapes, segments, counts) before starting and return those errors directly.
 //!
+//! The fused forms of `accel_core::fusion` run here too: the skeletons that may read a delayed
+//! operand take any [`Source`] (an [`Array`], or a [`Delayed`] array computed where it is read),
+//! and the reductions and scans have `_imap` forms ([`fold_imap`], [`scan_imap`], ...) that
+//! apply an epilogue to each result as they write it.
+//!
 //! ```
 //! use accel_runtime::cpu::{self, Ctx};
 //! use accel_runtime::Vector;
@@ -24,21 +29,25 @@
 
 mod expand;
 mod fold;
+#[cfg(test)]
+mod fused_tests;
 mod map;
 mod movement;
 mod par;
 mod permute;
 mod scan;
 mod segmented;
+mod source;
 mod stencil;
 
 pub use expand::{expand, filter};
-pub use fold::{fold, fold_all};
+pub use fold::{fold, fold_all, fold_all_imap, fold_imap};
 pub use map::{generate, imap, map, zip_with};
 pub use movement::{concat, drop, replicate, reshape, reverse, slice, take, transpose};
 pub use permute::{backpermute, permute};
-pub use scan::{scan, scan_total};
-pub use segmented::{fold_seg, scan_seg};
+pub use scan::{scan, scan_imap, scan_total};
+pub use segmented::{fold_seg, fold_seg_imap, scan_seg, scan_seg_imap};
+pub use source::{Delayed, DelayedIter, Source};
 pub use stencil::{Boundary, stencil};
 
 use crate::array::Array;

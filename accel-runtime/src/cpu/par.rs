@@ -7,6 +7,7 @@
 //! well. A task is never smaller than [`MIN_CHUNK`] elements, below which rayon's overhead (about
 //! a microsecond a task) outweighs the work.
 
+use super::source::Source;
 use crate::elem::{Columns, ColumnsMut, Elem};
 use crate::shape;
 use accel_core::{Error, Result};
@@ -148,6 +149,26 @@ pub(crate) fn par_build_indexed<E: Elem, const R: usize>(
     .0
 }
 
+/// Calls `f(i, ix)` for every index `ix` of `shape` (at linear position `i`) in row-major order, a
+/// row of the innermost dimension at a time (the index is stepped only between rows).
+pub(crate) fn for_each_index<const R: usize>(shape: [usize; R], mut f: impl FnMut(usize, [usize; R])) {
+    if R == 0 {
+        return f(0, [0; R]);
+    }
+    let inner = shape[R - 1];
+    if inner == 0 {
+        return;
+    }
+    let mut ix = [0; R];
+    for r in 0..shape::size(shape) / inner {
+        for j in 0..inner {
+            ix[R - 1] = j;
+            f(r * inner + j, ix);
+        }
+        shape::step(shape, &mut ix);
+    }
+}
+
 /// `f` of every element of `cols`, reading each chunk as one run.
 pub(crate) fn par_map<A: Elem, B: Elem>(cols: &A::Columns, f: impl Fn(A) -> B + Sync) -> B::Columns {
     let n = cols.len();
@@ -210,17 +231,17 @@ pub(crate) fn par_items<E: Elem, T: Send>(
     (cols, groups.into_iter().flatten().collect())
 }
 
-/// Left fold of `cols[range]` from `z` (`fold1` when `z` is `None`; `None` for an empty range
+/// Left fold of `src[range]` from `z` (`fold1` when `z` is `None`; `None` for an empty range
 /// then). Short ranges fold in exact source order; long ones fold chunks in parallel and combine
 /// the chunk results left to right after `z`: regrouped, never reordered.
-pub(crate) fn fold_range<E: Elem>(
-    cols: &E::Columns,
+pub(crate) fn fold_range<E: Elem, const R: usize>(
+    src: &impl Source<E, R>,
     range: Range<usize>,
     z: Option<E>,
     f: &(impl Fn(E, E) -> E + Sync),
 ) -> Option<E> {
     if !is_long(range.len()) {
-        let mut it = cols.iter_range(range);
+        let mut it = src.iter_range(range);
         let init = match z {
             Some(z) => z,
             None => it.next()?,
@@ -229,7 +250,7 @@ pub(crate) fn fold_range<E: Elem>(
     }
     let chunk = chunk_len(range.len());
     let starts: Vec<usize> = range.clone().step_by(chunk).collect();
-    let partials: Vec<E> = starts.into_par_iter().map(|s| fold1_run(cols, s..(s + chunk).min(range.end), f)).collect();
+    let partials: Vec<E> = starts.into_par_iter().map(|s| fold1_run(src, s..(s + chunk).min(range.end), f)).collect();
     let mut parts = partials.into_iter();
     let init = match z {
         Some(z) => z,
@@ -239,8 +260,14 @@ pub(crate) fn fold_range<E: Elem>(
 }
 
 /// `fold1` of a non-empty run, sequentially.
-pub(crate) fn fold1_run<E: Elem>(cols: &E::Columns, run: Range<usize>, f: &impl Fn(E, E) -> E) -> E {
-    cols.iter_range(run.start + 1..run.end).fold(cols.get(run.start), f)
+pub(crate) fn fold1_run<E: Elem, const R: usize>(
+    src: &impl Source<E, R>,
+    run: Range<usize>,
+    f: &impl Fn(E, E) -> E,
+) -> E {
+    let mut it = src.iter_range(run);
+    let first = it.next().expect("a non-empty run");
+    it.fold(first, f)
 }
 
 #[cfg(test)]
@@ -292,13 +319,29 @@ mod tests {
     fn long_folds_keep_operand_order() {
         // String-like concatenation via (first, last) pairs is associative but not commutative.
         let n = 5 * MIN_CHUNK + 7;
-        let cols = <(Vec<u64>, Vec<u64>)>::from_vec((0..n as u64).map(|i| (i, i)).collect());
+        let a = crate::array::Vector::from_vec((0..n as u64).map(|i| (i, i)).collect());
+        let d = super::super::Delayed::new([n], |[i]: [usize; 1]| (i as u64, i as u64)).unwrap();
         let cat = |a: (u64, u64), b: (u64, u64)| {
             assert_eq!(a.1 + 1, b.0, "operands out of order");
             (a.0, b.1)
         };
-        assert_eq!(fold_range(&cols, 0..n, None, &cat), Some((0, n as u64 - 1)));
-        assert_eq!(fold_range(&cols, 3..3, None, &cat), None);
+        assert_eq!(fold_range(&a, 0..n, None, &cat), Some((0, n as u64 - 1)));
+        assert_eq!(fold_range(&d, 0..n, None, &cat), Some((0, n as u64 - 1)));
+        assert_eq!(fold_range(&d, 5..n - 2, Some((4, 4)), &cat), Some((4, n as u64 - 3)));
+        assert_eq!(fold_range(&a, 3..3, None, &cat), None);
+    }
+
+    #[test]
+    fn every_index_in_row_major_order() {
+        for shape in [[2, 3, 4], [3, 0, 2], [1, 1, 5], [4, 1, 1]] {
+            let mut seen = Vec::new();
+            for_each_index(shape, |i, ix| seen.push((i, ix)));
+            let want: Vec<_> = (0..shape::size(shape)).map(|i| (i, shape::from_linear(shape, i))).collect();
+            assert_eq!(seen, want, "{shape:?}");
+        }
+        let mut scalar = Vec::new();
+        for_each_index([], |i, ix| scalar.push((i, ix)));
+        assert_eq!(scalar, [(0, [])]);
     }
 
     #[test]

@@ -13,16 +13,21 @@
 //!
 //! Both keep the order of operands for each destination, so an associative `combine` gives the
 //! sequential result (floats within rounding of the regrouping in the partials strategy).
+//! Either operand of `permute` may be a [`Delayed`](super::Delayed) array: the defaults are
+//! computed once each into the result, and a source element only when it is kept (a dropped
+//! one is never computed).
 //!
 //! Memory traffic: `backpermute` writes the output once and reads the sources at random.
-//! `permute` writes one destination index per source, then either one partial result per chunk
-//! and destination or one bucket slot per source, and combines at random into the result.
+//! `permute` copies the defaults into the result (the partials strategy builds the result from
+//! them instead), writes one destination index per source, then either one partial result per
+//! chunk and destination or one bucket slot per source, and combines at random into the result.
 //!
 //! Limits: a source out of range (`backpermute`) or a destination out of range (`permute`) is
 //! `IndexOutOfBounds`. A heavily skewed scatter to many destinations runs one block at a time.
 
 use super::Ctx;
-use super::par::{Out, alloc_len, chunk_len, is_long, par_build, par_build_indexed, uniform_ends};
+use super::par::{Out, alloc_len, chunk_len, for_each_index, is_long, par_build_indexed, uniform_ends};
+use super::source::Source;
 use crate::array::Array;
 use crate::elem::{Columns, Elem};
 use crate::shape;
@@ -81,11 +86,12 @@ const DROPPED: usize = usize::MAX;
 /// ```
 pub fn permute<E: Elem, const R: usize, const R2: usize>(
     cx: &Ctx,
-    defaults: &Array<E, R2>,
-    a: &Array<E, R>,
+    defaults: &impl Source<E, R2>,
+    a: &impl Source<E, R>,
     f: impl Fn([usize; R]) -> Option<[usize; R2]> + Sync + Send,
     combine: impl Fn(E, E) -> E + Sync + Send,
 ) -> Result<Array<E, R2>> {
+    let (defaults, a) = (&defaults.view(), &a.view());
     let dshape = defaults.shape();
     let dest = |ix: [usize; R]| match f(ix) {
         None => DROPPED,
@@ -95,46 +101,46 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
             DROPPED
         }
     };
-    let n = a.len();
-    let m = defaults.len();
-    let src = a.columns();
-    let mut out = defaults.columns().clone();
-    if !is_long(n) {
+    let (n, shape) = (a.len(), a.shape());
+    let out = if !is_long(n) {
+        let mut out = defaults.to_columns();
         let mut view = Out::new(&mut out);
-        let mut ix = [0; R];
-        for x in a.iter() {
+        for_each_index(shape, |i, ix| {
             let d = dest(ix);
             if d != DROPPED {
-                view.set(d, combine(x, view.get(d)));
+                view.set(d, combine(a.get_at(i, ix), view.get(d)));
             }
-            shape::step(a.shape(), &mut ix);
-        }
+        });
+        drop(view);
+        out
     } else {
         let chunk = chunk_len(n);
         let mut dst = vec![DROPPED; n];
         dst.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
-            let mut ix = shape::from_linear(a.shape(), c * chunk);
+            let mut ix = shape::from_linear(shape, c * chunk);
             for slot in part {
                 *slot = dest(ix);
-                shape::step(a.shape(), &mut ix);
+                shape::step(shape, &mut ix);
             }
         });
         cx.check()?;
         let chunks = n.div_ceil(chunk);
-        if m.saturating_mul(chunks) <= n / 2 {
-            out = by_partials(defaults.columns(), src, &dst, chunk, &combine);
+        if defaults.len().saturating_mul(chunks) <= n / 2 {
+            by_partials(defaults, a, &dst, chunk, &combine)
         } else {
-            by_buckets(&mut out, src, &dst, chunk, &combine);
+            let mut out = defaults.to_columns();
+            by_buckets(&mut out, a, &dst, chunk, &combine);
+            out
         }
-    }
+    };
     cx.check()?;
     Ok(Array::from_parts_unchecked(dshape, out))
 }
 
 /// The partials strategy: one private partial result per chunk of sources and destination.
-fn by_partials<E: Elem>(
-    defaults: &E::Columns,
-    src: &E::Columns,
+fn by_partials<E: Elem, const R: usize, const R2: usize>(
+    defaults: &impl Source<E, R2>,
+    src: &impl Source<E, R>,
     dst: &[usize],
     chunk: usize,
     combine: &(impl Fn(E, E) -> E + Sync),
@@ -145,22 +151,27 @@ fn by_partials<E: Elem>(
         .enumerate()
         .map(|(c, part)| {
             let mut acc: Vec<Option<E>> = vec![None; m];
-            for (&d, x) in part.iter().zip(src.iter_range(c * chunk..c * chunk + part.len())) {
+            let mut ix = shape::from_linear(src.shape(), c * chunk);
+            for (j, &d) in part.iter().enumerate() {
                 if d != DROPPED {
+                    let x = src.get_at(c * chunk + j, ix);
                     acc[d] = Some(acc[d].map_or(x, |old| combine(x, old)));
                 }
+                shape::step(src.shape(), &mut ix);
             }
             acc
         })
         .collect();
-    par_build(m, |d| partials.iter().fold(defaults.get(d), |old, p| p[d].map_or(old, |new| combine(new, old))))
+    par_build_indexed(defaults.shape(), |d, ix| {
+        partials.iter().fold(defaults.get_at(d, ix), |old, p| p[d].map_or(old, |new| combine(new, old)))
+    })
 }
 
 /// The buckets strategy: a stable counting sort of source indices by destination block, then
 /// one task per block.
-fn by_buckets<E: Elem>(
+fn by_buckets<E: Elem, const R: usize>(
     out: &mut E::Columns,
-    src: &E::Columns,
+    src: &impl Source<E, R>,
     dst: &[usize],
     chunk: usize,
     combine: &(impl Fn(E, E) -> E + Sync),
@@ -210,7 +221,7 @@ fn by_buckets<E: Elem>(
         let from = if b == 0 { 0 } else { block_ends[b - 1] };
         for &j in &order[from..block_ends[b]] {
             let d = dst[j] - b * block;
-            part.set(d, combine(src.get(j), part.get(d)));
+            part.set(d, combine(src.get_linear(j), part.get(d)));
         }
     });
 }

@@ -1,5 +1,6 @@
 //! `scan` (`scanl`, `scanl1`, `scanr`, `scanr1`) and `scan_total` (`scanl_total`) along the
-//! innermost dimension.
+//! innermost dimension, and `scan_imap`, which applies an epilogue `post(ix, v)` to each result
+//! as it is written (fused form 3 of `accel_core::fusion`).
 //!
 //! Algorithm: rows are grouped into tasks of about equal work and each row is scanned in exact
 //! source order. A long row (at least `2 * MIN_CHUNK` elements) is scanned in three phases, the
@@ -7,18 +8,21 @@
 //! parallel; (2) the chunk totals are scanned sequentially into each chunk's carry-in, starting
 //! from the seed; (3) every chunk is rescanned in parallel from its carry-in, writing its part of
 //! the output. Right scans run the same phases mirrored, combining as `f(x, acc)`. Operands are
-//! regrouped, never reordered.
+//! regrouped, never reordered. The epilogue is applied where each value (the seed included) is
+//! written, in phase 3 for long rows.
 //!
-//! Memory traffic: short rows read the input once; long rows read it twice (phases 1 and 3) and
-//! write the output once.
+//! Memory traffic: short rows read the input once; long rows read it twice (phases 1 and 3; a
+//! [`Delayed`](super::Delayed) input computes those elements twice) and write the output once.
 //!
 //! Limits: `scanl1`/`scanr1` of an empty row is an empty row; a seed is required by `WithSeed`
 //! and refused by `Inclusive`.
 
 use super::par::{Out, alloc_len, chunk_len, fold1_run, innermost, is_long, par_items, with_innermost};
+use super::source::Source;
 use super::{Ctx, check_rank_drop};
 use crate::array::Array;
 use crate::elem::{Columns, Elem};
+use crate::shape;
 use accel_core::ir::{Direction, ScanKind};
 use accel_core::{Error, Result};
 use rayon::prelude::*;
@@ -53,14 +57,16 @@ impl<E: Elem> Layout<E> {
     }
 }
 
-/// Scans `cols[range]` into `out` (the whole output of the row) with `layout`; returns the total
-/// (the fold of the seed and the whole row; `None` for an empty row without a seed).
-pub(crate) fn scan_row<E: Elem, F: Fn(E, E) -> E + Sync>(
-    cols: &E::Columns,
+/// Scans `src[range]` into `out` (the whole output of the row) with `layout`, writing
+/// `post(p, v)` for value `v` at position `p` of the row's output; returns the total (the fold
+/// of the seed and the whole row; `None` for an empty row without a seed).
+pub(crate) fn scan_row<E: Elem, B: Elem, const R: usize>(
+    src: &impl Source<E, R>,
     range: Range<usize>,
-    out: Out<'_, E>,
+    out: Out<'_, B>,
     layout: Layout<E>,
-    f: &F,
+    f: &(impl Fn(E, E) -> E + Sync),
+    post: &(impl Fn(usize, E) -> B + Sync),
 ) -> Option<E> {
     let n = range.len();
     let out_len = out.len();
@@ -69,7 +75,7 @@ pub(crate) fn scan_row<E: Elem, F: Fn(E, E) -> E + Sync>(
         Direction::Left => Some(0),
         Direction::Right => Some(out_len - 1),
     };
-    let row = RowScan { cols, row_start: range.start, layout, seed_at, f };
+    let row = RowScan { src, row_start: range.start, layout, seed_at, f, post };
     if !is_long(n) {
         return row.chunk(range, out, 0, layout.seed);
     }
@@ -82,7 +88,7 @@ pub(crate) fn scan_row<E: Elem, F: Fn(E, E) -> E + Sync>(
         Direction::Left => 0..last,
         Direction::Right => 1..last + 1,
     };
-    let totals: Vec<E> = runs[fed].par_iter().map(|r| fold1_run(cols, r.clone(), f)).collect();
+    let totals: Vec<E> = runs[fed].par_iter().map(|r| fold1_run(src, r.clone(), f)).collect();
 
     // Phase 2: carries, from the seed.
     let mut carries = vec![layout.seed; runs.len()];
@@ -119,68 +125,100 @@ pub(crate) fn scan_row<E: Elem, F: Fn(E, E) -> E + Sync>(
 }
 
 /// One row being scanned.
-struct RowScan<'c, E: Elem, F> {
-    cols: &'c E::Columns,
+struct RowScan<'c, S, E: Elem, F, P> {
+    src: &'c S,
     row_start: usize,
     layout: Layout<E>,
     /// The seed's position in the row's output, if it has one there.
     seed_at: Option<usize>,
     f: &'c F,
+    post: &'c P,
 }
 
-impl<E: Elem, F: Fn(E, E) -> E> RowScan<'_, E, F> {
+impl<S, E: Elem, F: Fn(E, E) -> E, P> RowScan<'_, S, E, F, P> {
     /// Scans `run` sequentially from `carry` into `out`, which holds positions
     /// `base..base + out.len()` of the row's output; writes the seed too if its position falls
     /// there. Returns the value after the run.
-    fn chunk(&self, run: Range<usize>, mut out: Out<'_, E>, base: usize, carry: Option<E>) -> Option<E> {
+    fn chunk<B: Elem, const R: usize>(
+        &self,
+        run: Range<usize>,
+        mut out: Out<'_, B>,
+        base: usize,
+        carry: Option<E>,
+    ) -> Option<E>
+    where
+        S: Source<E, R>,
+        P: Fn(usize, E) -> B,
+    {
         let end = base + out.len();
+        let post = self.post;
         if let (Some(at), Some(seed)) = (self.seed_at, self.layout.seed)
             && (base..end).contains(&at)
         {
-            out.set(at - base, seed);
+            out.set(at - base, post(at, seed));
         }
         let shift = self.layout.shift;
         let mut emit = |j: usize, v: E| {
             let p = j as isize + shift;
             if p >= base as isize && p < end as isize {
-                out.set(p as usize - base, v);
+                out.set(p as usize - base, post(p as usize, v));
             }
         };
         let first = run.start - self.row_start;
         let f = self.f;
         let mut acc = carry;
+        // Internal iteration (`for_each`), which a delayed source runs a row at a time.
         match self.layout.dir {
-            Direction::Left => {
-                for (j, x) in self.cols.iter_range(run).enumerate() {
-                    let v = acc.map_or(x, |a| f(a, x));
-                    emit(first + j, v);
-                    acc = Some(v);
-                }
-            }
+            Direction::Left => self.src.iter_range(run).enumerate().for_each(|(j, x)| {
+                let v = acc.map_or(x, |a| f(a, x));
+                emit(first + j, v);
+                acc = Some(v);
+            }),
             Direction::Right => {
                 let last = first + run.len();
-                for (j, x) in self.cols.iter_range(run).rev().enumerate() {
+                self.src.iter_range(run).rev().enumerate().for_each(|(j, x)| {
                     let v = acc.map_or(x, |a| f(x, a));
                     emit(last - 1 - j, v);
                     acc = Some(v);
-                }
+                });
             }
         }
         acc
     }
 }
 
-/// Scans every row of `cols` (`rows` rows of `n`) into rows of `out_n` outputs with `layout`;
-/// returns the result columns and each row's total.
-fn scan_rows<E: Elem, F: Fn(E, E) -> E + Sync>(
-    cols: &E::Columns,
+/// Scans every row of `src` (`rows` rows of `n`) into rows of the output of `shape` with
+/// `layout`, writing `run_post(shape, start)(p, v)` for value `v` at position `p` of the row
+/// whose output starts at linear position `start`; returns the result columns and each row's
+/// total.
+fn scan_rows<E: Elem, B: Elem, P: Fn(usize, E) -> B + Sync, const R: usize>(
+    src: &impl Source<E, R>,
+    shape: [usize; R],
     rows: usize,
     n: usize,
-    out_n: usize,
     layout: Layout<E>,
-    f: &F,
-) -> (E::Columns, Vec<Option<E>>) {
-    par_items(rows, |k| k * n, |k| k * out_n, |k, out| scan_row(cols, k * n..(k + 1) * n, out, layout, f))
+    f: &(impl Fn(E, E) -> E + Sync),
+    run_post: &(impl Fn([usize; R], usize) -> P + Sync),
+) -> (B::Columns, Vec<Option<E>>) {
+    let out_n = shape[R - 1];
+    par_items(
+        rows,
+        |k| k * n,
+        |k| k * out_n,
+        |k, out| scan_row(src, k * n..(k + 1) * n, out, layout, f, &run_post(shape, k * out_n)),
+    )
+}
+
+/// The epilogue `post` of one run of the output of `shape` (a row, or a segment of one) whose
+/// output starts at linear position `start`, taking positions from there. Without an epilogue,
+/// callers pass `|_, _| |_, v| v` instead, which computes no index at all.
+pub(crate) fn run_post<E, B, const R: usize>(
+    post: &impl Fn([usize; R], E) -> B,
+    shape: [usize; R],
+    start: usize,
+) -> impl Fn(usize, E) -> B {
+    let at = shape::from_linear(shape, start);
+    move |p, v| post(with_innermost(at, at[R - 1] + p), v)
 }
 
 /// Scans the innermost dimension. `kind` is `WithSeed` (`scanl`/`scanr`: `n + 1` results per
@@ -199,12 +237,52 @@ fn scan_rows<E: Elem, F: Fn(E, E) -> E + Sync>(
 /// ```
 pub fn scan<E: Elem, const R: usize>(
     cx: &Ctx,
-    a: &Array<E, R>,
+    a: &impl Source<E, R>,
     dir: Direction,
     kind: ScanKind,
     z: Option<E>,
     f: impl Fn(E, E) -> E + Sync + Send,
 ) -> Result<Array<E, R>> {
+    scan_with(cx, a, dir, kind, z, f, |_, _| |_, v| v)
+}
+
+/// [`scan`] writing `post(ix, v)` for each result `v` at index `ix` of the output.
+///
+/// ```
+/// use accel_core::ir::{Direction, ScanKind};
+/// use accel_runtime::{cpu::{self, Ctx}, Vector};
+/// let v = Vector::from_vec(vec![1, 2, 3]);
+/// let kind = ScanKind::WithSeed;
+/// let means = cpu::scan_imap(&Ctx::new(), &v, Direction::Left, kind, Some(0), |a, b| a + b, |[i], s| {
+///     if i == 0 { 0.0 } else { s as f64 / i as f64 }
+/// })?;
+/// assert_eq!(means.to_vec(), vec![0.0, 1.0, 1.5, 2.0]);
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+pub fn scan_imap<E: Elem, B: Elem, const R: usize>(
+    cx: &Ctx,
+    a: &impl Source<E, R>,
+    dir: Direction,
+    kind: ScanKind,
+    z: Option<E>,
+    f: impl Fn(E, E) -> E + Sync + Send,
+    post: impl Fn([usize; R], E) -> B + Sync + Send,
+) -> Result<Array<B, R>> {
+    let post = &post;
+    scan_with(cx, a, dir, kind, z, f, |shape, start| run_post(post, shape, start))
+}
+
+/// [`scan`] with the epilogue `run_post` of [`scan_rows`].
+fn scan_with<E: Elem, B: Elem, P: Fn(usize, E) -> B + Sync, const R: usize>(
+    cx: &Ctx,
+    a: &impl Source<E, R>,
+    dir: Direction,
+    kind: ScanKind,
+    z: Option<E>,
+    f: impl Fn(E, E) -> E + Sync,
+    run_post: impl Fn([usize; R], usize) -> P + Sync,
+) -> Result<Array<B, R>> {
+    let a = &a.view();
     let op = match (dir, kind) {
         (Direction::Left, ScanKind::Inclusive) => "scanl1",
         (Direction::Right, ScanKind::Inclusive) => "scanr1",
@@ -215,11 +293,12 @@ pub fn scan<E: Elem, const R: usize>(
     let (rows, n) = innermost(op, a.shape())?;
     let out_n = n.checked_add(extra).ok_or_else(|| Error::invalid_argument(op, "the result is too large"))?;
     let shape = with_innermost(a.shape(), out_n);
+    // The check of the unfused scan's result: the same error, or none, as without the epilogue.
     if alloc_len::<E, R>(op, shape)? == 0 {
         cx.check()?;
-        return Ok(Array::from_parts_unchecked(shape, E::Columns::default()));
+        return Ok(Array::from_parts_unchecked(shape, B::Columns::default()));
     }
-    let (out, _) = scan_rows(a.columns(), rows, n, out_n, layout, &f);
+    let (out, _) = scan_rows(a, shape, rows, n, layout, &f, &run_post);
     cx.check()?;
     Ok(Array::from_parts_unchecked(shape, out))
 }
@@ -238,11 +317,12 @@ pub fn scan<E: Elem, const R: usize>(
 /// ```
 pub fn scan_total<E: Elem, const R: usize, const R1: usize>(
     cx: &Ctx,
-    a: &Array<E, R>,
+    a: &impl Source<E, R>,
     dir: Direction,
     z: E,
     f: impl Fn(E, E) -> E + Sync + Send,
 ) -> Result<(Array<E, R>, Array<E, R1>)> {
+    let a = &a.view();
     let op = if dir == Direction::Left { "scanl_total" } else { "scanr_total" };
     check_rank_drop::<R, R1>(op)?;
     let (rows, n) = innermost(op, a.shape())?;
@@ -251,7 +331,7 @@ pub fn scan_total<E: Elem, const R: usize, const R1: usize>(
     alloc_len::<E, R1>(op, total_shape)?;
     let shift = if dir == Direction::Left { 1 } else { -1 };
     let layout = Layout { dir, seed: Some(z), shift };
-    let (out, totals) = scan_rows(a.columns(), rows, n, n, layout, &f);
+    let (out, totals) = scan_rows(a, a.shape(), rows, n, layout, &f, &|_, _| |_, v| v);
     let totals = totals.into_iter().map(|t| t.unwrap_or(z)).collect();
     cx.check()?;
     Ok((

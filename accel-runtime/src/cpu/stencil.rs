@@ -6,8 +6,12 @@
 //! neighbours by linear offset with no boundary logic, and only the border applies the boundary
 //! per coordinate.
 //!
+//! A [`Delayed`](super::Delayed) input is read the same way, its element computed from the
+//! neighbour's index (the interior's offset indices, the border's placed ones).
+//!
 //! Memory traffic: each input element is read once per neighbourhood it belongs to, from
-//! nearby rows that stay in cache; each output element is written once.
+//! nearby rows that stay in cache (a delayed element is computed as many times, `P` per output
+//! element); each output element is written once.
 //!
 //! Limits: the array's rank must be the stencil's (1 or 2), and the closure takes exactly
 //! `shape.points()` neighbours. `Mirror` reflects periodically (period `2n - 2`), so it stays
@@ -15,8 +19,9 @@
 
 use super::Ctx;
 use super::par::par_build_indexed;
+use super::source::Source;
 use crate::array::Array;
-use crate::elem::{Columns, Elem};
+use crate::elem::Elem;
 use crate::shape;
 use accel_core::ir::StencilShape;
 use accel_core::{Error, Result};
@@ -71,11 +76,12 @@ impl<E: Copy> Boundary<E> {
 /// ```
 pub fn stencil<A: Elem, B: Elem, const R: usize, const P: usize>(
     cx: &Ctx,
-    a: &Array<A, R>,
+    a: &impl Source<A, R>,
     shape: StencilShape,
     boundary: Boundary<A>,
     f: impl Fn(&[A; P]) -> B + Sync + Send,
 ) -> Result<Array<B, R>> {
+    let a = &a.view();
     let op = shape.method_name();
     if R != shape.rank() {
         return Err(Error::invalid_argument(op, format!("it applies to arrays of rank {}, not {R}", shape.rank())));
@@ -96,11 +102,13 @@ pub fn stencil<A: Elem, B: Elem, const R: usize, const P: usize>(
     });
     let strides: [isize; R] = std::array::from_fn(|d| extent[d + 1..].iter().product::<usize>() as isize);
     let linear: [isize; P] = std::array::from_fn(|k| (0..R).map(|d| offsets[k][d] * strides[d]).sum());
-    let cols = a.columns();
     let out = par_build_indexed(extent, |i, ix| {
         let interior = (0..R).all(|d| ix[d] as isize >= radius && ix[d] as isize + radius < extent[d] as isize);
         let hood: [A; P] = if interior {
-            std::array::from_fn(|k| cols.get((i as isize + linear[k]) as usize))
+            std::array::from_fn(|k| {
+                let at = std::array::from_fn(|d| (ix[d] as isize + offsets[k][d]) as usize);
+                a.get_at((i as isize + linear[k]) as usize, at)
+            })
         } else {
             std::array::from_fn(|k| {
                 let mut at = [0; R];
@@ -110,7 +118,7 @@ pub fn stencil<A: Elem, B: Elem, const R: usize, const P: usize>(
                         Err(v) => return v,
                     }
                 }
-                cols.get(shape::to_linear(extent, at))
+                a.get_at(shape::to_linear(extent, at), at)
             })
         };
         f(&hood)

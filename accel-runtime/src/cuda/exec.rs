@@ -3,7 +3,10 @@
 //!
 //! The host walks the IR: scalar code, control flow and shapes are evaluated here (with the
 //! interpreter's scalar semantics); every collective node allocates its outputs and launches the
-//! kernels [`kernel::roles`] lists, passing the words [`accel_core::kernel`] lays out. Launches are
+//! kernels [`kernel::roles`] lists, passing the words [`accel_core::kernel`] lays out. Fused forms
+//! (see `accel_core::fusion`): a delayed operand is never evaluated, only its shape; an epilogue
+//! runs its reduction's or scan's launches with its own output; a delayed read in host code
+//! computes the one element it reads here. Nodes fusion absorbed are never launched. Launches are
 //! asynchronous on the device's one stream; the host waits only where it needs a value (a scalar
 //! read, the size of a `filter` result, a loop condition) and at the end, where it also collects
 //! any error a kernel recorded in the error slot.
@@ -138,6 +141,15 @@ impl<'a> Exec<'a> {
                 scalar_value(scalar::math(*f, &xs)?)
             }
             ExprKind::Index { array, index, site } => {
+                // A delayed read: the one element, computed here (its generate has no kernel).
+                if let Some(ArrayOp::Generate { shape, f, .. }) = kernel::as_generate(array) {
+                    let shape = self.eval_index(shape)?;
+                    let ix = self.eval_index(index)?;
+                    if ix.len() != shape.len() || ix.iter().zip(&shape).any(|(i, n)| i >= n) {
+                        return Err(Error::index_out_of_bounds(site.name(), &ix, &shape));
+                    }
+                    return self.apply(f, vec![DValue::Elem(ElemValue::from_index(&ix))]);
+                }
                 let a = self.eval(array)?.into_array()?;
                 let ix = self.eval_index(index)?;
                 if ix.len() != a.shape.len() || ix.iter().zip(&a.shape).any(|(i, n)| i >= n) {
@@ -342,55 +354,69 @@ impl<'a> Exec<'a> {
         })
     }
 
-    /// A node that launches kernels: evaluate its inputs, allocate its outputs, launch.
+    /// An operand as its kernels receive it: a delayed one by its shape alone.
+    fn operand(&mut self, e: &'a Expr) -> Result<Operand> {
+        Ok(match kernel::as_generate(e) {
+            Some(ArrayOp::Generate { shape, .. }) => Operand::Delayed(self.eval_index(shape)?),
+            _ => Operand::Value(self.eval(e)?),
+        })
+    }
+
+    /// A node that launches kernels: evaluate its inputs, allocate its outputs, launch. An
+    /// epilogue (`op`) launches the kernels of its reduction or scan (`body`) under its own id.
     fn kernel_op(&mut self, op: &'a ArrayOp, ty: &Type) -> Result<DValue> {
         use ArrayOp::*;
         let id = self.node_id(op);
-        let name = op.name();
+        let body = kernel::epilogue_source(op).unwrap_or(op);
+        let name = body.name();
         let iface = kernel::interface(op);
-        let operands = iface.operands.iter().map(|e| self.eval(e)).collect::<Result<Vec<_>>>()?;
+        let operands = iface.operands.iter().map(|e| self.operand(e)).collect::<Result<Vec<_>>>()?;
         let scalars = iface.host_scalars.iter().map(|e| self.eval_elem(e)).collect::<Result<Vec<_>>>()?;
         let captures = iface.captures.iter().map(|(v, _)| self.lookup(v.id)).collect::<Result<Vec<_>>>()?;
         let mut tail = Vec::new();
         scalars.iter().for_each(|s| elem_words(s, &mut tail));
-        operands.iter().for_each(|v| words(v, &mut tail));
+        for o in &operands {
+            match o {
+                Operand::Value(v) => words(v, &mut tail),
+                Operand::Delayed(shape) => tail.extend(shape.iter().map(|&d| d as u64)),
+            }
+        }
         captures.iter().for_each(|v| words(v, &mut tail));
-        let arr = |i: usize| match &operands[i] {
-            DValue::Array(a) => Ok(a),
-            other => Err(ill_typed(format!("operand {i} of {name} is {other:?}"))),
+        // The shape of array operand `i`, manifest or delayed.
+        let shape_of = |i: usize| match &operands[i] {
+            Operand::Value(DValue::Array(a)) => Ok(&a.shape),
+            Operand::Delayed(shape) => Ok(shape),
+            Operand::Value(other) => Err(ill_typed(format!("operand {i} of {name} is {other:?}"))),
         };
+        let len_of = |i: usize| shape_of(i).map(|s| s.iter().product::<usize>());
         let segs = |i: usize| match &operands[i] {
-            DValue::Segments(s) => Ok(s),
+            Operand::Value(DValue::Segments(s)) => Ok(s),
             other => Err(ill_typed(format!("operand {i} of {name} is {other:?}"))),
         };
         let out_elem =
             |t: &Type| t.as_array().map(|(e, _)| e.clone()).ok_or_else(|| ill_typed(format!("{name} of {t}")));
-        let elem = match ty {
-            Type::Array { elem, .. } => Some(elem.clone()),
-            _ => None,
-        };
         let slot = self.slot.ptr();
 
         // Elementwise nodes: one `generate` kernel over the output.
-        let shape: Option<Vec<usize>> = match op {
+        let shape: Option<Vec<usize>> = match body {
             Generate { shape, .. } | Fill { shape, .. } | Backpermute { shape, .. } => Some(self.eval_index(shape)?),
             Iota { n } => Some(vec![self.eval_count(n, name)?]),
-            Map { .. } | IMap { .. } | Reverse(_) | Stencil { .. } => Some(arr(0)?.shape.clone()),
-            ZipWith { .. } => Some(arr(0)?.shape.iter().zip(&arr(1)?.shape).map(|(a, b)| *a.min(b)).collect()),
+            Map { .. } | IMap { .. } | Reverse(_) | Stencil { .. } => Some(shape_of(0)?.clone()),
+            ZipWith { .. } => Some(shape_of(0)?.iter().zip(shape_of(1)?).map(|(a, b)| *a.min(b)).collect()),
             Transpose(_) => {
-                let s = &arr(0)?.shape;
+                let s = shape_of(0)?;
                 Some(vec![s[1], s[0]])
             }
             Take { n, .. } | Drop { n, .. } => {
                 let n = self.eval_count(n, name)?;
-                let mut s = arr(0)?.shape.clone();
+                let mut s = shape_of(0)?.clone();
                 let last = s.last_mut().ok_or_else(|| ill_typed(format!("{name} of a scalar")))?;
                 let m = n.min(*last);
-                *last = if matches!(op, Take { .. }) { m } else { *last - m };
+                *last = if matches!(body, Take { .. }) { m } else { *last - m };
                 Some(s)
             }
             Concat { .. } => {
-                let (a, b) = (&arr(0)?.shape, &arr(1)?.shape);
+                let (a, b) = (shape_of(0)?, shape_of(1)?);
                 let r = a.len();
                 let mut s: Vec<usize> = a[..r - 1].iter().zip(&b[..r - 1]).map(|(x, y)| *x.min(y)).collect();
                 s.push(
@@ -402,12 +428,12 @@ impl<'a> Exec<'a> {
             }
             Replicate { axis, n, .. } => {
                 let n = self.eval_count(n, name)?;
-                let len = arr(0)?.len();
+                let len = len_of(0)?;
                 Some(if *axis == Axis::Rows { vec![n, len] } else { vec![len, n] })
             }
             Slice { axis, .. } => {
                 let i = scalars[0].as_scalar().and_then(|s| s.as_usize());
-                let s = &arr(0)?.shape;
+                let s = shape_of(0)?;
                 let (extent, at) = match axis {
                     Axis::Rows => (s[0], [i.unwrap_or(usize::MAX), 0]),
                     Axis::Cols => (s[1], [0, i.unwrap_or(usize::MAX)]),
@@ -433,38 +459,39 @@ impl<'a> Exec<'a> {
             return Ok(DValue::Array(out));
         }
 
-        match op {
-            Fold { z, .. } | FoldAll { z, .. } | FoldSeg { z, .. } => {
-                let a_arr = arr(0)?;
-                let rank = a_arr.shape.len();
+        match body {
+            Fold { z, f, .. } | FoldAll { z, f, .. } | FoldSeg { z, f, .. } => {
+                let a_shape = shape_of(0)?;
+                let a_len = len_of(0)?;
+                let rank = a_shape.len();
                 if rank == 0 {
                     return Err(ill_typed(format!("{name} of a scalar")));
                 }
-                let last = a_arr.shape[rank - 1];
-                let outer: usize = a_arr.shape[..rank - 1].iter().product();
-                let (out_shape, rows, avg_len) = match op {
-                    Fold { .. } => (a_arr.shape[..rank - 1].to_vec(), outer, last),
-                    FoldAll { .. } => (vec![], 1, a_arr.len()),
+                let last = a_shape[rank - 1];
+                let outer: usize = a_shape[..rank - 1].iter().product();
+                let (out_shape, rows, avg_len) = match body {
+                    Fold { .. } => (a_shape[..rank - 1].to_vec(), outer, last),
+                    FoldAll { .. } => (vec![], 1, a_len),
                     _ => {
                         let s = segs(1)?;
                         check_cover(name, s.total, last)?;
-                        let mut shape = a_arr.shape[..rank - 1].to_vec();
+                        let mut shape = a_shape[..rank - 1].to_vec();
                         shape.push(s.count);
                         let rows = outer * s.count;
-                        (shape, rows, a_arr.len().checked_div(rows).unwrap_or(0))
+                        (shape, rows, a_len.checked_div(rows).unwrap_or(0))
                     }
                 };
-                let empty_rows = match op {
+                let empty_rows = match body {
                     FoldSeg { .. } => false,
                     _ => avg_len == 0,
                 };
                 if z.is_none() && empty_rows && rows > 0 {
                     return Err(Error::empty_reduction(name));
                 }
-                let elem = elem.ok_or_else(|| ill_typed(format!("{name} of {ty}")))?;
-                let out = self.alloc_array(&elem, out_shape)?;
+                // Under an epilogue the output's element type may differ from the partials'.
+                let out = self.alloc_array(&out_elem(ty)?, out_shape)?;
                 let split = self.split(rows, avg_len);
-                let (scratch, _keep) = self.scratch(&elem, &split, false)?;
+                let (scratch, _keep) = self.scratch(&combined_elem(f, name)?, &split, false)?;
                 let mut w = vec![slot];
                 array_words(&out, &mut w);
                 w.extend(&scratch);
@@ -475,31 +502,33 @@ impl<'a> Exec<'a> {
                 }
                 Ok(DValue::Array(out))
             }
-            Scan { kind, .. } | ScanSeg { kind, .. } => {
-                let a_arr = arr(0)?;
-                let rank = a_arr.shape.len();
-                let last = a_arr.shape[rank - 1];
-                let outer: usize = a_arr.shape[..rank - 1].iter().product();
-                let (rows, avg_len, extra) = match op {
+            Scan { kind, f, .. } | ScanSeg { kind, f, .. } => {
+                let a_shape = shape_of(0)?;
+                let a_len = len_of(0)?;
+                let rank = a_shape.len();
+                let last = a_shape[rank - 1];
+                let outer: usize = a_shape[..rank - 1].iter().product();
+                let (rows, avg_len, extra) = match body {
                     Scan { .. } => (outer, last, 1),
                     _ => {
                         let s = segs(1)?;
                         check_cover(name, s.total, last)?;
                         let rows = outer * s.count;
-                        (rows, a_arr.len().checked_div(rows).unwrap_or(0), s.count)
+                        (rows, a_len.checked_div(rows).unwrap_or(0), s.count)
                     }
                 };
-                let mut shape = a_arr.shape.clone();
+                let mut shape = a_shape.clone();
                 if *kind == ScanKind::WithSeed {
                     shape[rank - 1] = last
                         .checked_add(extra)
                         .ok_or_else(|| Error::invalid_argument(name, "the result is too large"))?;
                 }
-                let elem = a_arr.elem.clone();
-                let out = self.alloc_array(&elem, shape)?;
-                let totals = match kind {
-                    ScanKind::ExclusiveAndTotal => Some(self.alloc_array(&elem, a_arr.shape[..rank - 1].to_vec())?),
-                    _ => None,
+                let elem = combined_elem(f, name)?;
+                let (out, totals) = match kind {
+                    ScanKind::ExclusiveAndTotal => {
+                        (self.alloc_array(&elem, shape)?, Some(self.alloc_array(&elem, a_shape[..rank - 1].to_vec())?))
+                    }
+                    _ => (self.alloc_array(&out_elem(ty)?, shape)?, None),
                 };
                 let split = self.split(rows, avg_len);
                 let (scratch, _keep) = self.scratch(&elem, &split, true)?;
@@ -521,29 +550,38 @@ impl<'a> Exec<'a> {
                 })
             }
             Permute { defaults, combine, .. } => {
-                let d = self.eval(defaults)?.into_array()?;
-                let out = self.alloc_array(&d.elem, d.shape.clone())?;
-                let n = d.len();
-                for ((dst, src), t) in out.columns.iter().zip(&d.columns).zip(d.elem.leaves()) {
-                    self.gpu.copy(dst, 0, src, 0, n * t.size_bytes())?;
-                }
+                // Delayed defaults are operand 1 and a kernel writes them; manifest ones are copied.
+                let delayed = kernel::as_generate(defaults).is_some();
+                let out = if delayed {
+                    self.alloc_array(&out_elem(ty)?, shape_of(1)?.clone())?
+                } else {
+                    let d = self.eval(defaults)?.into_array()?;
+                    let out = self.alloc_array(&d.elem, d.shape.clone())?;
+                    for ((dst, src), t) in out.columns.iter().zip(&d.columns).zip(d.elem.leaves()) {
+                        self.gpu.copy(dst, 0, src, 0, d.len() * t.size_bytes())?;
+                    }
+                    out
+                };
                 let locks = match kernel::permute_combine(combine) {
-                    PermuteCombine::Lock => Some(self.gpu.alloc_zeroed(n * 4)?),
+                    PermuteCombine::Lock => Some(self.gpu.alloc_zeroed(out.len() * 4)?),
                     _ => None,
                 };
                 let mut w = vec![slot];
                 array_words(&out, &mut w);
                 w.push(locks.as_ref().map_or(0, DeviceBuffer::ptr));
                 w.extend(&tail);
-                self.launch(id, role::SCATTER, false, arr(0)?.len(), &w)?;
+                if delayed {
+                    self.launch(id, role::DEFAULTS, false, out.len(), &w)?;
+                }
+                self.launch(id, role::SCATTER, false, len_of(0)?, &w)?;
                 Ok(DValue::Array(out))
             }
             Expand { .. } | Filter { .. } | SegmentsFromLengths(_) => {
-                let n = arr(0)?.len();
+                let n = len_of(0)?;
                 let counts = self.gpu.alloc_zeroed((n + 1) * size_of::<usize>())?;
                 let offsets = Arc::new(self.gpu.alloc((n + 1) * size_of::<usize>())?);
                 let scratch = [n as u64, counts.ptr(), offsets.ptr()];
-                let out_elem = match op {
+                let out_elem = match body {
                     SegmentsFromLengths(_) => ElemType::Scalar(ScalarType::Usize),
                     _ => out_elem(ty)?,
                 };
@@ -558,7 +596,7 @@ impl<'a> Exec<'a> {
                 let mut total = [0u8; size_of::<usize>()];
                 offsets.download_into(n * size_of::<usize>(), &mut total)?;
                 let total = usize::from_ne_bytes(total);
-                if let SegmentsFromLengths(_) = op {
+                if let SegmentsFromLengths(_) = body {
                     return Ok(DValue::Segments(DSegments { count: n, total, offsets }));
                 }
                 let out = self.alloc_array(&out_elem, vec![total])?;
@@ -566,7 +604,7 @@ impl<'a> Exec<'a> {
                 array_words(&out, &mut w);
                 w.extend(scratch);
                 w.extend(&tail);
-                let items = if matches!(op, Filter { .. }) { n } else { total };
+                let items = if matches!(body, Filter { .. }) { n } else { total };
                 self.launch(id, role::WRITE, false, items, &w)?;
                 Ok(DValue::Array(out))
             }
@@ -622,6 +660,19 @@ impl<'a> Exec<'a> {
         run(kernel::offsets_scan::CARRIES, 1)?;
         run(kernel::offsets_scan::SCAN, split.parts)
     }
+}
+
+/// An operand of a kernel: a value, or a delayed array (a `Generate` its kernels compute in
+/// place) by its shape.
+#[derive(Debug)]
+enum Operand {
+    Value(DValue),
+    Delayed(Vec<usize>),
+}
+
+/// The element type a reduction's or scan's function combines (that of its partials and carries).
+fn combined_elem(f: &Lambda, name: &str) -> Result<ElemType> {
+    f.params[0].1.as_elem().cloned().ok_or_else(|| ill_typed(format!("{name} combining {}", f.params[0].1)))
 }
 
 fn scalar_value(s: ScalarValue) -> DValue {

@@ -1,4 +1,4 @@
-// `#[accel]` takes no arguments
+// `#[accel]` takes one argument, `fusion = false`
 use accel::prelude::*;
 
 #[accel(gpu)]

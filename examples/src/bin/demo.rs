@@ -14,6 +14,8 @@ mod histogram;
 mod mandelbrot;
 #[path = "saxpy.rs"]
 mod saxpy;
+#[path = "stats.rs"]
+mod stats;
 
 use std::error::Error;
 use std::time::Instant;
@@ -23,7 +25,7 @@ type Example = fn() -> Result<(), Box<dyn Error>>;
 
 fn main() -> Result<(), Box<dyn Error>> {
     let start = Instant::now();
-    let examples: [(&str, Example); 7] = [
+    let examples: [(&str, Example); 8] = [
         ("dotp", dotp::main),
         ("saxpy", saxpy::main),
         ("black_scholes", black_scholes::main),
@@ -31,6 +33,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         ("mandelbrot", mandelbrot::main),
         ("blur", blur::main),
         ("filter", filter::main),
+        ("stats", stats::main),
     ];
     for (name, run) in examples {
         println!("=== {name}");

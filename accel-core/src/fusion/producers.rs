@@ -1,0 +1,397 @@
+//! Producer/consumer fusion (ICFP'13 §3-4): every producer becomes a delayed array, a
+//! `generate` whose closure computes one element from its inputs' elements, and delayed arrays
+//! compose: `map f (map g xs)` is one `generate` computing `f(g(xs[ix]))`.
+//!
+//! The producers are `generate`, `map`, `imap`, `zip_with`, `backpermute`, `reverse`,
+//! `transpose`, `take`, `drop`, `replicate_rows`/`replicate_cols`, `iota` and `fill` of a
+//! constant or a variable. `reshape`, `slice_row`/`slice_col` and `concat` are not delayed:
+//! their checks (sizes, row index) belong to the host before any element exists, and a reshape
+//! of a manifest array is free on the GPU anyway.
+//!
+//! A delayed array ends in one of three places: in a consumer's operand position (fused form 1
+//! of [`super`]), composed into another producer, or written out where it stands (a kernel of
+//! its own: the program's result, a `let` kept manifest). A producer whose operand is neither
+//! delayed nor a variable (a fold's result, say) reads it through a fresh `let`.
+//!
+//! Sharing (ICFP'13 §2.2). A `let`-bound delayed array is inlined into its uses, and so computed
+//! where it is used, when
+//! - nothing but its shape is used (`xs.len()`, `Shape`): the shape expression replaces those
+//!   uses and no element is ever computed;
+//! - it is *cheap*: an index transformation with at most one array read and no loops or
+//!   transcendental functions (a `reverse`, `transpose`, `backpermute`, `take` or `iota`), so
+//!   recomputing it at every use costs no more than reading a manifest copy; it is inlined into
+//!   every use, random reads `ys[i]` in closures included;
+//! - it is used exactly once, as an operand or a result, and not inside an array loop
+//!   (`awhile`) whose body would recompute it at every iteration.
+//!
+//! Otherwise it stays manifest: computed once into memory, read by every use.
+
+use super::rewrite::{
+    Fresh, binary, components, element, index_of, index_type, min, origin, peel, rank, shape_of, var, wrap,
+};
+use crate::ir::{ArrayOp, Axis, BinaryOp, Expr, ExprKind, Lambda, MathFn, Program, ReadSite, Var};
+use crate::kernel::{delayed_positions, visit};
+use crate::types::Type;
+use std::collections::HashMap;
+
+/// Runs the pass.
+pub fn run(program: Program) -> Program {
+    let mut pass = Producers { fresh: Fresh::for_program(&program), inlined: HashMap::new() };
+    let body = pass.expr(&program.body);
+    Program { body, ..program }
+}
+
+struct Producers {
+    fresh: Fresh,
+    /// `let`-bound delayed arrays being inlined, by variable id.
+    inlined: HashMap<u32, Expr>,
+}
+
+impl Producers {
+    fn expr(&mut self, e: &Expr) -> Expr {
+        match &e.kind {
+            ExprKind::Var(v) => self.inlined.get(&v.id).cloned().unwrap_or_else(|| e.clone()),
+            ExprKind::Let { var: v, value, body } => {
+                let value = self.expr(value);
+                let (lets, core) = peel(value);
+                if is_generate(&core) && inline(v.id, &core, body) {
+                    self.inlined.insert(v.id, core);
+                    let body = self.expr(body);
+                    self.inlined.remove(&v.id);
+                    wrap(lets, body)
+                } else {
+                    let body = self.expr(body);
+                    wrap(lets, super::rewrite::let_in(v, core, body))
+                }
+            }
+            ExprKind::Shape(a) => {
+                let a = self.expr(a);
+                if is_generate(&a) { shape_of(&a) } else { rebuild(e, ExprKind::Shape(Box::new(a))) }
+            }
+            ExprKind::Len(a) if a.ty.as_array().is_some() => {
+                let a = self.expr(a);
+                if is_generate(&a) {
+                    let r = rank(&a);
+                    let parts = components(&shape_of(&a), r);
+                    parts.into_iter().reduce(|x, y| binary(BinaryOp::Mul, x, y)).unwrap_or_else(|| Expr::usize(1))
+                } else {
+                    rebuild(e, ExprKind::Len(Box::new(a)))
+                }
+            }
+            ExprKind::Array(_) => {
+                let op = super::rewrite::map_children(e, &mut |c| self.expr(c));
+                let ExprKind::Array(new) = op.kind else { unreachable!("an array node stays one") };
+                self.array(*new, &e.ty)
+            }
+            _ => super::rewrite::map_children(e, &mut |c| self.expr(c)),
+        }
+    }
+
+    /// A collective node whose children are already rewritten.
+    fn array(&mut self, op: ArrayOp, ty: &Type) -> Expr {
+        use ArrayOp::*;
+        let name = op.name();
+        let elem_ty = || Type::Elem(ty.as_array().expect("a producer makes an array").0.clone());
+        let mut lets = Vec::new();
+        let generate = |lets: Vec<(Var, Expr)>, shape: Expr, f: Lambda, from: Vec<String>| {
+            wrap(lets, Expr::array(Generate { shape, f, from }, ty.clone()))
+        };
+        match op {
+            Generate { shape, f, from } => {
+                let shape = self.bind_shape(&mut lets, shape);
+                generate(lets, shape, f, from)
+            }
+            Iota { n } => {
+                let n = self.bind_shape(&mut lets, n);
+                let ix = self.fresh.var("i");
+                let t = ty.as_array().and_then(|(e, _)| e.as_scalar()).expect("iota of numbers");
+                let body = Expr::new(ExprKind::Cast(Box::new(var(&ix, &index_type(1))), t), elem_ty());
+                generate(lets, n, Lambda { params: vec![(ix, index_type(1))], body: Box::new(body) }, vec![name.into()])
+            }
+            Fill { shape, value } if matches!(value.kind, ExprKind::Var(_) | ExprKind::Const(_)) => {
+                let shape = self.bind_shape(&mut lets, shape);
+                let (ix, ixt) = self.index_param(ty.as_array().expect("an array").1);
+                generate(lets, shape, Lambda { params: vec![(ix, ixt)], body: Box::new(value) }, vec![name.into()])
+            }
+            Map { f, a } | IMap { f, a } => {
+                let is_imap = matches!(f.params.len(), 2);
+                let a = self.operand(&mut lets, a);
+                let (ix, ixt) = self.index_param(rank(&a));
+                let x = element(&a, var(&ix, &ixt), ReadSite::Index);
+                let body = if is_imap {
+                    super::rewrite::let_in(
+                        &f.params[0].0,
+                        var(&ix, &ixt),
+                        super::rewrite::let_in(&f.params[1].0, x, *f.body),
+                    )
+                } else {
+                    super::rewrite::let_in(&f.params[0].0, x, *f.body)
+                };
+                let from = [origin(&a), vec![name.into()]].concat();
+                generate(lets, shape_of(&a), Lambda { params: vec![(ix, ixt)], body: Box::new(body) }, from)
+            }
+            ZipWith { f, a, b } => {
+                let a = self.operand(&mut lets, a);
+                let b = self.operand(&mut lets, b);
+                let r = rank(&a);
+                let (ix, ixt) = self.index_param(r);
+                let x = element(&a, var(&ix, &ixt), ReadSite::Index);
+                let y = element(&b, var(&ix, &ixt), ReadSite::Index);
+                let body =
+                    super::rewrite::let_in(&f.params[0].0, x, super::rewrite::let_in(&f.params[1].0, y, *f.body));
+                let shape = index_of(
+                    components(&shape_of(&a), r)
+                        .into_iter()
+                        .zip(components(&shape_of(&b), r))
+                        .map(|(p, q)| min(p, q))
+                        .collect(),
+                );
+                let shape = self.bind_shape(&mut lets, shape);
+                let from = [origin(&a), origin(&b), vec![name.into()]].concat();
+                generate(lets, shape, Lambda { params: vec![(ix, ixt)], body: Box::new(body) }, from)
+            }
+            Backpermute { shape, f, a } => {
+                let shape = self.bind_shape(&mut lets, shape);
+                let a = self.operand(&mut lets, a);
+                // The closure maps the output index to the source index, which may be outside.
+                let body = element(&a, *f.body, ReadSite::Backpermute);
+                let from = [origin(&a), vec![name.into()]].concat();
+                generate(lets, shape, Lambda { params: f.params, body: Box::new(body) }, from)
+            }
+            Reverse(a) => self.index_map(lets, a, ty, name, |s, ix| {
+                let r = ix.len();
+                let mut ix = ix;
+                let n = s[r - 1].clone();
+                ix[r - 1] = binary(BinaryOp::Sub, binary(BinaryOp::Sub, n, Expr::usize(1)), ix[r - 1].clone());
+                (s, ix)
+            }),
+            Transpose(a) => self.index_map(lets, a, ty, name, |s, ix| {
+                (vec![s[1].clone(), s[0].clone()], vec![ix[1].clone(), ix[0].clone()])
+            }),
+            Take { n, a } => {
+                let n = self.bind_shape(&mut lets, n);
+                self.index_map(lets, a, ty, name, move |mut s, ix| {
+                    let r = s.len();
+                    s[r - 1] = min(n.clone(), s[r - 1].clone());
+                    (s, ix)
+                })
+            }
+            Drop { n, a } => {
+                let n = self.bind_shape(&mut lets, n);
+                self.index_map(lets, a, ty, name, move |mut s, mut ix| {
+                    let r = s.len();
+                    let dropped = min(n.clone(), s[r - 1].clone());
+                    s[r - 1] = binary(BinaryOp::Sub, s[r - 1].clone(), dropped.clone());
+                    ix[r - 1] = binary(BinaryOp::Add, ix[r - 1].clone(), dropped);
+                    (s, ix)
+                })
+            }
+            Replicate { axis, n, a } => {
+                let n = self.bind_shape(&mut lets, n);
+                self.index_map(lets, a, ty, name, move |s, ix| {
+                    let len = s[0].clone();
+                    match axis {
+                        Axis::Rows => (vec![n.clone(), len], vec![ix[1].clone()]),
+                        Axis::Cols => (vec![len, n.clone()], vec![ix[0].clone()]),
+                    }
+                })
+            }
+            op => {
+                // A consumer (its delayed operands stay in place, their `let`s float above it)
+                // or an operation that is not delayed.
+                let mut op = op;
+                for operand in delayed_operands_mut(&mut op) {
+                    let (l, core) = peel(std::mem::replace(operand, Expr::usize(0)));
+                    lets.extend(l);
+                    *operand = core;
+                }
+                wrap(lets, Expr::array(op, ty.clone()))
+            }
+        }
+    }
+
+    /// A producer that only moves elements: `index(shape of a, output index)` gives the output
+    /// shape and the source index (as components).
+    fn index_map(
+        &mut self,
+        mut lets: Vec<(Var, Expr)>,
+        a: Expr,
+        ty: &Type,
+        name: &str,
+        index: impl FnOnce(Vec<Expr>, Vec<Expr>) -> (Vec<Expr>, Vec<Expr>),
+    ) -> Expr {
+        let a = self.operand(&mut lets, a);
+        let r_in = rank(&a);
+        let r_out = ty.as_array().expect("an array").1;
+        let src_shape = self.bind_shape(&mut lets, shape_of(&a));
+        let (ix, ixt) = self.index_param(r_out);
+        let (shape, src) = index(components(&src_shape, r_in), components(&var(&ix, &ixt), r_out));
+        let body = element(&a, index_of(src), ReadSite::Index);
+        let from = [origin(&a), vec![name.into()]].concat();
+        let g = ArrayOp::Generate {
+            shape: index_of(shape),
+            f: Lambda { params: vec![(ix, ixt)], body: Box::new(body) },
+            from,
+        };
+        wrap(lets, Expr::array(g, ty.clone()))
+    }
+
+    /// An operand of a producer as the producer reads it: a delayed array or a variable, with
+    /// anything else bound to a fresh variable first.
+    fn operand(&mut self, lets: &mut Vec<(Var, Expr)>, a: Expr) -> Expr {
+        let (l, core) = peel(a);
+        lets.extend(l);
+        if is_generate(&core) || matches!(core.kind, ExprKind::Var(_)) {
+            return core;
+        }
+        let v = self.fresh.var("t");
+        let ty = core.ty.clone();
+        lets.push((v.clone(), core));
+        var(&v, &ty)
+    }
+
+    /// A shape or count expression that delayed code may repeat: bound to a variable unless it
+    /// is cheap to repeat, so that host work in it (a reduction read with `get`) runs once.
+    fn bind_shape(&mut self, lets: &mut Vec<(Var, Expr)>, shape: Expr) -> Expr {
+        if trivial(&shape) {
+            return shape;
+        }
+        let v = self.fresh.var("shape");
+        let ty = shape.ty.clone();
+        lets.push((v.clone(), shape));
+        var(&v, &ty)
+    }
+
+    fn index_param(&mut self, rank: usize) -> (Var, Type) {
+        (self.fresh.var("ix"), index_type(rank))
+    }
+}
+
+fn rebuild(e: &Expr, kind: ExprKind) -> Expr {
+    Expr::new(kind, e.ty.clone())
+}
+
+fn is_generate(e: &Expr) -> bool {
+    crate::kernel::as_generate(e).is_some()
+}
+
+/// The operands of a consumer that may be delayed, for rewriting in place.
+fn delayed_operands_mut(op: &mut ArrayOp) -> Vec<&mut Expr> {
+    use ArrayOp::*;
+    let n = delayed_positions(op).len();
+    if n == 0 {
+        return vec![];
+    }
+    match op {
+        Fold { a, .. }
+        | FoldAll { a, .. }
+        | FoldSeg { a, .. }
+        | Scan { a, .. }
+        | ScanSeg { a, .. }
+        | Stencil { a, .. }
+        | Expand { a, .. }
+        | Filter { a, .. } => vec![a],
+        Permute { defaults, a, .. } => vec![defaults, a],
+        _ => vec![],
+    }
+}
+
+/// Expressions cheap enough to repeat: variables, constants, shapes and lengths of variables,
+/// and `min`, `+`, `-` and tuples of those.
+fn trivial(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Var(_) | ExprKind::Const(_) => true,
+        ExprKind::Shape(a) | ExprKind::Len(a) => matches!(a.kind, ExprKind::Var(_)),
+        ExprKind::Proj(x, _) => trivial(x),
+        ExprKind::Tuple(parts) => parts.iter().all(trivial),
+        ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, a, b) => trivial(a) && trivial(b),
+        ExprKind::Math(MathFn::Min, args) => args.iter().all(trivial),
+        _ => false,
+    }
+}
+
+/// Whether a delayed array is cheap to recompute at every use (see the module documentation).
+fn cheap(g: &Expr) -> bool {
+    let Some(ArrayOp::Generate { f, .. }) = crate::kernel::as_generate(g) else { return false };
+    let (mut reads, mut nodes, mut costly) = (0, 0, false);
+    visit(&f.body, &mut |e| {
+        nodes += 1;
+        match &e.kind {
+            ExprKind::Index { .. } => reads += 1,
+            ExprKind::Iterate { .. } | ExprKind::WhileLoop { .. } => costly = true,
+            ExprKind::Math(m, _) => costly |= !matches!(m, MathFn::Min | MathFn::Max | MathFn::Abs),
+            _ => {}
+        }
+    });
+    reads <= 1 && !costly && nodes <= 40
+}
+
+/// How a `let`-bound variable is used in its body.
+#[derive(Default, Debug)]
+struct Uses {
+    /// As the operand of a collective operation (fusable).
+    operands: usize,
+    /// Read with `xs[i]` inside a closure.
+    reads: usize,
+    /// Read with `xs[i]` in host code, or used as a value anywhere else.
+    others: usize,
+    /// Some use is inside the body or condition of an `awhile`.
+    in_loop: bool,
+}
+
+/// Whether to inline the delayed array `g` bound to `id` into `body` (the sharing rule).
+fn inline(id: u32, g: &Expr, body: &Expr) -> bool {
+    let mut uses = Uses::default();
+    count(body, id, 0, false, &mut uses);
+    let total = uses.operands + uses.reads + uses.others;
+    total == 0 || (cheap(g) && uses.others == 0) || (total == 1 && uses.reads == 0 && !uses.in_loop)
+}
+
+/// Counts the uses of `id` in `e`; `lambdas` is how many closures `e` is inside of.
+fn count(e: &Expr, id: u32, lambdas: usize, in_loop: bool, uses: &mut Uses) {
+    let is_it = |x: &Expr| matches!(&x.kind, ExprKind::Var(v) if v.id == id);
+    let note = |uses: &mut Uses, kind: fn(&mut Uses) -> &mut usize| {
+        *kind(uses) += 1;
+        uses.in_loop |= in_loop;
+    };
+    match &e.kind {
+        ExprKind::Var(v) if v.id == id => note(uses, |u| &mut u.others),
+        ExprKind::Shape(a) | ExprKind::Len(a) if is_it(a) => {}
+        ExprKind::Index { array, index, .. } if is_it(array) => {
+            if lambdas > 0 {
+                note(uses, |u| &mut u.reads);
+            } else {
+                note(uses, |u| &mut u.others);
+            }
+            count(index, id, lambdas, in_loop, uses);
+        }
+        ExprKind::Array(op) => {
+            let operands = fusable_operands(op);
+            let awhile = matches!(**op, ArrayOp::Awhile { .. });
+            crate::kernel::for_each_child(e, &mut |child, binders| {
+                if is_it(child) && operands.iter().any(|o| std::ptr::eq(*o, child)) {
+                    note(uses, |u| &mut u.operands);
+                } else {
+                    let inner = !binders.is_empty();
+                    count(child, id, lambdas + usize::from(inner), in_loop || (awhile && inner), uses);
+                }
+            });
+        }
+        _ => crate::kernel::for_each_child(e, &mut |child, binders| {
+            let inner = !binders.is_empty() && !matches!(e.kind, ExprKind::Let { .. });
+            count(child, id, lambdas + usize::from(inner), in_loop, uses);
+        }),
+    }
+}
+
+/// The operands of `op` that fusion can take delayed: a producer's inputs and a consumer's
+/// delayed positions.
+fn fusable_operands(op: &ArrayOp) -> Vec<&Expr> {
+    use ArrayOp::*;
+    match op {
+        Map { a, .. } | IMap { a, .. } | Backpermute { a, .. } | Reverse(a) | Transpose(a) => vec![a],
+        Take { a, .. } | Drop { a, .. } | Replicate { a, .. } => vec![a],
+        ZipWith { a, b, .. } => vec![a, b],
+        _ => delayed_positions(op),
+    }
+}

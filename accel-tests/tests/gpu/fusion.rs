@@ -1,0 +1,413 @@
+//! Fusion: every consumer that computes a producer in place (`fold_all fold fold_seg scanl1
+//! scanl_seg permute stencil3x3 filter expand`), epilogues after reductions and scans, and errors
+//! raised inside fused code.
+//!
+//! Two kinds of programs. The `chain_*` ones are written as users write them (a `map`,
+//! `zip_with`, `backpermute` or `fill` feeding the consumer, a scalar function of a reduction's
+//! result): the fusion passes rewrite them into the fused forms of `accel_core::fusion`. The
+//! `fused_*` ones are already in those forms as the front end lowers them: a `generate` written
+//! directly as the consumer's operand is a delayed operand, and `imap` directly on a reduction or
+//! scan is an epilogue, so they exercise the fused device code whether or not the passes run.
+//! Both are compared with the interpreter, like every other trial.
+
+use crate::harness::*;
+use accel::prelude::*;
+
+#[accel]
+fn chain_dotp(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> {
+    xs.zip_with(ys, |x, y| x * y).sum()
+}
+
+#[accel]
+fn fused_dotp(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> {
+    generate(xs.len(), |i| xs[i] * ys[i]).sum()
+}
+
+#[accel]
+fn chain_row_squares(m: Matrix<f64>) -> Vector<f64> {
+    m.map(|x| x * x).sum()
+}
+
+#[accel]
+fn fused_row_squares(m: Matrix<f64>) -> Vector<f64> {
+    generate(m.shape(), |(i, j)| m[(i, j)] * m[(i, j)]).sum()
+}
+
+#[accel]
+fn chain_seg_sums(xs: Vector<i64>, lens: Vector<i32>) -> Vector<i64> {
+    xs.map(|x| x * 3 - 1).fold_seg(0, |a, b| a + b, lens)
+}
+
+#[accel]
+fn fused_seg_sums(xs: Vector<i64>, lens: Vector<i32>) -> Vector<i64> {
+    generate(xs.len(), |i| xs[i] * 3 - 1).fold_seg(0, |a, b| a + b, lens)
+}
+
+#[accel]
+fn chain_prefix_squares(xs: Vector<i32>) -> Vector<i32> {
+    xs.map(|x| x * x).scanl1(|a, b| a + b)
+}
+
+#[accel]
+fn fused_prefix_squares(xs: Vector<i32>) -> Vector<i32> {
+    generate(xs.len(), |i| xs[i] * xs[i]).scanl1(|a, b| a + b)
+}
+
+#[accel]
+fn chain_seg_scan_reversed(xs: Vector<i64>, lens: Vector<u32>) -> Vector<i64> {
+    let n = xs.len();
+    xs.backpermute(n, |i| n - 1 - i).scanl_seg(7, |a, b| a + b, lens)
+}
+
+#[accel]
+fn fused_seg_scan_reversed(xs: Vector<i64>, lens: Vector<u32>) -> Vector<i64> {
+    let n = xs.len();
+    generate(n, |i| xs[n - 1 - i]).scanl_seg(7, |a, b| a + b, lens)
+}
+
+#[accel]
+fn chain_histogram(keys: Vector<u32>, bins: usize) -> Vector<i32> {
+    keys.map(|k| (k % 7) as i32).permute(fill(bins, 0), |i| (keys[i] as usize) % bins, |a, b| a + b)
+}
+
+#[accel]
+fn fused_histogram(keys: Vector<u32>, bins: usize) -> Vector<i32> {
+    let defaults = generate(bins, |j| j as i32);
+    generate(keys.len(), |i| (keys[i] % 7) as i32).permute(defaults, |i| (keys[i] as usize) % bins, |a, b| a + b)
+}
+
+#[accel]
+fn fused_histogram_delayed_defaults(keys: Vector<u32>, bins: usize) -> Vector<i32> {
+    keys.map(|k| (k % 7) as i32).permute(generate(bins, |j| j as i32 * 3), |i| (keys[i] as usize) % bins, |a, b| a + b)
+}
+
+#[accel]
+fn fused_scatter_pairs(xs: Vector<u32>, dst: Vector<usize>, n: usize) -> Vector<(u32, u32)> {
+    // Pairs take the lock path; `+` and `max` make the result independent of the order.
+    generate(xs.len(), |i| (xs[i], xs[i] ^ 5)).permute(
+        generate(n, |j| (j as u32, 0u32)),
+        |i| dst[i],
+        |a, b| (a.0 + b.0, a.1.max(b.1)),
+    )
+}
+
+#[accel]
+fn chain_blur(m: Matrix<f32>) -> Matrix<f32> {
+    m.map(|x| x * 0.5 + 1.0).stencil3x3(Clamp, |n| {
+        (n[0][0] + n[0][2] + n[2][0] + n[2][2]) * 0.0625
+            + (n[0][1] + n[1][0] + n[1][2] + n[2][1]) * 0.125
+            + n[1][1] * 0.25
+    })
+}
+
+#[accel]
+fn fused_blur(m: Matrix<f32>) -> (Matrix<f32>, Matrix<f32>) {
+    (
+        generate(m.shape(), |(i, j)| m[(i, j)] * 0.5 + 1.0).stencil3x3(Clamp, |n| {
+            (n[0][0] + n[0][2] + n[2][0] + n[2][2]) * 0.0625
+                + (n[0][1] + n[1][0] + n[1][2] + n[2][1]) * 0.125
+                + n[1][1] * 0.25
+        }),
+        generate(m.shape(), |(i, j)| m[(i, j)] - (i as f32))
+            .stencil3x3(Constant(2.0), |n| n[0][0] - n[2][2] * 0.5 + n[1][1]),
+    )
+}
+
+#[accel]
+fn fused_stencil3(xs: Vector<i64>) -> Vector<i64> {
+    generate(xs.len(), |i| xs[i] * 2 + i as i64).stencil3(Wrap, |l, c, r| l + c * 10 + r * 100)
+}
+
+#[accel]
+fn chain_positive_squares(xs: Vector<f64>) -> Vector<f64> {
+    xs.map(|x| x * x - 2500.0).filter(|y| y > 0.0)
+}
+
+#[accel]
+fn fused_positive_squares(xs: Vector<f64>) -> (Vector<f64>, Vector<(f64, usize)>) {
+    (
+        generate(xs.len(), |i| xs[i] * xs[i] - 2500.0).filter(|y| y > 0.0),
+        generate(xs.len(), |i| (xs[i], i)).filter(|p| p.0 < 0.0 && p.1 % 3 != 0),
+    )
+}
+
+#[accel]
+fn chain_expand(xs: Vector<u32>) -> Vector<u32> {
+    xs.map(|x| x / 3).expand(|x| x % 5, |x, i| x + i as u32)
+}
+
+#[accel]
+fn fused_expand(xs: Vector<u32>) -> Vector<u32> {
+    generate(xs.len(), |i| xs[i] / 3).expand(|x| x % 5, |x, i| x + i as u32)
+}
+
+#[accel]
+fn chain_mean(xs: Vector<f32>) -> Scalar<f32> {
+    let n = xs.len() as f32;
+    let s = xs.sum();
+    unit(s.get() / n)
+}
+
+#[accel]
+fn fused_mean(xs: Vector<f32>) -> Scalar<f32> {
+    let n = xs.len() as f32;
+    xs.sum().imap(|_, s| s / n)
+}
+
+#[accel]
+fn chain_scan_then_map(xs: Vector<i32>) -> Vector<i64> {
+    xs.scanl1(|a, b| a + b).map(|s| (s as i64) * 2 + 1)
+}
+
+#[accel]
+fn fused_scan_then_map(xs: Vector<i32>) -> Vector<i64> {
+    generate(xs.len(), |i| xs[i] * xs[i]).scanl1(|a, b| a + b).imap(|i, s| (s as i64) * (i as i64 + 1))
+}
+
+#[accel]
+fn fused_epilogues(m: Matrix<i32>, lens: Vector<u64>) -> (Vector<f64>, Matrix<(i32, usize)>, Matrix<i64>, Matrix<u32>) {
+    let k = 0.5f64;
+    (
+        m.sum().imap(|i, s| s as f64 * k + i as f64),
+        m.fold_seg(1, |a, b| a * b, lens).imap(|(i, j), p| (p, i * 1000 + j)),
+        m.scanr(-3, |a, b| a + b).imap(|(i, j), s| (s as i64) * 16 + (i + j) as i64),
+        generate(m.shape(), |(i, j)| m[(i, j)] + (j as i32))
+            .scanl_seg(2, |a, b| a ^ b, lens)
+            .imap(|_, x| (x & 255) as u32),
+    )
+}
+
+#[accel]
+fn chain_sum_and_squares(xs: Vector<f64>) -> Scalar<(f64, f64)> {
+    xs.map(|x| (x, x * x)).fold_all((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
+#[accel]
+fn fused_sum_and_squares(xs: Vector<f64>) -> (Scalar<(f64, f64)>, Scalar<f64>) {
+    let n = xs.len() as f64;
+    (
+        generate(xs.len(), |i| (xs[i], xs[i] * xs[i])).fold_all((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1)),
+        generate(xs.len(), |i| (xs[i], xs[i] * xs[i]))
+            .fold_all((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+            .imap(|_, t| t.1 / n - (t.0 / n) * (t.0 / n)),
+    )
+}
+
+#[accel]
+fn fused_divide_sum(xs: Vector<i32>, ds: Vector<i32>) -> Scalar<i32> {
+    generate(xs.len(), |i| xs[i] / ds[i]).sum()
+}
+
+#[accel]
+fn fused_gather_sum(xs: Vector<i64>, idx: Vector<usize>) -> Scalar<i64> {
+    generate(idx.len(), |i| xs[idx[i]]).sum().imap(|_, s| s * 2)
+}
+
+#[accel]
+fn fused_fold1_rows(m: Matrix<f32>) -> Vector<f32> {
+    generate(m.shape(), |(i, j)| m[(i, j)] + 1.0).fold1(|a, b| a.max(b)).imap(|_, x| x * 2.0)
+}
+
+/// `Σ |x * y|` in `f64`: the scale of a dot product's rounding.
+fn abs_dot(xs: &[f32], ys: &[f32]) -> f32 {
+    xs.iter().zip(ys).map(|(x, y)| (f64::from(*x) * f64::from(*y)).abs()).sum::<f64>() as f32
+}
+
+fn dot_products() -> Check {
+    each_size("fusion::dotp", Tier::Large, |n, rng| {
+        let (a, b) = (rng.vec::<f32>(n), rng.vec::<f32>(n));
+        let (xs, ys) = (Vector::from_vec(a.clone()), Vector::from_vec(b.clone()));
+        let abs = abs_dot(&a, &b);
+        let (g, r) = both!(chain_dotp(&xs, &ys));
+        summed("zip_with then sum", &[g.get()], &[r.get()], &[abs])?;
+        let (g, r) = both!(fused_dotp(&xs, &ys));
+        summed("sum of a delayed zip", &[g.get()], &[r.get()], &[abs])
+    })
+}
+
+fn row_reductions() -> Check {
+    each_shape("fusion::row_squares", Tier::Medium, |r, c, rng| {
+        let data = rng.vec::<f64>(r * c);
+        let m = Matrix::from_shape_vec([r, c], data.clone())?;
+        let squares: Vec<f64> = data.iter().map(|x| x * x).collect();
+        let abs = reference!(chain_row_squares(&Matrix::from_shape_vec([r, c], squares)?));
+        let (g, w) = both!(chain_row_squares(&m));
+        summed_arrays("map then sum of rows", &g, &w, &abs)?;
+        let (g, w) = both!(fused_row_squares(&m));
+        summed_arrays("sum of rows of a delayed matrix", &g, &w, &abs)?;
+        if c > 0 || r == 0 {
+            let data = rng.vec::<f32>(r * c);
+            let (g, w) = both!(fused_fold1_rows(&Matrix::from_shape_vec([r, c], data)?));
+            same("fold1 of delayed rows under an epilogue", &g, &w)?;
+        }
+        Ok(())
+    })
+}
+
+fn segmented() -> Check {
+    each_size("fusion::segmented", Tier::Medium, |n, rng| {
+        let xs = Vector::from_vec(rng.vec::<i64>(n));
+        let lens = rng.lengths(n, false);
+        let l32 = Vector::from_vec(lens.iter().map(|&l| l as i32).collect());
+        let (g, r) = both!(chain_seg_sums(&xs, &l32));
+        same("map then fold_seg", &g, &r)?;
+        let (g, r) = both!(fused_seg_sums(&xs, &l32));
+        same("fold_seg of a delayed vector", &g, &r)?;
+        let lu = Vector::from_vec(lens.iter().map(|&l| l as u32).collect());
+        let (g, r) = both!(chain_seg_scan_reversed(&xs, &lu));
+        same("backpermute then scanl_seg", &g, &r)?;
+        let (g, r) = both!(fused_seg_scan_reversed(&xs, &lu));
+        same("scanl_seg of a delayed vector", &g, &r)
+    })
+}
+
+fn scans() -> Check {
+    each_size("fusion::scans", Tier::Large, |n, rng| {
+        let xs = Vector::from_vec(rng.vec::<i32>(n));
+        let (g, r) = both!(chain_prefix_squares(&xs));
+        same("map then scanl1", &g, &r)?;
+        let (g, r) = both!(fused_prefix_squares(&xs));
+        same("scanl1 of a delayed vector", &g, &r)?;
+        let (g, r) = both!(chain_scan_then_map(&xs));
+        same("scanl1 then map", &g, &r)?;
+        let (g, r) = both!(fused_scan_then_map(&xs));
+        same("scanl1 of a delayed vector under an epilogue", &g, &r)
+    })
+}
+
+fn permutes() -> Check {
+    each_size("fusion::permute", Tier::Medium, |n, rng| {
+        let keys = Vector::from_vec(rng.vec::<u32>(n));
+        let bins = 1 + rng.below(n.clamp(1, 5000));
+        let (g, r) = both!(chain_histogram(&keys, bins));
+        same("map then permute into fill", &g, &r)?;
+        let (g, r) = both!(fused_histogram(&keys, bins));
+        same("permute of a delayed source", &g, &r)?;
+        let (g, r) = both!(fused_histogram_delayed_defaults(&keys, bins));
+        same("permute into delayed defaults", &g, &r)?;
+        let dst = Vector::from_vec(rng.indices(n, bins));
+        let (g, r) = both!(fused_scatter_pairs(&Vector::from_vec(rng.vec::<u32>(n)), &dst, bins));
+        same("permute of delayed pairs into delayed defaults", &g, &r)
+    })
+}
+
+fn stencils() -> Check {
+    each_shape("fusion::stencil3x3", Tier::Medium, |r, c, rng| {
+        let m = Matrix::from_shape_vec([r, c], rng.vec::<f32>(r * c))?;
+        let (g, w) = both!(chain_blur(&m));
+        close_arrays("map then stencil3x3", &g, &w, 100.0)?;
+        let ((g0, g1), (w0, w1)) = both!(fused_blur(&m));
+        close_arrays("stencil3x3 Clamp of a delayed matrix", &g0, &w0, 100.0)?;
+        close_arrays("stencil3x3 Constant of a delayed matrix", &g1, &w1, 100.0 + r as f64)
+    })?;
+    each_size("fusion::stencil3", Tier::Medium, |n, rng| {
+        let (g, r) = both!(fused_stencil3(&Vector::from_vec(rng.vec::<i64>(n))));
+        same("stencil3 Wrap of a delayed vector", &g, &r)
+    })
+}
+
+fn filters_and_expand() -> Check {
+    each_size("fusion::filter_expand", Tier::Medium, |n, rng| {
+        let xs = Vector::from_vec(rng.vec::<f64>(n));
+        let (g, r) = both!(chain_positive_squares(&xs));
+        close_arrays("map then filter", &g, &r, 2500.0)?;
+        let ((g0, g1), (r0, r1)) = both!(fused_positive_squares(&xs));
+        close_arrays("filter of a delayed vector", &g0, &r0, 2500.0)?;
+        same("filter of delayed pairs", &g1, &r1)?;
+        let us = Vector::from_vec(rng.vec::<u32>(n));
+        let (g, r) = both!(chain_expand(&us));
+        same("map then expand", &g, &r)?;
+        let (g, r) = both!(fused_expand(&us));
+        same("expand of a delayed vector", &g, &r)
+    })
+}
+
+fn epilogues() -> Check {
+    each_size("fusion::mean", Tier::Large, |n, rng| {
+        let data = rng.vec::<f32>(n);
+        let xs = Vector::from_vec(data.clone());
+        let abs = (data.iter().map(|x| f64::from(x.abs())).sum::<f64>() / n.max(1) as f64) as f32;
+        let (g, r) = both!(chain_mean(&xs));
+        summed("sum then a scalar division", &[g.get()], &[r.get()], &[abs])?;
+        let (g, r) = both!(fused_mean(&xs));
+        summed("sum under an epilogue", &[g.get()], &[r.get()], &[abs])
+    })?;
+    each_shape("fusion::epilogues", Tier::Medium, |r, c, rng| {
+        let m = Matrix::from_shape_vec([r, c], rng.vec::<i32>(r * c))?;
+        let lens = Vector::from_vec(rng.lengths(c, false).into_iter().map(|l| l as u64).collect());
+        let ((g0, g1, g2, g3), (w0, w1, w2, w3)) = both!(fused_epilogues(&m, &lens));
+        same("fold of rows under an epilogue", &g0, &w0)?;
+        same("fold_seg under an epilogue (to pairs)", &g1, &w1)?;
+        same("scanr of rows under an epilogue", &g2, &w2)?;
+        same("scanl_seg of a delayed matrix under an epilogue (to u32)", &g3, &w3)
+    })
+}
+
+fn tuple_reductions() -> Check {
+    each_size("fusion::sum_and_squares", Tier::Medium, |n, rng| {
+        let data = rng.vec::<f64>(n);
+        let xs = Vector::from_vec(data.clone());
+        let abs = data.iter().map(|x| x.abs()).sum::<f64>();
+        let sq = data.iter().map(|x| x * x).sum::<f64>();
+        let (g, r) = both!(chain_sum_and_squares(&xs));
+        summed("map to pairs then fold_all .0", &[g.get().0], &[r.get().0], &[abs])?;
+        summed("map to pairs then fold_all .1", &[g.get().1], &[r.get().1], &[sq])?;
+        let ((g, gv), (r, rv)) = both!(fused_sum_and_squares(&xs));
+        summed("fold_all of delayed pairs .0", &[g.get().0], &[r.get().0], &[abs])?;
+        summed("fold_all of delayed pairs .1", &[g.get().1], &[r.get().1], &[sq])?;
+        // The variance cancels: bound it by the mean square it comes from.
+        let scale = sq / n.max(1) as f64 + (abs / n.max(1) as f64).powi(2);
+        summed("variance as an epilogue", &[gv.get()], &[rv.get()], &[scale])
+    })
+}
+
+/// Errors raised inside fused code are the interpreter's, then the device is usable again.
+fn errors_in_fused_code() -> Check {
+    for n in [1, 2, 33, 257, 4097, 65_537, (1 << 20) + 1].into_iter().filter(|&n| fits(n)) {
+        let mut rng = Rng::new("fusion::errors", n);
+        let xs = Vector::from_vec(rng.vec::<i32>(n));
+        let mut ds: Vec<i32> = (0..n).map(|_| 1 + rng.below(50) as i32).collect();
+        let at = rng.below(n);
+        ds[at] = 0;
+        let (g, r) = both_raw!(fused_divide_sum(&xs, &Vector::from_vec(ds)));
+        let e = same_error(&format!("x / 0 in a delayed operand (n = {n}, at {at})"), g, r)?;
+        is_variant("x / 0 in a delayed operand", &e, "DivisionByZero")?;
+
+        let ys = Vector::from_vec(rng.vec::<i64>(n));
+        let mut idx = rng.indices(n + 5, n);
+        let at = rng.below(idx.len());
+        idx[at] = n + rng.below(10);
+        let (g, r) = both_raw!(fused_gather_sum(&ys, &Vector::from_vec(idx)));
+        let e = same_error(&format!("xs[j] out of range in a delayed operand (n = {n}, at {at})"), g, r)?;
+        is_variant("xs[j] out of range in a delayed operand", &e, "IndexOutOfBounds")?;
+    }
+    for (r, c) in [(1, 0), (4097, 0)] {
+        let m = Matrix::from_shape_vec([r, c], Vec::<f32>::new())?;
+        let (g, w) = both_raw!(fused_fold1_rows(&m));
+        // The error names the reduction, not the epilogue that launched it.
+        let (gd, wd) = (format!("{:?}", g.as_ref().err()), format!("{:?}", w.as_ref().err()));
+        let e = same_error(&format!("fold1 of {r} empty delayed rows under an epilogue"), g, w)?;
+        is_variant("fold1 of empty rows", &e, "EmptyReduction")?;
+        if gd != wd {
+            return Err(format!("fold1 of empty rows: the GPU says {gd}, the interpreter {wd}").into());
+        }
+    }
+    let xs = Vector::from_vec(vec![3i32, 4]);
+    let (g, r) = both!(fused_prefix_squares(&xs));
+    same("a good fused program after the errors", &g, &r)
+}
+
+pub fn cases() -> Vec<Case> {
+    vec![
+        heavy("fusion::dotp", dot_products),
+        case("fusion::row_squares", row_reductions),
+        case("fusion::segmented", segmented),
+        heavy("fusion::scans", scans),
+        case("fusion::permute", permutes),
+        case("fusion::stencils", stencils),
+        case("fusion::filter_expand", filters_and_expand),
+        heavy("fusion::epilogues", epilogues),
+        case("fusion::sum_and_squares", tuple_reductions),
+        exclusive("fusion::errors", errors_in_fused_code),
+    ]
+}
