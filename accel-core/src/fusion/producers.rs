@@ -278,10 +278,7 @@ fn is_generate(e: &Expr) -> bool {
 /// The operands of a consumer that may be delayed, for rewriting in place.
 fn delayed_operands_mut(op: &mut ArrayOp) -> Vec<&mut Expr> {
     use ArrayOp::*;
-    let n = delayed_positions(op).len();
-    if n == 0 {
-        return vec![];
-    }
+    // The positions of `kernel::delayed_positions`, mutably.
     match op {
         Fold { a, .. }
         | FoldAll { a, .. }
