@@ -19,9 +19,7 @@ use crate::types::Type;
 
 /// Runs the pass.
 pub fn run(program: Program) -> Program {
-    let mut fresh = Fresh::for_program(&program);
-    let body = rewrite(&program.body, &mut fresh);
-    Program { body, ..program }
+    super::rewrite::rewrite_body(program, rewrite)
 }
 
 fn rewrite(e: &Expr, fresh: &mut Fresh) -> Expr {

@@ -132,6 +132,13 @@ impl Fresh {
     }
 }
 
+/// `program` with its body rewritten by `f`, which may draw fresh variables.
+pub fn rewrite_body(program: Program, f: impl FnOnce(&Expr, &mut Fresh) -> Expr) -> Program {
+    let mut fresh = Fresh::for_program(&program);
+    let body = f(&program.body, &mut fresh);
+    Program { body, ..program }
+}
+
 /// The ids of the variables `e` reads without binding them.
 pub fn free_vars(e: &Expr) -> BTreeSet<u32> {
     fn go(e: &Expr, bound: &mut Vec<u32>, out: &mut BTreeSet<u32>) {
