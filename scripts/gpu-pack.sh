@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds, in release, the GPU test binary of accel-tests (tests/gpu.rs), the bench binaries of
-# accel-benches and the `fusion` example (twice: with fusion, and with ACCEL_FUSION=off into
+# accel-benches (with the baselines of benches/baselines) and the `fusion` example (twice: with fusion, and with ACCEL_FUSION=off into
 # target/unfused), and packs them with their runner (scripts/gpu-run.sh) into gpu-pack/, for a
 # GPU machine that has no Rust toolchain. The PTX is inside the binaries; they load libcuda at
 # run time. See docs/testing.md, "GPU runs".
@@ -28,9 +28,13 @@ ACCEL_FUSION=off CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/unfused" \
     cargo build --release -p accel-examples --bin fusion --message-format=json | copy_executables "unfused-"
 mv "$pack/bin/unfused-fusion" "$pack/bin/fusion-unfused"
 cp scripts/gpu-run.sh "$pack/run.sh"
+cp -r benches/baselines "$pack/baselines"
 chmod +x "$pack/run.sh" "$pack"/bin/*
 
 [ -x "$pack/bin/gpu" ] || { echo "the GPU test binary was not built"; exit 1; }
+# The test binary embeds a large module (PTX and SASS of some 250 programs): compressed, the pack
+# fits the device tool's carry limit; run.sh unpacks it.
+xz -T0 -1 "$pack/bin/gpu"
 ls "$pack"/bin/bench-* >/dev/null 2>&1 || { echo "no bench binary was built"; exit 1; }
 du -sh "$pack"
 echo "run it on a GPU machine: bash $pack/run.sh (device tool: carry [\"$pack\"])"

@@ -2,7 +2,7 @@
 # The runner of gpu-pack/ (scripts/gpu-pack.sh copies it there as run.sh): runs on a GPU machine
 # that has no Rust toolchain.
 #
-#   bash gpu-pack/run.sh [tests] [memcheck] [racecheck] [fusion] [benches]    (no argument: all)
+#   bash gpu-pack/run.sh [tests] [memcheck] [racecheck] [fusion] [perf] [benches]   (no argument: all)
 #
 # - tests: the GPU test binary;
 # - memcheck, racecheck: the same under compute-sanitizer, any error it reports failing the step;
@@ -10,7 +10,11 @@
 #   every shared-memory access) up to 2^12 on one thread (more threads make the tool lose track
 #   of launches);
 # - fusion: the `fusion` example built with fusion and without (ACCEL_FUSION=off), same inputs;
-# - benches: every bench binary, one after another, into one log.
+# - perf: accel's GPU benchmark (bench-gpu) and its baselines on the same GPU in one go: CUB
+#   (baselines/cub_bench.cu, built here with nvcc for this GPU), CuPy, PyTorch and torch.compile
+#   (baselines/baselines.py); then the table of ratios (table.md) and the plot (benchmarks.png);
+#   the JSON lines of every side stay in $OUT;
+# - benches: every other bench binary, one after another, into one log.
 # Each step writes <step>.log into $OUT (default gpu-pack/out) and one line into summary.txt
 # there: its exit status, its duration and the last line of its log.
 set -uo pipefail
@@ -19,13 +23,19 @@ out="${OUT:-$here/out}"
 mkdir -p "$out"
 summary="$out/summary.txt"
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(tests memcheck racecheck fusion benches)
+[ ${#steps[@]} -gt 0 ] || steps=(tests memcheck racecheck fusion perf benches)
 status=0
 
 {
     echo "gpu-pack run of $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || echo "nvidia-smi failed"
 } | tee "$summary"
+
+# gpu-pack.sh compresses the test binary; Python's lzma unpacks it anywhere.
+if [ -f "$here/bin/gpu.xz" ] && [ ! -x "$here/bin/gpu" ]; then
+    python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
+        "$here/bin/gpu.xz" "$here/bin/gpu" && chmod +x "$here/bin/gpu"
+fi
 
 sanitizer="$(command -v compute-sanitizer || true)"
 if [ -z "$sanitizer" ]; then
@@ -47,6 +57,7 @@ step() { # name command...
 benches() {
     local b rc=0
     for b in "$here"/bin/bench-*; do
+        [ "$(basename "$b")" = bench-gpu ] && continue # the perf step's
         echo "== $(basename "$b")"
         # Criterion keeps its history out of $OUT (only a few files come back from there).
         CRITERION_HOME=/tmp/accel-criterion "$b" --bench || rc=1
@@ -72,15 +83,38 @@ fusion() {
     return $rc
 }
 
+perf() {
+    local b="$here/baselines" rc=0
+    echo "== accel"
+    "$here/bin/bench-gpu" >"$out/accel.jsonl" || rc=1
+    echo "== module load: PTX through the JIT (its cache off, then on), then SASS"
+    env ACCEL_SASS=off CUDA_CACHE_DISABLE=1 "$here/bin/bench-gpu" --load >>"$out/accel.jsonl" || rc=1
+    env ACCEL_SASS=off "$here/bin/bench-gpu" --load >>"$out/accel.jsonl" || rc=1
+    "$here/bin/bench-gpu" --load >>"$out/accel.jsonl" || rc=1
+    echo "== CUB"
+    if nvcc -O3 -std=c++17 -arch=native -o /tmp/accel-cub-bench "$b/cub_bench.cu"; then
+        /tmp/accel-cub-bench 20 >"$out/cub.jsonl" || rc=1
+    else
+        rc=1
+    fi
+    echo "== CuPy, PyTorch, torch.compile"
+    PYTHONUNBUFFERED=1 python3 "$b/baselines.py" 20 >"$out/python.jsonl" || rc=1
+    python3 "$b/compare.py" "$out/accel.jsonl" "$out/cub.jsonl" "$out/python.jsonl" >"$out/table.md" || rc=1
+    python3 "$b/plot.py" "$out/benchmarks.png" "$out/accel.jsonl" "$out/cub.jsonl" "$out/python.jsonl" || rc=1
+    cat "$out/table.md"
+    return $rc
+}
+
 for s in "${steps[@]}"; do
     case "$s" in
         tests) step tests "$here/bin/gpu" ;;
         memcheck) step memcheck sanitize memcheck 20 8 ;;
         racecheck) step racecheck sanitize racecheck 12 1 ;;
         fusion) step fusion fusion ;;
+        perf) step perf perf ;;
         benches) step benches benches ;;
         *)
-            echo "unknown step $s (tests, memcheck, racecheck, fusion, benches)" | tee -a "$summary"
+            echo "unknown step $s (tests, memcheck, racecheck, fusion, perf, benches)" | tee -a "$summary"
             status=1
             ;;
     esac

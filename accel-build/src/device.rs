@@ -38,10 +38,9 @@ impl DeviceBuild<'_> {
         self.dir.join("accel.ptx")
     }
 
-    /// The record of the last module of this package that ptxas accepted, shared by all its
-    /// `OUT_DIR`s like the module itself.
-    pub fn ptxas_record(&self) -> PathBuf {
-        self.target_dir.join("ptx").join(format!("{}.ptxas-ok", package_name(self.package)))
+    /// Where cubins are cached by module, shared by all `OUT_DIR`s like the module itself.
+    pub fn cubin_cache(&self) -> PathBuf {
+        self.target_dir.join("cubins")
     }
 
     /// Builds `source` (the device crate's `lib.rs`) into [`Self::ptx`], unless the last build

@@ -11,10 +11,12 @@
 //! 2. generates one device crate for all of them and compiles it with the pinned nightly into one
 //!    PTX module, `OUT_DIR/accel/accel.ptx` (`device`, `toolchain`), unless nothing it
 //!    depends on changed;
-//! 3. assembles the module with ptxas for sm_80 and sm_90 when a ptxas is found (`ptxas`);
+//! 3. assembles the module with ptxas for sm_80 and sm_90 when a ptxas is found (`ptxas`), into
+//!    `OUT_DIR/accel/accel.sm_80.cubin` and `accel.sm_90.cubin`;
 //! 4. writes one marker per program, `OUT_DIR/accel/programs/<fingerprint>`, and sets
-//!    `ACCEL_PTX_DIR=OUT_DIR/accel` for the crate's compilation: the macro embeds the module with
-//!    `include_str!` and reports a function without a marker, which the build did not see.
+//!    `ACCEL_PTX_DIR=OUT_DIR/accel` for the crate's compilation: the macro embeds the module
+//!    (`include_str!`) and the cubins it finds (`include_bytes!`), and reports a function without
+//!    a marker, which the build did not see.
 //!
 //! Without the `cuda` feature it only sets `ACCEL_PTX_DIR` to an empty directory and needs no
 //! nightly. A failure stops the build with the message of the step that failed.
@@ -69,6 +71,7 @@ fn run() -> Result<()> {
     if !cuda && stages.is_empty() {
         // No `cuda`: an empty directory, without `accel.ptx`, tells the macro so.
         let _ = std::fs::remove_file(dir.join("accel.ptx"));
+        ptxas::remove_cubins(&dir);
         return Ok(());
     }
 
@@ -76,6 +79,9 @@ fn run() -> Result<()> {
     for path in &watched {
         println!("cargo:rerun-if-changed={}", path.display());
     }
+    // The skeletons' device-only modules are not compiled for the host, so no host dependency
+    // changes with them: watch their sources (cargo scans a directory recursively).
+    println!("cargo:rerun-if-changed={}", Path::new(accel_kernels::MANIFEST_DIR).join("src").display());
     let profile_dir = out_dir.ancestors().nth(3).map(Path::to_path_buf).ok_or_else(|| {
         error(
             "finding the target directory",
@@ -84,6 +90,7 @@ fn run() -> Result<()> {
     })?;
     if !cuda {
         let _ = std::fs::remove_file(dir.join("accel.ptx"));
+        ptxas::remove_cubins(&dir);
         return dump::all(&stages, &found, None, &profile_dir.join("accel-dump").join(&package));
     }
     let mut unique: BTreeMap<u64, &scan::Found> = BTreeMap::new();
@@ -98,13 +105,15 @@ fn run() -> Result<()> {
     if programs.is_empty() {
         // Nothing to compile: no nightly needed. No function refers to the module.
         write(&build.ptx(), "")?;
+        ptxas::remove_cubins(&dir);
     } else {
         let source = module_source(&programs, &unique)?;
         device_source = Some(source.clone());
         let toolchain = toolchain::Toolchain::ensure(&target_dir)?;
         build.build(&source, &toolchain)?;
-        if let Some(ptxas) = ptxas::find()? {
-            ptxas::check(&ptxas, &build.ptx(), &build.ptxas_record(), &dir)?;
+        match ptxas::find()? {
+            Some(ptxas) => ptxas::assemble_all(&ptxas, &build.ptx(), &build.cubin_cache(), &dir)?,
+            None => ptxas::remove_cubins(&dir),
         }
     }
 

@@ -56,13 +56,14 @@ pub enum Scratch {
 pub mod role {
     /// Elementwise skeletons: one kernel.
     pub const GENERATE: &str = "generate";
-    /// Reductions and scans, phase 1: per-chunk totals.
+    /// Reductions and segmented scans, phase 1: per-chunk totals.
     pub const CHUNKS: &str = "chunks";
     /// Reductions, phase 2: per-row totals of the chunks.
     pub const FINISH: &str = "finish";
     /// Scans, phase 2: the carry into each chunk.
     pub const CARRIES: &str = "carries";
-    /// Scans, phase 3: the scan itself.
+    /// Scans, phase 3: the scan itself (of a regular array's long rows: the only kernel, one
+    /// pass with decoupled look-back).
     pub const SCAN: &str = "scan";
     /// Permute with delayed defaults: the output initialised from them (manifest defaults are a
     /// device copy instead).
@@ -77,9 +78,9 @@ pub mod role {
 
 /// The module-wide kernels: an exclusive prefix sum of `usize` counts, in place
 /// (`[error slot, n + 1, parts, partials, flags pointer, carries, flags pointer, counts pointer]`,
-/// a [`Scratch::Scan`] layout over a single `usize` column).
+/// a [`Scratch::Scan`] layout over a single `usize` column): `SCAN` alone in one pass with
+/// decoupled look-back when `parts > 1` (zeroed flags and ticket), else `CARRIES` then `SCAN`.
 pub mod offsets_scan {
-    pub const CHUNKS: &str = "accel_offsets_chunks";
     pub const CARRIES: &str = "accel_offsets_carries";
     pub const SCAN: &str = "accel_offsets_scan";
 }
@@ -185,7 +186,13 @@ pub fn epilogue_source(op: &ArrayOp) -> Option<&ArrayOp> {
 
 /// The name of kernel `role` of node `node` of `program`.
 pub fn kernel_name(program: &Program, node: usize, role: &str) -> String {
-    format!("{}_n{node}_{role}", program.kernel_prefix().trim_start_matches("r#"))
+    kernel_name_in(&program.kernel_prefix(), node, role)
+}
+
+/// [`kernel_name`] from the program's [`Program::kernel_prefix`], which the `#[accel]` macro
+/// computes at compile time (computing it hashes the whole program).
+pub fn kernel_name_in(prefix: &str, node: usize, role: &str) -> String {
+    format!("{}_n{node}_{role}", prefix.trim_start_matches("r#"))
 }
 
 /// The kernels of a node, in launch order; empty for nodes the host handles alone. An epilogue
@@ -208,7 +215,9 @@ pub fn roles(op: &ArrayOp) -> &'static [&'static str] {
         }
         Stencil { .. } | SegmentLengths(_) => &[role::GENERATE],
         Fold { .. } | FoldAll { .. } | FoldSeg { .. } => &[role::CHUNKS, role::FINISH],
-        Scan { .. } | ScanSeg { .. } => &[role::CHUNKS, role::CARRIES, role::SCAN],
+        // Long rows of a regular array are scanned in one pass (`SCAN` alone); segments in three.
+        Scan { .. } => &[role::CARRIES, role::SCAN],
+        ScanSeg { .. } => &[role::CHUNKS, role::CARRIES, role::SCAN],
         Permute { defaults, .. } if as_generate(defaults).is_some() => &[role::DEFAULTS, role::SCATTER],
         Permute { .. } => &[role::SCATTER],
         Expand { .. } | Filter { .. } => &[role::COUNTS, role::WRITE],
@@ -354,6 +363,76 @@ pub fn permute_combine(combine: &Lambda) -> PermuteCombine {
     }
 }
 
+/// Whether `f(a, b) == f(b, a)` for all `a`, `b`, recognised syntactically: after inlining `let`s
+/// and projections of the parameters, the body is built from `+`, `*`, `&`, `|`, `^` (any
+/// scalar), integer `min`/`max`, tuples, constants and the parameters, and swapping the two
+/// parameters gives the same expression up to the order of the operands of those operators.
+/// Reductions with such an operator may fold in any order (`accel_kernels::reduce`'s striped
+/// skeleton); every other operator keeps scan order.
+pub fn is_commutative(f: &Lambda) -> bool {
+    let [(a, _), (b, _)] = &f.params[..] else { return false };
+    let canonical = |first: u32, second: u32| {
+        let params = vec![(first, Canon::Param(0, Vec::new())), (second, Canon::Param(1, Vec::new()))];
+        canon(&f.body, &mut params.clone())
+    };
+    match (canonical(a.id, b.id), canonical(b.id, a.id)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// An expression over the two parameters, in a form where commutative operands are sorted.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Canon {
+    /// Parameter `k`, projected through the path.
+    Param(u8, Vec<usize>),
+    Const(String),
+    Tuple(Vec<Canon>),
+    /// A commutative operator and its sorted operands.
+    Op(String, Vec<Canon>),
+}
+
+/// `e` in canonical form, where `env` maps variables to their values; `None` for anything else
+/// than what [`is_commutative`] lists.
+fn canon(e: &Expr, env: &mut Vec<(u32, Canon)>) -> Option<Canon> {
+    let commutative = |name: String, x: &Expr, y: &Expr, env: &mut Vec<(u32, Canon)>| {
+        let mut operands = vec![canon(x, env)?, canon(y, env)?];
+        operands.sort();
+        Some(Canon::Op(name, operands))
+    };
+    match &e.kind {
+        ExprKind::Var(v) => env.iter().rev().find(|(id, _)| *id == v.id).map(|(_, c)| c.clone()),
+        ExprKind::Const(c) => Some(Canon::Const(format!("{c:?}"))),
+        ExprKind::Let { var, value, body } => {
+            let value = canon(value, env)?;
+            env.push((var.id, value));
+            let body = canon(body, env);
+            env.pop();
+            body
+        }
+        ExprKind::Tuple(parts) => parts.iter().map(|p| canon(p, env)).collect::<Option<_>>().map(Canon::Tuple),
+        ExprKind::Proj(x, k) => match canon(x, env)? {
+            Canon::Param(p, mut path) => {
+                path.push(*k);
+                Some(Canon::Param(p, path))
+            }
+            Canon::Tuple(mut parts) if *k < parts.len() => Some(parts.swap_remove(*k)),
+            _ => None,
+        },
+        ExprKind::Binary(
+            op @ (BinaryOp::Add | BinaryOp::Mul | BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor),
+            x,
+            y,
+        ) => commutative(format!("{op:?}"), x, y, env),
+        ExprKind::Math(f @ (MathFn::Min | MathFn::Max), args)
+            if args.len() == 2 && e.ty.as_elem().is_some_and(|t| matches!(t, ElemType::Scalar(s) if !s.is_float())) =>
+        {
+            commutative(format!("{f:?}"), &args[0], &args[1], env)
+        }
+        _ => None,
+    }
+}
+
 /// The number of words a value of type `t` flattens to.
 pub fn word_count(t: &Type) -> usize {
     match t {
@@ -392,6 +471,39 @@ fn collect_free(e: &Expr, bound: &mut Vec<u32>, out: &mut BTreeMap<u32, (Var, Ty
             bound.truncate(depth);
         }),
     }
+}
+
+/// Whether an elementwise node's element costs more arithmetic than memory traffic: it calls a
+/// transcendental function, itself or in a fused operand. Such nodes run one element per thread
+/// per step (`accel_kernels::generate::generate_each`).
+pub fn is_compute_heavy(op: &ArrayOp) -> bool {
+    use MathFn::*;
+    let mut heavy = false;
+    for_each_array_child(op, &mut |child, _| {
+        visit(child, &mut |e| {
+            if let ExprKind::Math(f, _) = &e.kind {
+                heavy |= matches!(
+                    f,
+                    Exp | Ln
+                        | Log2
+                        | Log10
+                        | Sin
+                        | Cos
+                        | Tan
+                        | Asin
+                        | Acos
+                        | Atan
+                        | Atan2
+                        | Sinh
+                        | Cosh
+                        | Tanh
+                        | Powf
+                        | Erf
+                );
+            }
+        })
+    });
+    heavy
 }
 
 /// Calls `f` on every node of `e` in pre-order.
@@ -591,6 +703,48 @@ pub(crate) mod tests {
         serde_json::from_value(json).expect("still a program")
     }
 
+    /// The combining function of the program's only reduction.
+    fn reduction_operator(src: &str) -> Lambda {
+        let p = program(src);
+        array_nodes(&p)
+            .into_iter()
+            .find_map(|op| match op {
+                ArrayOp::Fold { f, .. } | ArrayOp::FoldAll { f, .. } | ArrayOp::FoldSeg { f, .. } => Some(f.clone()),
+                _ => None,
+            })
+            .expect("a reduction")
+    }
+
+    #[test]
+    fn commutative_operators_are_recognised_and_others_are_not() {
+        let of = |t: &str, f: &str| {
+            let src = format!("fn r(xs: Vector<{t}>) -> Scalar<{t}> {{ xs.fold_all(xs[0], {f}) }}");
+            is_commutative(&reduction_operator(&src))
+        };
+        for (t, f) in [
+            ("f32", "|a, b| a + b"),
+            ("f32", "|a, b| b + a"),
+            ("f64", "|a, b| a * b + 1.0"),
+            ("i32", "|a, b| a.max(b)"),
+            ("u32", "|a, b| (a ^ b) | (b & a)"),
+            ("(f32, i32)", "|a, b| (a.0 + b.0, a.1.min(b.1))"),
+            ("(f32, f32)", "|(x, y), (u, v)| (x + u, v + y)"),
+        ] {
+            assert!(of(t, f), "{t}: {f} is commutative");
+        }
+        for (t, f) in [
+            ("f32", "|a, b| a - b"),
+            ("f32", "|a, b| a"),
+            ("f32", "|a, b| a.max(b)"),
+            ("i32", "|a, b| a * 2 + b"),
+            ("(f32, f32)", "|a, b| (a.0 + b.0, a.1)"),
+            ("(f32, f32)", "|a, b| (a.0 + b.1, a.1 + b.0)"),
+            ("i32", "|a, b| if a < b { a } else { b }"),
+        ] {
+            assert!(!of(t, f), "{t}: {f} is not recognised as commutative");
+        }
+    }
+
     fn capture_names(op: &ArrayOp) -> Vec<String> {
         interface(op).captures.iter().map(|(v, _)| v.name.clone()).collect()
     }
@@ -638,7 +792,7 @@ pub(crate) mod tests {
         );
         let nodes = array_nodes(&scan);
         assert_eq!(launched(&scan), [true, false]);
-        assert_eq!(roles(nodes[0]), [role::CHUNKS, role::CARRIES, role::SCAN]);
+        assert_eq!(roles(nodes[0]), [role::CARRIES, role::SCAN]);
         assert_eq!(interface(nodes[0]).scratch, Scratch::Scan);
         // scanl_total has two results: never an epilogue.
         let total = program(

@@ -23,6 +23,15 @@ pub const WARP: usize = 32;
 pub const ITEMS: usize = 4;
 /// Elements per warp tile.
 pub const TILE: usize = WARP * ITEMS;
+/// Elements each thread of an elementwise kernel computes per step (`generate`): a block's step
+/// is a tile of `BLOCK_THREADS * GENERATE_UNROLL` consecutive elements.
+pub const GENERATE_UNROLL: usize = 4;
+/// Warp tiles a single-pass scan holds in registers at once: a window of its chunk.
+pub const SINGLE_PASS_TILES: usize = 4;
+/// Elements of a window of a single-pass scan.
+pub const SINGLE_PASS_WINDOW: usize = SINGLE_PASS_TILES * TILE;
+/// Longest chunk of a single-pass scan (8 windows).
+pub const SINGLE_PASS_CHUNK: usize = 8 * SINGLE_PASS_WINDOW;
 /// Length of the error slot in `u64` words.
 pub const ERROR_SLOT_WORDS: usize = 16;
 

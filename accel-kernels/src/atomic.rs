@@ -192,3 +192,156 @@ pub unsafe fn with_lock(locks: *mut u32, i: usize, f: impl FnOnce()) {
         }
     }
 }
+
+/// Bytes of shared memory in which a block privatises the output of a permute with `+`
+/// ([`permute_add`]): outputs up to 4096 4-byte or 2048 8-byte elements.
+pub const SHARED_BYTES: usize = 16 * 1024;
+
+/// Scalars that [`permute_add`] accumulates in shared memory (shared-space addresses, 32-bit).
+pub trait SharedAdd: AtomicAdd {
+    /// # Safety
+    /// `addr` is an aligned shared-space address inside the block's buffer.
+    unsafe fn store_shared(addr: u32, v: Self);
+    /// # Safety
+    /// As `store_shared`.
+    unsafe fn load_shared(addr: u32) -> Self;
+    /// `*addr += v`, atomically.
+    ///
+    /// # Safety
+    /// As `store_shared`.
+    unsafe fn red_add_shared(addr: u32, v: Self);
+    /// The identity of `+`.
+    fn zero() -> Self;
+}
+
+macro_rules! shared_add {
+    ($($t:ty, $ty:literal, $bits:literal, $class:ident, $zero:expr;)*) => {$(
+        impl SharedAdd for $t {
+            #[inline(always)]
+            unsafe fn store_shared(addr: u32, v: $t) {
+                // SAFETY: the caller guarantees `addr`.
+                unsafe {
+                    asm!(concat!("st.shared.b", $bits, " [{a}], {v};"), a = in(reg32) addr, v = in($class) v,
+                        options(nostack, preserves_flags))
+                }
+            }
+            #[inline(always)]
+            unsafe fn load_shared(addr: u32) -> $t {
+                let v: $t;
+                // SAFETY: the caller guarantees `addr`.
+                unsafe {
+                    asm!(concat!("ld.shared.b", $bits, " {v}, [{a}];"), a = in(reg32) addr, v = out($class) v,
+                        options(nostack, preserves_flags, readonly))
+                }
+                v
+            }
+            #[inline(always)]
+            unsafe fn red_add_shared(addr: u32, v: $t) {
+                // SAFETY: the caller guarantees `addr`.
+                unsafe {
+                    asm!(concat!("red.shared.add.", $ty, " [{a}], {v};"), a = in(reg32) addr, v = in($class) v,
+                        options(nostack, preserves_flags))
+                }
+            }
+            #[inline(always)]
+            fn zero() -> $t {
+                $zero
+            }
+        }
+    )*};
+}
+
+shared_add! {
+    i32, "u32", "32", reg32, 0;
+    u32, "u32", "32", reg32, 0;
+    f32, "f32", "32", reg32, 0.0;
+    i64, "u64", "64", reg64, 0;
+    u64, "u64", "64", reg64, 0;
+    usize, "u64", "64", reg64, 0;
+    f64, "f64", "64", reg64, 0.0;
+}
+
+/// Where [`permute_add`]'s updates go: the block's copy in shared memory, or the output.
+#[derive(Clone, Copy)]
+pub enum AddTarget<T> {
+    Shared(u32),
+    Global(*mut T),
+}
+
+impl<T: SharedAdd> AddTarget<T> {
+    /// Adds `v` to element `j` of the output (`j` below its length).
+    ///
+    /// # Safety
+    /// `j` is below the length given to [`permute_add`].
+    #[inline(always)]
+    pub unsafe fn add(&self, j: usize, v: T) {
+        // SAFETY: the caller guarantees `j`; a shared copy holds every element.
+        unsafe {
+            match *self {
+                AddTarget::Shared(base) => T::red_add_shared(base + (j * size_of::<T>()) as u32, v),
+                AddTarget::Global(p) => T::red_add(p.add(j), v),
+            }
+        }
+    }
+}
+
+/// A permute with `+` into `out` (`len` elements): runs `scatter(target)`, where `scatter`
+/// adds the block's share of the sources through `target`. When the output fits in
+/// [`SHARED_BYTES`], each block accumulates into a zeroed copy in shared memory (shared-memory
+/// atomics, contended only within the block) and then adds its non-zero elements to `out`: a
+/// histogram of 2^28 keys into 256 bins does 2^28 shared and about 256 global atomics per block
+/// instead of 2^28 global atomics on 256 addresses.
+///
+/// # Safety
+/// Called from every thread of a 1-D launch (the block synchronises); `out` holds `len`
+/// elements in global memory; `scatter` only adds to elements below `len`.
+#[inline(always)]
+pub unsafe fn permute_add<T: SharedAdd + PartialEq>(out: *mut T, len: usize, scatter: impl Fn(AddTarget<T>)) {
+    let base = shared_buffer();
+    if len * size_of::<T>() > SHARED_BYTES {
+        return scatter(AddTarget::Global(out));
+    }
+    let (first, step) = (device::thread_idx(), device::block_dim());
+    let at = |k: usize| base + (k * size_of::<T>()) as u32;
+    // SAFETY: every `k < len` lies inside the buffer (checked above); the barriers order the
+    // zeroing before the adds and the adds before the flush.
+    unsafe {
+        let mut k = first;
+        while k < len {
+            T::store_shared(at(k), T::zero());
+            k += step;
+        }
+        device::sync_threads();
+        scatter(AddTarget::Shared(base));
+        device::sync_threads();
+        let mut k = first;
+        while k < len {
+            let v = T::load_shared(at(k));
+            if v != T::zero() {
+                T::red_add(out.add(k), v);
+            }
+            k += step;
+        }
+    }
+}
+
+/// The shared-space address of a block-shared buffer of [`SHARED_BYTES`] bytes, 16-byte aligned.
+/// Each call declares its own buffer (PTX allows a `.shared` variable in a kernel's nested
+/// scope), so a kernel calls it once.
+#[inline(always)]
+fn shared_buffer() -> u32 {
+    let addr: u32;
+    // SAFETY: declares and names a buffer; reads and writes nothing.
+    unsafe {
+        asm!(
+            "{{",
+            ".shared .align 16 .b8 accel_shared_buffer[{bytes}];",
+            "mov.u32 {a}, accel_shared_buffer;",
+            "}}",
+            a = out(reg32) addr,
+            bytes = const SHARED_BYTES,
+            options(nomem, nostack, preserves_flags),
+        )
+    }
+    addr
+}

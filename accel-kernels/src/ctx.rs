@@ -87,9 +87,34 @@ impl Ctx {
 
     /// Records an error unless one is recorded already. `index` and `shape` hold at most 3
     /// components (more are dropped); the rank recorded is `index.len()`.
+    ///
+    /// Inlined so that the components travel as scalars: a slice passed to an out-of-line
+    /// function would make every caller keep its index array in local memory, on the hot path.
+    #[inline(always)]
+    pub fn fail(&self, code: u32, site: u64, index: &[usize], shape: &[usize], value: u64) {
+        let at = |s: &[usize], k: usize| s.get(k).map_or(0, |&x| x as u64);
+        let (i0, i1, i2) = (at(index, 0), at(index, 1), at(index, 2));
+        let (s0, s1, s2) = (at(shape, 0), at(shape, 1), at(shape, 2));
+        self.record(code, site, index.len() as u64, i0, i1, i2, s0, s1, s2, value);
+    }
+
+    /// The cold path of [`Ctx::fail`].
     #[cold]
     #[inline(never)]
-    pub fn fail(&self, code: u32, site: u64, index: &[usize], shape: &[usize], value: u64) {
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &self,
+        code: u32,
+        site: u64,
+        rank: u64,
+        i0: u64,
+        i1: u64,
+        i2: u64,
+        s0: u64,
+        s1: u64,
+        s2: u64,
+        value: u64,
+    ) {
         // SAFETY: `new`'s contract: the slot is valid for ERROR_SLOT_WORDS words. Word 0's low half
         // (little-endian) is claimed once; only the winner writes the other words, and the host
         // reads them after the kernel has finished.
@@ -97,15 +122,9 @@ impl Ctx {
             if device::cas32(self.slot.cast::<u32>(), 0, code) != 0 {
                 return;
             }
-            self.slot.add(1).write(site);
-            self.slot.add(2).write(index.len() as u64);
-            for (k, &i) in index.iter().take(3).enumerate() {
-                self.slot.add(3 + k).write(i as u64);
+            for (k, word) in [site, rank, i0, i1, i2, s0, s1, s2, value].into_iter().enumerate() {
+                self.slot.add(1 + k).write(word);
             }
-            for (k, &n) in shape.iter().take(3).enumerate() {
-                self.slot.add(6 + k).write(n as u64);
-            }
-            self.slot.add(9).write(value);
         }
     }
 }

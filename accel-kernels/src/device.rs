@@ -177,6 +177,21 @@ pub unsafe fn cas64(p: *mut u64, old: u64, new: u64) -> u64 {
     r
 }
 
+/// Atomically adds `v`; returns the previous value.
+///
+/// # Safety
+/// `p` is a valid, aligned pointer to global memory.
+#[inline(always)]
+pub unsafe fn fetch_add32(p: *mut u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: the caller guarantees `p`.
+    unsafe {
+        asm!("atom.add.u32 {r}, [{p}], {v};", r = out(reg32) r, p = in(reg64) p, v = in(reg32) v,
+            options(nostack, preserves_flags));
+    }
+    r
+}
+
 /// Atomically swaps in `v`; returns the previous value.
 ///
 /// # Safety

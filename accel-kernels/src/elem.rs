@@ -23,6 +23,12 @@ pub trait DeviceElem: Copy {
     /// # Safety
     /// Every column holds at least `i + 1` elements in global memory.
     unsafe fn store(p: Self::Ptr, i: usize, v: Self);
+    /// Element `i` read with volatile loads: never from a stale cache line, for values another
+    /// thread published (see `scan::Lookback`).
+    ///
+    /// # Safety
+    /// As `load`.
+    unsafe fn load_volatile(p: Self::Ptr, i: usize) -> Self;
     /// The all-zero value (`false` for `bool`).
     fn zero() -> Self;
     /// The value of lane `lane + delta` (own value past lane 31); all 32 lanes must call it.
@@ -44,6 +50,12 @@ macro_rules! scalar32 {
                 let from: fn(u32) -> $t = $from;
                 // SAFETY: the caller guarantees that element `i` exists; `$raw` has `$t`'s size.
                 from(unsafe { p.cast::<$raw>().add(i).read() } as u32)
+            }
+            #[inline(always)]
+            unsafe fn load_volatile(p: *mut $t, i: usize) -> $t {
+                let from: fn(u32) -> $t = $from;
+                // SAFETY: as `load`.
+                from(unsafe { p.cast::<$raw>().add(i).read_volatile() } as u32)
             }
             #[inline(always)]
             unsafe fn store(p: *mut $t, i: usize, v: $t) {
@@ -89,6 +101,11 @@ macro_rules! scalar64 {
             unsafe fn load(p: *mut $t, i: usize) -> $t {
                 // SAFETY: the caller guarantees that element `i` exists.
                 unsafe { p.add(i).read() }
+            }
+            #[inline(always)]
+            unsafe fn load_volatile(p: *mut $t, i: usize) -> $t {
+                // SAFETY: as `load`.
+                unsafe { p.add(i).read_volatile() }
             }
             #[inline(always)]
             unsafe fn store(p: *mut $t, i: usize, v: $t) {
@@ -142,6 +159,11 @@ macro_rules! tuple {
             unsafe fn load(p: Self::Ptr, i: usize) -> Self {
                 // SAFETY: the caller guarantees element `i` of every column.
                 unsafe { ($($T::load(p.$i, i),)+) }
+            }
+            #[inline(always)]
+            unsafe fn load_volatile(p: Self::Ptr, i: usize) -> Self {
+                // SAFETY: as `load`.
+                unsafe { ($($T::load_volatile(p.$i, i),)+) }
             }
             #[inline(always)]
             unsafe fn store(p: Self::Ptr, i: usize, v: Self) {

@@ -15,6 +15,8 @@ pub trait Rows: Copy {
     fn count(&self) -> usize;
     /// Row `row` as `(start, end)` flat indices, for `row < count()`.
     fn bounds(&self, row: usize) -> (usize, usize);
+    /// The number of elements in all rows.
+    fn elements(&self) -> usize;
 }
 
 /// `rows` rows of `len` elements each: row `r` is `[r * len, (r + 1) * len)`.
@@ -33,6 +35,11 @@ impl Rows for Uniform {
     #[inline(always)]
     fn bounds(&self, row: usize) -> (usize, usize) {
         (row * self.len, (row + 1) * self.len)
+    }
+
+    #[inline(always)]
+    fn elements(&self) -> usize {
+        self.rows * self.len
     }
 }
 
@@ -61,6 +68,17 @@ impl Rows for Segmented {
         // SAFETY: `row < count()` gives `s < segments`, and the host passed `segments + 1` offsets.
         let (start, end) = unsafe { (usize::load(offsets, s), usize::load(offsets, s + 1)) };
         (base + start, base + end)
+    }
+
+    #[inline(always)]
+    fn elements(&self) -> usize {
+        if self.segments == 0 {
+            return 0;
+        }
+        let offsets = self.offsets.cast_mut();
+        // SAFETY: the host passed `segments + 1` offsets.
+        let (first, last) = unsafe { (usize::load(offsets, 0), usize::load(offsets, self.segments)) };
+        self.outer * (last - first)
     }
 }
 

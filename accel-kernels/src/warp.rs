@@ -66,10 +66,18 @@ pub fn cat<T: Copy>(a: Option<T>, b: Option<T>, combine: &impl Fn(T, T) -> T) ->
 /// Step `d` combines the value of lane `l` (a multiple of `2d`, covering lanes `l..l+d`) with
 /// that of lane `l + d` (covering `l+d..l+2d`), left operand first.
 #[inline(always)]
-pub fn reduce<T: DeviceElem>(mut v: T, has: u32, combine: &impl Fn(T, T) -> T) -> T {
+pub fn reduce<T: DeviceElem>(v: T, has: u32, combine: &impl Fn(T, T) -> T) -> T {
+    reduce_groups(v, has, WARP, combine)
+}
+
+/// [`reduce`] within each aligned group of `width` lanes (a power of two up to 32): the first
+/// lane of each group receives the in-order combination of the group's lanes in `has`. All 32
+/// lanes must call it with the same `width`.
+#[inline(always)]
+pub fn reduce_groups<T: DeviceElem>(mut v: T, has: u32, width: usize, combine: &impl Fn(T, T) -> T) -> T {
     let lane = device::lane();
     let mut d = 1;
-    while d < WARP as u32 {
+    while d < width as u32 {
         let other = v.shfl_down(d);
         if lane.is_multiple_of(2 * d) && has & lanes(lane + d, lane + 2 * d) != 0 {
             v = if has & lanes(lane, lane + d) != 0 { combine(v, other) } else { other };

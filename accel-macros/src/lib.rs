@@ -8,9 +8,9 @@
 //! - `mod f` with `reference(args..)` (the interpreter), `plan()` and `program()`, plus the
 //!   generated backend code.
 //!
-//! With the `cuda` feature, `mod f` also holds `PTX`, the package's PTX module, which the
-//! package's build script (accel-build) compiled into the directory `ACCEL_PTX_DIR` names; the
-//! wrapper hands it to the runtime's GPU when there is one. The build script writes a marker per
+//! With the `cuda` feature, `mod f` also holds `module()`, the package's PTX module and the SASS
+//! that ptxas made of it (embedded once per crate, see `embedded_module`), which the package's build script (accel-build) compiled into the
+//! directory `ACCEL_PTX_DIR` names; the wrapper hands it to the runtime's GPU when there is one. The build script writes a marker per
 //! program it compiled (named by the program's fingerprint), so a function it did not see is a
 //! compile error here rather than a missing kernel at run time.
 //!
@@ -144,10 +144,12 @@ fn backends(
     ret: &proc_macro2::TokenStream,
 ) -> Backends {
     let name = &item.sig.ident;
-    let ptx = match ptx_module(name, program) {
-        Ok(path) => path,
+    let (ptx, sass) = match ptx_module(name, program) {
+        Ok(paths) => paths,
         Err(e) => return Backends { body: cpu_only, items: quote!(), error: Some(e) },
     };
+    let module = embedded_module(&ptx, &sass);
+    let prefix = program.kernel_prefix();
     let device_args = user_names.iter().zip(&program.params).map(|(n, (_, t))| {
         let arg = if t.is_elem() { quote!(&#n) } else { quote!(#n) };
         quote!(::accel::__private::IntoDevice::to_device(#arg, __gpu)?)
@@ -158,25 +160,63 @@ fn backends(
                 |__cx| #name::__cpu(__cx, #(#user_names),*),
                 |__gpu| {
                     let __args = ::std::vec![#(#device_args),*];
-                    let __out = __gpu.execute(#name::optimised(), #name::PTX, __args)?;
+                    let __out = __gpu.execute(#name::optimised(), #prefix, #name::module(), __args)?;
                     <#ret as ::accel::__private::FromDevice>::from_device(__out)
                 },
             )
         },
-        items: quote! {
-            /// The PTX module of all the `#[accel]` functions of this package, built by its
-            /// build script.
-            pub const PTX: &str = ::core::include_str!(#ptx);
-        },
+        items: module,
         error: None,
     }
 }
 
-/// The path of the PTX module that holds `program`'s kernels, or the error that says why there
-/// is none: no build script, a build script that built no GPU code, or one that did not see
-/// this function.
+/// `module()`, the GPU code of all the `#[accel]` functions of this package (the PTX module and
+/// its SASS for the architectures ptxas made it for), embedded once per crate: the first
+/// function that this compiler process expands for the crate defines it under a symbol named
+/// after the crate, and every function (that one included) refers to it by that symbol. A
+/// definition in each function would put a copy of the module into every codegen unit.
 #[cfg(feature = "cuda")]
-fn ptx_module(name: &syn::Ident, program: &accel_core::Program) -> syn::Result<String> {
+fn embedded_module(ptx: &str, sass: &[(u32, String)]) -> proc_macro2::TokenStream {
+    use std::collections::BTreeSet;
+    use std::sync::{Mutex, PoisonError};
+    static DEFINED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let krate = std::env::var("CARGO_CRATE_NAME").unwrap_or_default();
+    let hash = ptx.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let symbol = format!("__accel_module_{krate}_{hash:016x}");
+    let first = DEFINED.lock().unwrap_or_else(PoisonError::into_inner).insert(symbol.clone());
+    let definition = first.then(|| {
+        let sass = sass.iter().map(|(sm, path)| quote!((#sm, ::core::include_bytes!(#path))));
+        quote! {
+            #[doc(hidden)]
+            #[unsafe(export_name = #symbol)]
+            pub static __ACCEL_MODULE_DEFINITION: ::accel::__private::DeviceModule = ::accel::__private::DeviceModule {
+                ptx: ::core::include_str!(#ptx),
+                sass: &[#(#sass),*],
+            };
+        }
+    });
+    quote! {
+        #definition
+
+        unsafe extern "Rust" {
+            #[link_name = #symbol]
+            static __ACCEL_MODULE: ::accel::__private::DeviceModule;
+        }
+
+        /// The GPU code of all the `#[accel]` functions of this package, built by its build
+        /// script: the PTX module and its SASS for the architectures ptxas made it for.
+        pub fn module() -> &'static ::accel::__private::DeviceModule {
+            // SAFETY: the symbol is the crate's one definition of the module (see above).
+            unsafe { &__ACCEL_MODULE }
+        }
+    }
+}
+
+/// The path of the PTX module that holds `program`'s kernels and the `(sm version, path)` of the
+/// cubins made from it, or the error that says why there is none: no build script, a build
+/// script that built no GPU code, or one that did not see this function.
+#[cfg(feature = "cuda")]
+fn ptx_module(name: &syn::Ident, program: &accel_core::Program) -> syn::Result<(String, Vec<(u32, String)>)> {
     let Ok(dir) = std::env::var("ACCEL_PTX_DIR") else {
         return Err(syn::Error::new(
             name.span(),
@@ -204,7 +244,17 @@ fn ptx_module(name: &syn::Ident, program: &accel_core::Program) -> syn::Result<S
             ),
         ));
     }
-    ptx.to_str().map(str::to_string).ok_or_else(|| {
-        syn::Error::new(name.span(), format!("the path of the PTX module is not UTF-8: {}", ptx.display()))
-    })
+    let utf8 = |path: &std::path::Path| {
+        path.to_str().map(str::to_string).ok_or_else(|| {
+            syn::Error::new(name.span(), format!("the path of the GPU code is not UTF-8: {}", path.display()))
+        })
+    };
+    let mut sass = Vec::new();
+    for sm in [80u32, 90] {
+        let cubin = dir.join(format!("accel.sm_{sm}.cubin"));
+        if cubin.is_file() {
+            sass.push((sm, utf8(&cubin)?));
+        }
+    }
+    Ok((utf8(&ptx)?, sass))
 }

@@ -51,9 +51,13 @@ fn properties() {
     let Some(gpu) = gpu() else { return };
     assert!(!gpu.name().is_empty() && gpu.ordinal() == 0 && gpu.sm_count() > 0, "{gpu:?}");
     assert!(gpu.compute_capability() >= (8, 0));
-    assert_eq!((gpu.grid_for(0), gpu.grid_for(1), gpu.grid_for(257)), (0, 1, 2));
-    assert_eq!(gpu.grid_for(usize::MAX) as usize, gpu.sm_count() * 32);
-    assert_eq!(gpu.warps_in_flight(), gpu.sm_count() * 64);
+    let fill = gpu.kernel(PTX, "fill_u32").unwrap();
+    let blocks = fill.resident_blocks();
+    assert!((1..=32).contains(&blocks), "{blocks} blocks of 256 threads per multiprocessor");
+    let grid = |n| gpu.resident_grid(&fill, n);
+    assert_eq!((grid(0), grid(1), grid(256), grid(257)), (0, 1, 1, 2));
+    assert_eq!(grid(usize::MAX) as usize, gpu.sm_count() * blocks);
+    assert_eq!(gpu.resident_warps(&fill), gpu.sm_count() * blocks * 8);
     let (free, total) = gpu.mem_info().unwrap();
     assert!(0 < free && free <= total);
     assert_eq!(gpu.error_slot().len(), 16 * 8);
@@ -138,7 +142,7 @@ fn kernels_load_once_and_launch() {
 
     for n in [1usize, 255, 256, 257, 100_000, 3_000_000] {
         let out = gpu.alloc(n * 4).unwrap();
-        gpu.launch(&fill, gpu.grid_for(n), &[out.ptr(), n as u64, 10]).unwrap();
+        gpu.launch(&fill, gpu.resident_grid(&fill, n), &[out.ptr(), n as u64, 10]).unwrap();
         let got = words(&gpu.download(&out, 0, n * 4).unwrap());
         assert!(got.iter().enumerate().all(|(i, &w)| w == 10 + i as u32), "n = {n}");
     }

@@ -53,6 +53,7 @@
 
 pub use accel_core::{Error, Plan, Result};
 pub use accel_macros::accel;
+pub use accel_runtime::cuda::Gpu;
 pub use accel_runtime::{
     Array, BackendKind, Columns, Elem, FromValue, IndexLike, IntoValue, Matrix, Nested, Runtime, Scalar, Segments,
     Vector,
@@ -72,5 +73,5 @@ pub mod __private {
     pub use accel_core::{interp, ops};
     pub use accel_runtime::cpu;
     #[cfg(feature = "cuda")]
-    pub use accel_runtime::cuda::{FromDevice, Gpu, IntoDevice};
+    pub use accel_runtime::cuda::{DeviceModule, FromDevice, Gpu, IntoDevice};
 }

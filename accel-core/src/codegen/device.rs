@@ -103,7 +103,6 @@ fn header() -> TokenStream {
 
 /// The module-wide exclusive prefix sum of `usize` counts (see [`kernel::offsets_scan`]).
 fn offsets_scan() -> TokenStream {
-    let chunks = format_ident!("{}", kernel::offsets_scan::CHUNKS);
     let carries = format_ident!("{}", kernel::offsets_scan::CARRIES);
     let scan = format_ident!("{}", kernel::offsets_scan::SCAN);
     let prologue = quote! {
@@ -121,18 +120,6 @@ fn offsets_scan() -> TokenStream {
     let params =
         quote!(w0: u64, w1: u64, w2: u64, w3: u64, w4: u64, w5: u64, w6: u64, w7: u64, w8: u64, w9: u64, w10: u64);
     quote! {
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn #chunks(#params) {
-            #prologue
-            unsafe {
-                reduce::reduce_chunks(__rows, __parts, false, |__i| *__counts.add(__i), __add, |__r, __k, __t: Option<usize>| {
-                    let __j = __r * __parts + __k;
-                    *__pf.add(__j) = __t.is_some();
-                    if let Some(__v) = __t { __p.set_linear(__j, __v) }
-                })
-            }
-        }
-
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn #carries(#params) {
             #prologue
@@ -160,19 +147,31 @@ fn offsets_scan() -> TokenStream {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn #scan(#params) {
             #prologue
+            let __emit = |_, __i, __excl: Option<usize>, _| unsafe { *__offsets.add(__i) = __excl.unwrap_or(0) };
             unsafe {
-                scan::scan_chunks(
-                    __rows,
-                    __parts,
-                    false,
-                    |__r, __k| {
-                        let __j = __r * __parts + __k;
-                        if *__cf.add(__j) { Some(__c.get_linear(__j)) } else { None }
-                    },
-                    |__i| *__counts.add(__i),
-                    __add,
-                    |_, __i, __excl: Option<usize>, _| *__offsets.add(__i) = __excl.unwrap_or(0),
-                )
+                if __parts > 1 {
+                    let __status = scan::Lookback {
+                        aggregates: __p.ptr,
+                        aggregate_flags: __pf.cast::<u8>(),
+                        inclusive: __c.ptr,
+                        inclusive_flags: __cf.cast::<u8>(),
+                        ticket: __cf.cast::<u8>().add(__parts.next_multiple_of(8)).cast::<u32>(),
+                    };
+                    scan::scan_single_pass(__rows, __parts, false, __status, |_| Some(0usize), |__i| *__counts.add(__i), __add, __emit, |_| {})
+                } else {
+                    scan::scan_chunks(
+                        __rows,
+                        __parts,
+                        false,
+                        |__r, __k| {
+                            let __j = __r * __parts + __k;
+                            if *__cf.add(__j) { Some(__c.get_linear(__j)) } else { None }
+                        },
+                        |__i| *__counts.add(__i),
+                        __add,
+                        __emit,
+                    )
+                }
             }
         }
     }
@@ -474,13 +473,19 @@ fn bodies(
 ) -> syn::Result<Vec<(&'static str, TokenStream)>> {
     use ArrayOp::*;
     let out = &outs[0];
+    let skeleton =
+        if kernel::is_compute_heavy(op) { quote!(generate::generate_each) } else { quote!(generate::generate) };
     let elementwise = |value: TokenStream| {
         let rank = ty.as_array().map_or(0, |(_, r)| r);
         quote! {
-            generate::for_each_index(#out.len(), |__i| {
-                let __ix: [usize; #rank] = __rt::unravel(__i, #out.shape);
-                #out.set_linear(__i, #value);
-            })
+            #skeleton(
+                #out.len(),
+                |__i| {
+                    let __ix: [usize; #rank] = __rt::unravel(__i, #out.shape);
+                    #value
+                },
+                |__i, __v| #out.set_linear(__i, __v),
+            )
         }
     };
     let at = |a: &str, ix: TokenStream| {
@@ -571,7 +576,8 @@ fn bodies(
             } else {
                 segmented_rows(a)
             };
-            scan(cg, *kind, kernel::is_reverse_scan(op), z.is_some(), f, rows, outs, results)?
+            let single_pass = matches!(op, Scan { .. });
+            scan(cg, *kind, kernel::is_reverse_scan(op), z.is_some(), f, rows, outs, results, single_pass)?
         }
         Permute { defaults, f, combine, a } => {
             let delayed = kernel::as_generate(a).is_some();
@@ -705,17 +711,28 @@ fn reduce(
         let __finish = |__r: usize, __t: Option<#elem>| #write;
     };
     let store = store_partial("__p", "__pf");
+    // A commutative operator may fold in any order: the striped skeletons.
+    let (chunks_fn, order) = if kernel::is_commutative(f) {
+        (quote!(reduce::reduce_chunks_striped), quote!())
+    } else {
+        (quote!(reduce::reduce_chunks), quote!(false,))
+    };
     let chunks = quote! {
         #setup
         let __store = #store;
-        reduce::reduce_chunks(__rows, __parts, false, |__i| __a0.get_linear(__i), __f, |__r, __k, __t| {
+        #chunks_fn(__rows, __parts, #order |__i| __a0.get_linear(__i), __f, |__r, __k, __t| {
             if __parts == 1 { __finish(__r, __t) } else { __store(__r, __k, __t) }
         })
     };
     let load = partial("__p", "__pf");
+    let partials_fn = if kernel::is_commutative(f) {
+        quote!(reduce::reduce_partials_striped)
+    } else {
+        quote!(reduce::reduce_partials)
+    };
     let finish = quote! {
         #setup
-        reduce::reduce_partials(__rows.count(), __parts, #load, __f, __finish)
+        #partials_fn(__rows.count(), __parts, #load, __f, __finish)
     };
     Ok(vec![(role::CHUNKS, chunks), (role::FINISH, finish)])
 }
@@ -731,6 +748,7 @@ fn scan(
     rows: TokenStream,
     outs: &[Ident],
     results: &Results,
+    single_pass: bool,
 ) -> syn::Result<Vec<(&'static str, TokenStream)>> {
     let fl = cg.lambda(f)?;
     // Scan order is descending for right scans: the earlier operand in scan order is the later
@@ -746,9 +764,17 @@ fn scan(
     };
     let write = |at: TokenStream, v: TokenStream| results.write(at, v);
     let store = store_partial("__p", "__pf");
-    let chunks = quote! {
-        #setup
-        reduce::reduce_chunks(__rows, __parts, #reverse, |__i| __a0.get_linear(__i), __g, #store)
+    // Chunk totals do not depend on the order of a commutative operator's operands.
+    let chunks = if kernel::is_commutative(f) {
+        quote! {
+            #setup
+            reduce::reduce_chunks_striped(__rows, __parts, |__i| __a0.get_linear(__i), __g, #store)
+        }
+    } else {
+        quote! {
+            #setup
+            reduce::reduce_chunks(__rows, __parts, #reverse, |__i| __a0.get_linear(__i), __g, #store)
+        }
     };
     // Per row: the seed's own slot of a seeded scan, and the total of an empty row.
     let row_end = match (kind, reverse) {
@@ -798,11 +824,49 @@ fn scan(
         }
     };
     let carry = partial("__c", "__cf");
-    let scan = quote! {
-        #setup
+    let chunks_scan = quote! {
         scan::scan_chunks(__rows, __parts, #reverse, #carry, |__i| __a0.get_linear(__i), __g, |__r, __i, __excl, __incl| { #emit })
     };
-    Ok(vec![(role::CHUNKS, chunks), (role::CARRIES, carries), (role::SCAN, scan)])
+    // Rows of a regular array: one pass with decoupled look-back when they have several parts
+    // (the executor zeroes the flags and sizes the chunks), else from the carries (the seeds);
+    // segmented rows keep the three phases.
+    let scan = if single_pass {
+        quote! {
+            #setup
+            if __parts > 1 {
+                let __status = scan::Lookback {
+                    aggregates: __p.ptr,
+                    aggregate_flags: __pf.cast::<u8>(),
+                    inclusive: __c.ptr,
+                    inclusive_flags: __cf.cast::<u8>(),
+                    ticket: __cf.cast::<u8>().add((__rows.count() * __parts).next_multiple_of(8)).cast::<u32>(),
+                };
+                scan::scan_single_pass(
+                    __rows,
+                    __parts,
+                    #reverse,
+                    __status,
+                    |_| #seed,
+                    |__i| __a0.get_linear(__i),
+                    __g,
+                    |__r, __i, __excl, __incl| { #emit },
+                    |__r| #row_end,
+                )
+            } else {
+                #chunks_scan
+            }
+        }
+    } else {
+        quote! {
+            #setup
+            #chunks_scan
+        }
+    };
+    Ok(if single_pass {
+        vec![(role::CARRIES, carries), (role::SCAN, scan)]
+    } else {
+        vec![(role::CHUNKS, chunks), (role::CARRIES, carries), (role::SCAN, scan)]
+    })
 }
 
 /// The scatter of permute (from a delayed source when `delayed`).
@@ -818,8 +882,10 @@ fn permute(
     let target = index_body(cg, f, rank)?;
     let dst = ix_to_array(dst_rank, quote!(__dst));
     let c = cg.lambda(combine)?;
-    let apply = match kernel::permute_combine(combine) {
-        PermuteCombine::Add => quote!(atomic::atomic_add(#out.ptr, __j, __x)),
+    let how = kernel::permute_combine(combine);
+    let apply = match how {
+        // Through `permute_add`'s target: a block's copy in shared memory when the output is small.
+        PermuteCombine::Add => quote!(__target.add(__j, __x)),
         PermuteCombine::Min => quote!(atomic::atomic_min(#out.ptr, __j, __x)),
         PermuteCombine::Max => quote!(atomic::atomic_max(#out.ptr, __j, __x)),
         PermuteCombine::CompareAndSwap => {
@@ -833,32 +899,40 @@ fn permute(
         },
     };
     // A delayed source element is computed even where it is dropped, so that it fails where the
-    // array it stands for would have; a manifest one is only read where it is kept.
-    let (computed, read) = if delayed {
-        (quote!(let __x = __a0.at(__ix);), quote!())
-    } else {
-        (quote!(), quote!(let __x = __a0.get_linear(__i);))
-    };
-    Ok(quote! {
-        generate::for_each_index(__a0.len(), |__i| {
-            let __ix: [usize; #rank] = __rt::unravel(__i, __a0.shape);
-            #computed
-            let (__keep, __dst) = #target;
-            if __keep {
-                let __d: [usize; #dst_rank] = #dst;
-                if __rt::contains(#out.shape, __d) {
-                    let __j = __rt::ravel(#out.shape, __d);
-                    #read
-                    #apply;
-                } else {
-                    __cx.fail(abi::code::INDEX_OUT_OF_BOUNDS, abi::site::PERMUTE, &__d, &#out.shape, 0);
+    // array it stands for would have. Targets and sources are computed for a thread's indices
+    // before any update (`generate::generate`), so that their loads overlap.
+    let x = if delayed { quote!(__a0.at(__ix)) } else { quote!(__a0.get_linear(__i)) };
+    let scatter = quote! {
+        generate::generate(
+            __a0.len(),
+            |__i| {
+                let __ix: [usize; #rank] = __rt::unravel(__i, __a0.shape);
+                let __x = #x;
+                let (__keep, __dst) = #target;
+                let __d: [usize; #dst_rank] = if __keep { #dst } else { [0; #dst_rank] };
+                (__keep, __d, __x)
+            },
+            |_, (__keep, __d, __x)| {
+                if __keep {
+                    if __rt::contains(#out.shape, __d) {
+                        let __j = __rt::ravel(#out.shape, __d);
+                        #apply;
+                    } else {
+                        __cx.fail(abi::code::INDEX_OUT_OF_BOUNDS, abi::site::PERMUTE, &__d, &#out.shape, 0);
+                    }
                 }
-            }
-        })
+            },
+        )
+    };
+    Ok(match how {
+        PermuteCombine::Add => quote!(atomic::permute_add(#out.ptr, #out.len(), |__target| #scatter)),
+        _ => scatter,
     })
 }
 
-/// The element of a stencil at `__ix`: its neighbours through the boundary, then the closure.
+/// The element of a stencil at `__ix`: its neighbours, then the closure. Where the whole
+/// neighbourhood lies inside the array (all but a rim of `radius` elements), the neighbours are
+/// read at constant offsets from the element's own position; elsewhere through the boundary.
 fn stencil(cg: &Gen, shape: StencilShape, boundary: &Boundary, f: &Lambda) -> syn::Result<TokenStream> {
     let radius = shape.radius() as isize;
     let kind: u8 = match boundary {
@@ -875,20 +949,48 @@ fn stencil(cg: &Gen, shape: StencilShape, boundary: &Boundary, f: &Lambda) -> sy
     let elem = elem_type(f.params[0].1.as_elem().expect("an element"));
     // Only a constant boundary leaves the array; the others always land inside.
     let outside = if kind == 3 { quote!(__s0) } else { quote!(<#elem as DeviceElem>::zero()) };
-    let binds = offsets.iter().zip(&f.params).map(|(off, (v, _))| {
-        let id = var_ident(v);
+    let names: Vec<_> = f.params.iter().map(|(v, _)| var_ident(v)).collect();
+    let through_boundary = offsets.iter().map(|off| {
         let coords =
             off.iter().enumerate().map(|(d, o)| quote!(__rt::boundary(#kind, __ix[#d] as isize + #o, __a0.shape[#d])));
-        let names: Vec<_> = (0..off.len()).map(|d| format_ident!("__c{d}")).collect();
+        let cs: Vec<_> = (0..off.len()).map(|d| format_ident!("__c{d}")).collect();
         quote! {
-            let #id = match (#(#coords,)*) {
-                (#(Some(#names),)*) => __a0.at([#(#names),*]),
+            match (#(#coords,)*) {
+                (#(Some(#cs),)*) => __a0.at([#(#cs),*]),
                 _ => #outside,
-            };
+            }
         }
     });
+    // Inside: element `corner + row * len + col` for the neighbour at (row - r, col - r), where
+    // `corner` is the position of the neighbour at (-r, -r).
+    let r = radius as usize;
+    let inner = offsets.iter().map(|off| {
+        let (row, col) = match off[..] {
+            [c] => (0, (c + radius) as usize),
+            [rr, c] => ((rr + radius) as usize, (c + radius) as usize),
+            _ => unreachable!("stencils are rank 1 or 2"),
+        };
+        quote!(__a0.get_linear(__corner + #row * __len + #col))
+    });
+    let (interior, corner, len) = if shape.rank() == 1 {
+        (quote!(__ix[0] >= #r && __ix[0] + #r < __a0.shape[0]), quote!(__ix[0] - #r), quote!(0usize))
+    } else {
+        (
+            quote!(__ix[0] >= #r && __ix[0] + #r < __a0.shape[0] && __ix[1] >= #r && __ix[1] + #r < __a0.shape[1]),
+            quote!((__ix[0] - #r) * __a0.shape[1] + __ix[1] - #r),
+            quote!(__a0.shape[1]),
+        )
+    };
     let body = cg.scalar(&f.body)?;
-    Ok(quote!({ #(#binds)* #body }))
+    Ok(quote!({
+        let (#(#names,)*) = if #interior {
+            let (__corner, __len): (usize, usize) = (#corner, #len);
+            (#(#inner,)*)
+        } else {
+            (#(#through_boundary,)*)
+        };
+        #body
+    }))
 }
 
 #[cfg(test)]
@@ -919,6 +1021,7 @@ mod tests {
         }
         assert!(names >= 8, "map, scan (3), fold_seg (2), filter (2), sum (2), segments (1)");
         assert_eq!(src.matches(&format!("fn {} (", kernel::offsets_scan::SCAN)).count(), 1);
+        assert_eq!(src.matches(&format!("fn {} (", kernel::offsets_scan::CARRIES)).count(), 1);
     }
 
     #[test]

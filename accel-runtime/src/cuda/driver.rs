@@ -48,6 +48,12 @@ const ENTRY_POINTS: &[&str] = &[
     "cuModuleUnload",
     "cuModuleGetFunction",
     "cuLaunchKernel",
+    "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+    "cuEventCreate",
+    "cuEventRecord",
+    "cuEventSynchronize",
+    "cuEventElapsedTime_v2",
+    "cuEventDestroy_v2",
 ];
 
 /// Loads and initialises the driver once per process. `Err` says why no device can be used and
@@ -249,8 +255,12 @@ impl Context {
         unsafe { result::memcpy_dtod_async(dst, src, bytes, self.stream) }
     }
 
-    /// Loads a PTX (or cubin) image; on failure the JIT compiler's error log comes back too.
-    pub(super) fn load(&self, image: &CStr) -> Result<Module, LoadError> {
+    /// Loads a module image; on failure the JIT compiler's error log comes back too.
+    ///
+    /// # Safety
+    /// `image` is NUL-terminated PTX text or a cubin (ELF) image aligned to 8 bytes: the driver
+    /// reads as much as the image's own format says.
+    pub(super) unsafe fn load(&self, image: &[u8]) -> Result<Module, LoadError> {
         self.bind().map_err(|error| LoadError { error, log: String::new() })?;
         let mut log = vec![0u8; 1 << 14];
         let mut options =
@@ -258,8 +268,8 @@ impl Context {
         // The size travels in the pointer-sized option slot, as the driver API defines.
         let mut values: [*mut c_void; 2] = [log.as_mut_ptr().cast(), ptr::without_provenance_mut(log.len())];
         let mut module = ptr::null_mut();
-        // SAFETY: `image` is NUL-terminated; the two options and their values match in number and
-        // kind, and the log buffer outlives the call.
+        // SAFETY: the caller vouches for `image`; the two options and their values match in
+        // number and kind, and the log buffer outlives the call.
         let status = unsafe {
             sys::cuModuleLoadDataEx(
                 &mut module,
@@ -290,6 +300,14 @@ impl Context {
         unsafe { result::module::get_function(module.0, name.to_owned()) }.map(Function)
     }
 
+    /// How many blocks of `block` threads of `function` a multiprocessor holds at once.
+    pub(super) fn resident_blocks(&self, function: Function, block: u32) -> DriverResult<usize> {
+        self.bind()?;
+        // SAFETY: `function` belongs to a loaded module of this context.
+        unsafe { result::occupancy::max_active_block_per_multiprocessor(function.0, block as i32, 0) }
+            .map(|b| usize::try_from(b).unwrap_or(0))
+    }
+
     /// Launches `function` on `grid` blocks of `block` threads in stream order, passing `words`.
     ///
     /// # Safety
@@ -301,6 +319,40 @@ impl Context {
         let mut parameters: Vec<*mut c_void> = words.iter().map(|w| ptr::from_ref(w).cast_mut().cast()).collect();
         // SAFETY: the caller's contract; `parameters` outlives the call.
         unsafe { result::launch_kernel(function.0, (grid, 1, 1), (block, 1, 1), 0, self.stream, &mut parameters) }
+    }
+
+    /// A fresh event of this context.
+    pub(super) fn event(&self) -> DriverResult<Event> {
+        self.bind()?;
+        result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map(Event)
+    }
+
+    /// Records `event` at the current end of the stream.
+    pub(super) fn record(&self, event: &Event) -> DriverResult<()> {
+        self.bind()?;
+        // SAFETY: the event lives until dropped; the stream lives until `drop`.
+        unsafe { result::event::record(event.0, self.stream) }
+    }
+
+    /// Waits for `end` and returns the milliseconds between `start` and `end`, both recorded on
+    /// the stream, `start` first.
+    pub(super) fn elapsed_ms(&self, start: &Event, end: &Event) -> DriverResult<f32> {
+        self.bind()?;
+        // SAFETY: both events are live; the caller recorded them in this order.
+        unsafe {
+            result::event::synchronize(end.0)?;
+            result::event::elapsed(start.0, end.0)
+        }
+    }
+}
+
+/// A CUDA event of the current context, destroyed when dropped.
+pub(super) struct Event(sys::CUevent);
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: created by `Context::event`, destroyed once; the driver releases a pending event later.
+        let _ = unsafe { result::event::destroy(self.0) };
     }
 }
 

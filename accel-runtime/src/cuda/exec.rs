@@ -12,44 +12,65 @@
 //! any error a kernel recorded in the error slot.
 
 use super::value::{DArray, DSegments, DValue, array_words, elem_words, ill_typed, scalar_bytes, words};
-use super::{DeviceBuffer, Gpu};
+use super::{DeviceBuffer, DeviceModule, Gpu, Kernel};
 use accel_core::interp::scalar;
 use accel_core::ir::{ArrayOp, Axis, BinaryOp, Expr, ExprKind, Lambda, Program, ScanKind};
 use accel_core::kernel::{self, PermuteCombine, role};
 use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::value::{ElemValue, ScalarValue};
 use accel_core::{Error, Result};
-use accel_kernels::abi::{self, ERROR_SLOT_WORDS, TILE, WARP};
+use accel_kernels::abi::{self, ERROR_SLOT_WORDS, GENERATE_UNROLL, SINGLE_PASS_CHUNK, TILE, WARP};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 impl Gpu {
-    /// Runs `program` (whose kernels are in the PTX module `ptx`) on `args`.
-    pub fn execute(&self, program: &Program, ptx: &'static str, args: Vec<DValue>) -> Result<DValue> {
+    /// Runs `program` on `args`; its kernels are in `module`, named after `prefix`, the
+    /// program's `kernel_prefix()`.
+    pub fn execute(
+        &self,
+        program: &Program,
+        prefix: &str,
+        module: &'static DeviceModule,
+        args: Vec<DValue>,
+    ) -> Result<DValue> {
         let nodes = kernel::array_nodes(program);
         let ids = nodes.iter().enumerate().map(|(i, op)| (*op as *const ArrayOp, i)).collect();
         // A slot per run: programs running at the same time on other threads keep their errors.
-        let slot = self.alloc_zeroed(ERROR_SLOT_WORDS * size_of::<u64>())?;
-        let mut ex = Exec { gpu: self, program, ptx, nodes, ids, env: Vec::new(), slot };
+        let slot = self.clean_slot()?;
+        let mut ex = Exec { gpu: self, prefix, module, nodes, ids, env: Vec::new(), slot };
         for ((v, _), a) in program.params.iter().zip(args) {
             ex.env.push((v.id, a));
         }
         let result = ex.eval(&program.body);
         // A kernel's error explains any later failure, so it wins.
-        ex.check_device()?;
+        let checked = ex.check_device();
+        if checked.is_ok() {
+            self.recycle_slot(ex.slot);
+        }
+        checked?;
         result
     }
 }
 
 struct Exec<'a> {
     gpu: &'a Gpu,
-    program: &'a Program,
-    ptx: &'static str,
+    /// The program's kernel name prefix.
+    prefix: &'a str,
+    module: &'static DeviceModule,
     nodes: Vec<&'a ArrayOp>,
     ids: HashMap<*const ArrayOp, usize>,
     env: Vec<(u32, DValue)>,
     /// Where this run's kernels record the first failure (see `accel_kernels::abi`).
     slot: DeviceBuffer,
+}
+
+/// The flag buffers of a reduction's or scan's scratch: a reduction has only partials; a scan's
+/// three phases overwrite every flag they read; a single-pass scan needs them zeroed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flags {
+    None,
+    Any,
+    Zeroed,
 }
 
 /// The launch geometry of a reduction or scan: rows, and chunks per row.
@@ -239,14 +260,25 @@ impl<'a> Exec<'a> {
         self.ids[&(op as *const ArrayOp)]
     }
 
+    /// Launches kernel `role` of `node` over `items` warps (`warps`) or elements, in one wave.
     fn launch(&self, node: usize, role: &str, warps: bool, items: usize, words: &[u64]) -> Result<()> {
-        let threads = if warps { items.saturating_mul(WARP) } else { items };
-        let grid = self.gpu.grid_for(threads);
-        if grid == 0 {
+        // Elementwise skeletons (`accel_kernels::generate`) give each thread GENERATE_UNROLL
+        // elements a step, except for compute-heavy bodies.
+        let threads = match (warps, role) {
+            (true, _) => items.saturating_mul(WARP),
+            (false, role::GENERATE) if kernel::is_compute_heavy(self.nodes[node]) => items,
+            (false, role::GENERATE | role::DEFAULTS | role::SCATTER) => items.div_ceil(GENERATE_UNROLL),
+            (false, _) => items,
+        };
+        if threads == 0 {
             return Ok(());
         }
-        let k = self.gpu.kernel(self.ptx, &kernel::kernel_name(self.program, node, role))?;
-        self.gpu.launch(&k, grid, words)
+        let k = self.kernel(node, role)?;
+        self.gpu.launch(&k, self.gpu.resident_grid(&k, threads), words)
+    }
+
+    fn kernel(&self, node: usize, role: &str) -> Result<Kernel> {
+        self.gpu.module_kernel(self.module, &kernel::kernel_name_in(self.prefix, node, role))
     }
 
     /// A fresh array of `shape` (contents undefined until a kernel writes them).
@@ -490,8 +522,8 @@ impl<'a> Exec<'a> {
                 }
                 // Under an epilogue the output's element type may differ from the partials'.
                 let out = self.alloc_array(&out_elem(ty)?, out_shape)?;
-                let split = self.split(rows, avg_len);
-                let (scratch, _keep) = self.scratch(&combined_elem(f, name)?, &split, false)?;
+                let split = self.split(&self.kernel(id, role::CHUNKS)?, rows, avg_len);
+                let (scratch, _keep) = self.scratch(&combined_elem(f, name)?, &split, Flags::None)?;
                 let mut w = vec![slot];
                 array_words(&out, &mut w);
                 w.extend(&scratch);
@@ -530,8 +562,22 @@ impl<'a> Exec<'a> {
                     }
                     _ => (self.alloc_array(&out_elem(ty)?, shape)?, None),
                 };
-                let split = self.split(rows, avg_len);
-                let (scratch, _keep) = self.scratch(&elem, &split, true)?;
+                let uniform = matches!(body, Scan { .. });
+                let phase1 = self.kernel(id, if uniform { role::SCAN } else { role::CHUNKS })?;
+                let mut split = self.split(&phase1, rows, avg_len);
+                // Rows of a regular array: the scan kernel alone, in one pass over chunks that a
+                // warp holds in registers (`accel_kernels::scan::scan_single_pass`), when a row
+                // has several; else one warp per row from its seed.
+                let chunks = last.div_ceil(SINGLE_PASS_CHUNK);
+                let single_pass = uniform
+                    && split.parts > 1
+                    && chunks > 1
+                    && rows.checked_mul(chunks).is_some_and(|c| c <= u32::MAX as usize);
+                if uniform {
+                    split.parts = if single_pass { chunks } else { 1 };
+                }
+                let (scratch, _keep) =
+                    self.scratch(&elem, &split, if single_pass { Flags::Zeroed } else { Flags::Any })?;
                 let mut w = vec![slot];
                 array_words(&out, &mut w);
                 if let Some(t) = &totals {
@@ -539,10 +585,12 @@ impl<'a> Exec<'a> {
                 }
                 w.extend(&scratch);
                 w.extend(&tail);
-                if split.parts > 1 {
-                    self.launch(id, role::CHUNKS, true, split.rows * split.parts, &w)?;
+                if !single_pass {
+                    if split.parts > 1 {
+                        self.launch(id, role::CHUNKS, true, split.rows * split.parts, &w)?;
+                    }
+                    self.launch(id, role::CARRIES, true, split.rows, &w)?;
                 }
-                self.launch(id, role::CARRIES, true, split.rows, &w)?;
                 self.launch(id, role::SCAN, true, split.rows * split.parts, &w)?;
                 Ok(match totals {
                     Some(t) => DValue::Tuple(vec![DValue::Array(out), DValue::Array(t)]),
@@ -612,52 +660,63 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Chunks per row: enough warps in total to fill the device, none shorter than a tile.
-    fn split(&self, rows: usize, len: usize) -> Split {
-        let target = self.gpu.warps_in_flight();
-        let parts = if rows >= target || rows == 0 { 1 } else { target.div_ceil(rows).min(len.div_ceil(TILE)).max(1) };
-        Split { rows, parts }
+    /// Chunks per row for `chunks`, the kernel of phase 1: enough to give each of its resident
+    /// warps one, none shorter than a tile; and rows of `len` elements on average split into up
+    /// to 16 parts of about LONG_PART elements even when there are enough rows, so that a few
+    /// long segments among short ones do not leave one warp working through a long row while the
+    /// others idle.
+    fn split(&self, chunks: &Kernel, rows: usize, len: usize) -> Split {
+        const LONG_PART: usize = 512;
+        let target = self.gpu.resident_warps(chunks);
+        let fill = if rows >= target || rows == 0 { 1 } else { target.div_ceil(rows).min(len.div_ceil(TILE)).max(1) };
+        let spread = (len / LONG_PART).clamp(1, 16);
+        Split { rows, parts: fill.max(spread) }
     }
 
-    /// The scratch words of a reduction (`scan` adds the carries) and the buffers behind them.
-    fn scratch(&self, elem: &ElemType, split: &Split, scan: bool) -> Result<(Vec<u64>, Vec<DeviceBuffer>)> {
+    /// The scratch words of a reduction (`Flags::None`) or a scan (which adds the carries) and
+    /// the buffers behind them.
+    fn scratch(&self, elem: &ElemType, split: &Split, flags: Flags) -> Result<(Vec<u64>, Vec<DeviceBuffer>)> {
         let pairs = split.rows * split.parts;
         let mut w = vec![split.parts as u64];
         let mut keep = Vec::new();
         // Partials are only read when rows have several chunks.
         let partials = if split.parts > 1 { pairs } else { 0 };
-        let mut vector = |count: usize, w: &mut Vec<u64>| -> Result<()> {
+        let mut vector = |count: usize, extra: usize, w: &mut Vec<u64>| -> Result<()> {
             let a = self.alloc_array(elem, vec![count])?;
             array_words(&a, w);
-            let flags = self.gpu.alloc(count)?;
+            let bytes = count.next_multiple_of(8) + extra;
+            let flags = if flags == Flags::Zeroed { self.gpu.alloc_zeroed(bytes)? } else { self.gpu.alloc(bytes)? };
             w.push(flags.ptr());
             keep.extend(a.columns.into_iter().filter_map(|c| Arc::try_unwrap(c).ok()));
             keep.push(flags);
             Ok(())
         };
-        vector(partials, &mut w)?;
-        if scan {
-            vector(pairs, &mut w)?;
+        vector(partials, 0, &mut w)?;
+        if flags != Flags::None {
+            // A single-pass scan's ticket follows the carry flags.
+            vector(pairs, size_of::<u32>(), &mut w)?;
         }
         Ok((w, keep))
     }
 
-    /// `offsets[i] = counts[0] + .. + counts[i - 1]` for `i < n`, with the module's scan kernels.
+    /// `offsets[i] = counts[0] + .. + counts[i - 1]` for `i < n`, with the module's scan kernels:
+    /// one pass with decoupled look-back, or for at most one chunk the carries and the scan.
     fn offsets_scan(&self, counts: &DeviceBuffer, offsets: &DeviceBuffer, n: usize) -> Result<()> {
-        let split = self.split(1, n);
-        let (scratch, _keep) = self.scratch(&ElemType::Scalar(ScalarType::Usize), &split, true)?;
+        let chunks = n.div_ceil(SINGLE_PASS_CHUNK);
+        let single_pass = chunks > 1 && chunks <= u32::MAX as usize;
+        let split = Split { rows: 1, parts: if single_pass { chunks } else { 1 } };
+        let flags = if single_pass { Flags::Zeroed } else { Flags::Any };
+        let (scratch, _keep) = self.scratch(&ElemType::Scalar(ScalarType::Usize), &split, flags)?;
         let mut w = vec![self.slot.ptr(), n as u64];
         w.extend(&scratch);
         w.extend([counts.ptr(), offsets.ptr()]);
         let run = |name: &str, items: usize| -> Result<()> {
-            let grid = self.gpu.grid_for(items * WARP);
-            let k = self.gpu.kernel(self.ptx, name)?;
-            self.gpu.launch(&k, grid, &w)
+            let k = self.gpu.module_kernel(self.module, name)?;
+            self.gpu.launch(&k, self.gpu.resident_grid(&k, items * WARP), &w)
         };
-        if split.parts > 1 {
-            run(kernel::offsets_scan::CHUNKS, split.parts)?;
+        if !single_pass {
+            run(kernel::offsets_scan::CARRIES, 1)?;
         }
-        run(kernel::offsets_scan::CARRIES, 1)?;
         run(kernel::offsets_scan::SCAN, split.parts)
     }
 }

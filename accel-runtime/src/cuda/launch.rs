@@ -2,39 +2,35 @@
 //!
 //! Every accel kernel runs 1-D blocks of `BLOCK_THREADS` threads without dynamic shared memory,
 //! takes its parameters as `u64` words, and covers inputs larger than its grid with a grid-stride
-//! loop. The grid is therefore capped at 32 blocks (8192 threads, 256 warps) per multiprocessor:
-//! enough to fill every SM several times over, few enough that per-block partials (reductions,
-//! scans) stay small.
+//! loop. A kernel's grid is therefore one wave: at most as many blocks as the device runs at once
+//! ([`Gpu::resident_grid`], from the kernel's occupancy), so that every block is running from the
+//! start (work split among warps is balanced, blocks sweep memory together) and per-block
+//! partials stay small.
 
 use super::Gpu;
 use super::driver::backend_error;
 use super::module::Kernel;
 use accel_core::{Error, Result};
-use accel_kernels::abi::BLOCK_THREADS;
+use accel_kernels::abi::{BLOCK_THREADS, WARP};
 use std::sync::Arc;
 
-/// Blocks per multiprocessor at most in a grid from [`grid_for`].
-const BLOCKS_PER_SM: usize = 32;
-/// Warps a multiprocessor keeps resident at most (Ampere and Hopper: 2048 threads).
-const WARPS_PER_SM: usize = 64;
-
-/// Blocks for `threads` threads on `sm_count` multiprocessors: one thread each, capped at
-/// [`BLOCKS_PER_SM`] blocks per multiprocessor; 0 only when there is nothing to do.
-pub(super) fn grid_for(threads: usize, sm_count: usize) -> u32 {
-    let blocks = threads.div_ceil(BLOCK_THREADS as usize).min(sm_count.max(1) * BLOCKS_PER_SM);
+/// Blocks for `threads` threads, one each, capped at `sm_count * resident_blocks` (one wave);
+/// 0 only when there is nothing to do.
+fn one_wave(threads: usize, sm_count: usize, resident_blocks: usize) -> u32 {
+    let blocks = threads.div_ceil(BLOCK_THREADS as usize).min(sm_count.max(1) * resident_blocks.max(1));
     u32::try_from(blocks).unwrap_or(u32::MAX)
 }
 
 impl Gpu {
-    /// Blocks for a grid-stride kernel over `threads` threads: `ceil(threads / BLOCK_THREADS)`,
-    /// capped at 32 blocks per multiprocessor; at least 1 when `threads > 0`, 0 when 0.
-    pub fn grid_for(&self, threads: usize) -> u32 {
-        grid_for(threads, self.sm_count)
+    /// Blocks for `kernel` over `threads` threads: one each, capped at one wave of the blocks the
+    /// device runs at once; 0 only when there is nothing to do.
+    pub fn resident_grid(&self, kernel: &Kernel, threads: usize) -> u32 {
+        one_wave(threads, self.sm_count, kernel.resident_blocks())
     }
 
-    /// Warps the device keeps in flight when full (64 per multiprocessor).
-    pub fn warps_in_flight(&self) -> usize {
-        self.sm_count * WARPS_PER_SM
+    /// Warps of `kernel` that the device runs at once.
+    pub fn resident_warps(&self, kernel: &Kernel) -> usize {
+        self.sm_count.max(1) * kernel.resident_blocks() * (BLOCK_THREADS as usize / WARP)
     }
 
     /// Queues `kernel` on `grid` blocks of `BLOCK_THREADS` threads, passing `words` as its
@@ -72,12 +68,12 @@ mod tests {
 
     #[test]
     fn geometry() {
-        assert_eq!(grid_for(0, 132), 0);
-        assert_eq!(grid_for(1, 132), 1);
-        assert_eq!(grid_for(256, 132), 1);
-        assert_eq!(grid_for(257, 132), 2);
-        assert_eq!(grid_for(132 * 32 * 256, 132), 132 * 32);
-        assert_eq!(grid_for(usize::MAX, 132), 132 * 32);
-        assert_eq!(grid_for(1000, 0), 4);
+        assert_eq!(one_wave(0, 132, 8), 0);
+        assert_eq!(one_wave(1, 132, 8), 1);
+        assert_eq!(one_wave(256, 132, 8), 1);
+        assert_eq!(one_wave(257, 132, 8), 2);
+        assert_eq!(one_wave(132 * 8 * 256, 132, 8), 132 * 8);
+        assert_eq!(one_wave(usize::MAX, 132, 3), 132 * 3);
+        assert_eq!(one_wave(1000, 0, 0), 1);
     }
 }

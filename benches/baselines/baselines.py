@@ -1,0 +1,190 @@
+"""Python baselines for the accel GPU benchmarks: CuPy (and cuBLAS through it), PyTorch eager and
+torch.compile, on the same cases and sizes as benches/benches/gpu.rs.
+
+    python3 baselines.py [runs] > python.jsonl
+
+Timing as in the Rust benchmark and cub_bench.cu: CUDA events around each call, 3 warm-up calls,
+the median of `runs` timed calls; inputs uniform random in [0, 1) (never zeros), resident on the
+device. One JSON object per line (see compare.py). A baseline that fails prints its error to
+stderr and is left out.
+"""
+
+import json
+import math
+import statistics
+import sys
+
+import cupy as cp
+import torch
+
+RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+SIZES = [1 << 16, 1 << 20, 1 << 24, 1 << 28]
+BS_N = 20_000_000
+
+
+def time_us(call):
+    """Median and minimum of RUNS calls in microseconds, each between two CUDA events."""
+    for _ in range(3):
+        call()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(RUNS):
+        start.record()
+        call()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    return statistics.median(times), min(times)
+
+
+def report(impl, bench, n, bytes_, call, param=""):
+    try:
+        med, low = time_us(call)
+    except Exception as e:  # a baseline missing from this machine's stack: say so, go on
+        print(f"{impl} {bench} {n} {param}: {type(e).__name__}: {e}", file=sys.stderr)
+        return
+    print(json.dumps({"impl": impl, "bench": bench, "n": n, "param": param,
+                      "median_us": round(med, 3), "min_us": round(low, 3), "bytes": bytes_}), flush=True)
+
+
+def rand(n, seed, lo=0.0, hi=1.0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return torch.rand(n, device="cuda", generator=g) * (hi - lo) + lo
+
+
+def cupy_of(t):
+    return cp.from_dlpack(t)
+
+
+# Runs CuPy's kernels on PyTorch's current stream, so that the events time them.
+cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream).use()
+
+# --- copy and saxpy ------------------------------------------------------------------------------
+saxpy_kernel = cp.ElementwiseKernel("float32 a, float32 x, float32 y", "float32 z", "z = a * x + y", "saxpy")
+saxpy_compiled = torch.compile(lambda a, x, y: a * x + y)
+for n in SIZES:
+    x, y, out = rand(n, 1), rand(n, 2), torch.empty(n, device="cuda")
+    report("torch", "copy", n, 8 * n, lambda: out.copy_(x))
+    cx, cy, cz = cupy_of(x), cupy_of(y), cupy_of(out)
+    report("cupy", "saxpy", n, 12 * n, lambda: saxpy_kernel(cp.float32(2.5), cx, cy, cz))
+    report("torch", "saxpy", n, 12 * n, lambda: torch.add(y, x, alpha=2.5, out=out))
+    report("torch.compile", "saxpy", n, 12 * n, lambda: saxpy_compiled(2.5, x, y))
+    del x, y, out, cx, cy, cz
+
+# --- Black-Scholes (the polynomial CND of examples/src/black_scholes.rs) -------------------------
+R, V = 0.02, 0.30
+
+
+def cnd(d):
+    k = 1.0 / (1.0 + 0.2316419 * d.abs())
+    p = k * (0.31938153 + k * (-0.35656378 + k * (1.7814779 + k * (-1.821256 + k * 1.3302744))))
+    w = 0.3989423 * torch.exp(-0.5 * d * d) * p
+    return torch.where(d > 0, 1.0 - w, w)
+
+
+def black_scholes(s, k, t):
+    v_sqrt_t = V * torch.sqrt(t)
+    d1 = (torch.log(s / k) + (R + 0.5 * V * V) * t) / v_sqrt_t
+    d2 = d1 - v_sqrt_t
+    c1, c2 = cnd(d1), cnd(d2)
+    k_exp_rt = k * torch.exp(-R * t)
+    return s * c1 - k_exp_rt * c2, k_exp_rt * (1.0 - c2) - s * (1.0 - c1)
+
+
+bs_kernel = cp.ElementwiseKernel(
+    "float32 s, float32 k, float32 t", "float32 call, float32 put",
+    """
+    const float r = 0.02f, v = 0.30f;
+    float v_sqrt_t = v * sqrtf(t);
+    float d1 = (logf(s / k) + (r + 0.5f * v * v) * t) / v_sqrt_t;
+    float d2 = d1 - v_sqrt_t;
+    float k1 = 1.0f / (1.0f + 0.2316419f * fabsf(d1));
+    float p1 = k1 * (0.31938153f + k1 * (-0.35656378f + k1 * (1.7814779f + k1 * (-1.821256f + k1 * 1.3302744f))));
+    float w1 = 0.3989423f * expf(-0.5f * d1 * d1) * p1;
+    float c1 = d1 > 0.0f ? 1.0f - w1 : w1;
+    float k2 = 1.0f / (1.0f + 0.2316419f * fabsf(d2));
+    float p2 = k2 * (0.31938153f + k2 * (-0.35656378f + k2 * (1.7814779f + k2 * (-1.821256f + k2 * 1.3302744f))));
+    float w2 = 0.3989423f * expf(-0.5f * d2 * d2) * p2;
+    float c2 = d2 > 0.0f ? 1.0f - w2 : w2;
+    float k_exp_rt = k * expf(-r * t);
+    call = s * c1 - k_exp_rt * c2;
+    put = k_exp_rt * (1.0f - c2) - s * (1.0f - c1);
+    """, "black_scholes")
+s, k, t = rand(BS_N, 3, 5.0, 30.0), rand(BS_N, 4, 1.0, 100.0), rand(BS_N, 5, 0.25, 10.0)
+cs, ck, ct = cupy_of(s), cupy_of(k), cupy_of(t)
+call, put = cp.empty(BS_N, cp.float32), cp.empty(BS_N, cp.float32)
+report("cupy", "black_scholes", BS_N, 20 * BS_N, lambda: bs_kernel(cs, ck, ct, call, put))
+report("torch", "black_scholes", BS_N, 20 * BS_N, lambda: black_scholes(s, k, t))
+bs_compiled = torch.compile(black_scholes)
+report("torch.compile", "black_scholes", BS_N, 20 * BS_N, lambda: bs_compiled(s, k, t))
+del s, k, t, cs, ck, ct, call, put
+
+# --- reductions, scans, dot products -------------------------------------------------------------
+for n in SIZES:
+    x, y = rand(n, 6), rand(n, 7)
+    cx, cy = cupy_of(x), cupy_of(y)
+    report("cupy", "fold_all", n, 4 * n, lambda: cx.sum())
+    report("torch", "fold_all", n, 4 * n, lambda: x.sum())
+    report("cupy", "scanl1", n, 8 * n, lambda: cp.cumsum(cx))
+    report("torch", "scanl1", n, 8 * n, lambda: torch.cumsum(x, 0))
+    report("cupy", "dotp", n, 8 * n, lambda: cp.dot(cx, cy))
+    report("torch", "dotp", n, 8 * n, lambda: torch.dot(x, y))
+    del x, y, cx, cy
+x, y = rand(BS_N, 6), rand(BS_N, 7)
+cx, cy = cupy_of(x), cupy_of(y)
+report("cupy", "dotp", BS_N, 8 * BS_N, lambda: cp.dot(cx, cy))
+report("torch", "dotp", BS_N, 8 * BS_N, lambda: torch.dot(x, y))
+del x, y, cx, cy
+
+# --- segmented sums ------------------------------------------------------------------------------
+N = 1 << 28
+
+
+def segment_lengths(n, length):
+    """`length` each, or for 0 the mixed pattern 2^((5k) mod 17), the last cut to fit."""
+    if length:
+        return [length] * (n // length)
+    out, total, k = [], 0, 0
+    while total < n:
+        l = min(1 << ((5 * k) % 17), n - total)
+        out.append(l)
+        total += l
+        k += 1
+    return out
+
+
+x = rand(N, 8)
+for length in [4, 32, 1024, 65536, 0]:
+    lens = torch.tensor(segment_lengths(N, length), device="cuda", dtype=torch.int64)
+    param = str(length) if length else "mixed"
+    report("torch", "fold_seg", N, 4 * N + 4 * lens.numel(),
+           lambda: torch.segment_reduce(x, "sum", lengths=lens), param)
+    del lens
+
+# --- histogram of 256 bins -----------------------------------------------------------------------
+cx = cupy_of(x)
+report("cupy", "histogram", N, 4 * N, lambda: cp.histogram(cx, bins=256, range=(0.0, 1.0)), "256")
+keys = (x * 256).to(torch.int32).clamp_(max=255)
+ckeys = cupy_of(keys)
+report("cupy.bincount", "histogram", N, 4 * N, lambda: cp.bincount(ckeys, minlength=256), "256")
+report("torch", "histogram", N, 4 * N, lambda: torch.histc(x, bins=256, min=0.0, max=1.0), "256")
+del x, cx, keys, ckeys
+
+# --- 3x3 stencil (examples/src/blur.rs: weights 1 2 1 / 2 4 2 / 1 2 1, over 16, clamped) ---------
+S = 8192
+img = rand(S * S, 9).reshape(1, 1, S, S)
+weights = torch.tensor([[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]], device="cuda").reshape(1, 1, 3, 3) / 16
+
+
+def blur(im):
+    return torch.nn.functional.conv2d(torch.nn.functional.pad(im, (1, 1, 1, 1), mode="replicate"), weights)
+
+
+report("torch", "stencil3x3", S * S, 8 * S * S, lambda: blur(img), "8192x8192")
+blur_compiled = torch.compile(blur)
+report("torch.compile", "stencil3x3", S * S, 8 * S * S, lambda: blur_compiled(img), "8192x8192")
+import cupyx.scipy.ndimage as ndi  # noqa: E402
+
+cimg, cw = cupy_of(img[0, 0]), cupy_of(weights[0, 0].contiguous())
+report("cupy", "stencil3x3", S * S, 8 * S * S, lambda: ndi.correlate(cimg, cw, mode="nearest"), "8192x8192")

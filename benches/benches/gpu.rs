@@ -1,0 +1,336 @@
+//! accel's skeletons on the GPU, timed for comparison with CUB, cuBLAS, CuPy and PyTorch.
+//!
+//! ```sh
+//! cargo bench -p accel-benches --bench gpu -- [--runs N] [--max-log2 K] > accel.jsonl
+//! ```
+//!
+//! Every case is timed the way `benches/baselines` times its baselines: CUDA events around each
+//! call (`Gpu::time`), 3 warm-up calls (the first uploads the host inputs, which then stay on
+//! the device), the median and minimum of `--runs` (default 20) timed calls. A call's time is
+//! everything it puts on the stream: its kernels, and the few bytes of the error slot it reads
+//! back. Inputs are uniform random (SplitMix64), never zeros, and each case checks one result
+//! against a host computation before it is timed. The device-copy bandwidth (`cuMemcpyDtoD`) is
+//! measured in the same run, at every size.
+//!
+//! With `--load` it only measures the first call of a program in this process, which loads the
+//! module (see `first_call`).
+//!
+//! Prints one JSON object per line on stdout (`impl`, `bench`, `n`, `param`, `median_us`,
+//! `min_us`, `bytes`: the essential traffic, inputs read and outputs written once) and a readable
+//! line per case on stderr. Without a GPU it says so and exits successfully.
+
+use accel::prelude::*;
+use accel::{Gpu, Result};
+use accel_benches::{histogram_even, random_f32, running_sum, segment_lengths, segment_sums, sum};
+use accel_examples::{black_scholes::black_scholes, blur::blur, dotp::dotp, saxpy::saxpy};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Options: runs per case and the largest size, or only the module load time.
+struct Options {
+    runs: usize,
+    max_log2: u32,
+    load_only: bool,
+}
+
+fn main() {
+    let options = match parse(std::env::args().skip(1)) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!(
+                "{e}\nusage: gpu [--runs N] [--max-log2 K] [--load]   (cargo bench passes --bench, which is ignored)"
+            );
+            std::process::exit(2);
+        }
+    };
+    let started = Instant::now();
+    let rt = match Runtime::cuda() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("no GPU, nothing to measure: {e}");
+            return;
+        }
+    };
+    let result = if options.load_only { first_call(&rt, started) } else { run(&rt, &options) };
+    if let Err(e) = result {
+        eprintln!("benchmark failed: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn parse(mut args: impl Iterator<Item = String>) -> std::result::Result<Options, String> {
+    let mut o = Options { runs: 20, max_log2: 28, load_only: false };
+    while let Some(a) = args.next() {
+        let mut value =
+            |name: &str| args.next().and_then(|v| v.parse::<u32>().ok()).ok_or(format!("{name} needs a number"));
+        match a.as_str() {
+            "--runs" => o.runs = value("--runs")?.max(1) as usize,
+            "--max-log2" => o.max_log2 = value("--max-log2")?.clamp(16, 28),
+            "--load" => o.load_only = true,
+            "--bench" => {}
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(o)
+}
+
+/// What the cases share: the GPU, the run count and the output.
+struct Bench<'a> {
+    gpu: &'a Gpu,
+    runs: usize,
+}
+
+impl Bench<'_> {
+    /// Times `call` (3 warm-up calls, then `runs` timed ones) and prints the case.
+    fn case<T>(
+        &self,
+        bench: &str,
+        n: usize,
+        param: &str,
+        bytes: usize,
+        mut call: impl FnMut() -> Result<T>,
+    ) -> Result<()> {
+        for _ in 0..3 {
+            black_box(call()?);
+        }
+        let mut times = Vec::with_capacity(self.runs);
+        for _ in 0..self.runs {
+            let (value, took) = self.gpu.time(&mut call)?;
+            black_box(value);
+            times.push(took);
+        }
+        report("accel", bench, n, param, bytes, &mut times);
+        Ok(())
+    }
+}
+
+/// Prints one case: a JSON line on stdout, a readable line on stderr.
+fn report(implementation: &str, bench: &str, n: usize, param: &str, bytes: usize, times: &mut [Duration]) {
+    times.sort();
+    let median = times[times.len() / 2].as_secs_f64() * 1e6;
+    let min = times[0].as_secs_f64() * 1e6;
+    println!(
+        "{{\"impl\": \"{implementation}\", \"bench\": \"{bench}\", \"n\": {n}, \"param\": \"{param}\", \"median_us\": \
+         {median:.3}, \"min_us\": {min:.3}, \"bytes\": {bytes}}}"
+    );
+    let gbs = if bytes > 0 { format!("{:8.1} GB/s", bytes as f64 / median / 1e3) } else { String::new() };
+    eprintln!("{implementation:<8} {bench:<14} n={n:<10} {param:<10} median {median:10.1} us  min {min:10.1} us {gbs}");
+}
+
+/// Fails the run when a result is off: a benchmark of a wrong answer measures nothing.
+fn check(what: &str, ok: bool) -> Result<()> {
+    if ok { Ok(()) } else { Err(accel::Error::invalid_argument("gpu bench", format!("{what}: wrong result"))) }
+}
+
+fn close(got: f64, want: f64, tolerance: f64) -> bool {
+    (got - want).abs() <= tolerance * want.abs().max(1.0)
+}
+
+fn run(rt: &Runtime, o: &Options) -> Result<()> {
+    let gpu = rt.gpu().expect("a CUDA runtime has a GPU");
+    eprintln!("{gpu:?}, median of {} runs", o.runs);
+    let b = Bench { gpu, runs: o.runs };
+    let max = 1usize << o.max_log2;
+    let sizes: Vec<usize> = (16..=o.max_log2).step_by(4).map(|k| 1 << k).collect();
+    let xs_all = random_f32(max, 42);
+    let ys_all = random_f32(max, 43);
+
+    // Device copy: the bandwidth every other case is compared with.
+    for &n in &sizes {
+        let buffer = gpu.alloc(8 * n)?;
+        let bytes = 4 * n;
+        for _ in 0..3 {
+            gpu.copy(&buffer, bytes, &buffer, 0, bytes)?;
+        }
+        let mut times = Vec::with_capacity(o.runs);
+        for _ in 0..o.runs {
+            times.push(gpu.time(|| gpu.copy(&buffer, bytes, &buffer, 0, bytes))?.1);
+        }
+        report("memcpy", "copy", n, "", 2 * bytes, &mut times);
+    }
+
+    for &n in &sizes {
+        let xs = Vector::from_slice(&xs_all[..n]);
+        let ys = Vector::from_slice(&ys_all[..n]);
+        let z = saxpy(rt, 2.5, &xs, &ys)?;
+        check("saxpy", (0..n).step_by(n / 7).all(|i| z.get_linear(i) == 2.5 * xs_all[i] + ys_all[i]))?;
+        b.case("saxpy", n, "", 12 * n, || saxpy(rt, 2.5, &xs, &ys))?;
+
+        let exact: f64 = xs_all[..n].iter().map(|&x| f64::from(x)).sum();
+        check("fold_all", close(f64::from(sum(rt, &xs)?.get()), exact, 1e-4))?;
+        b.case("fold_all", n, "", 4 * n, || sum(rt, &xs).map(|s| s.get()))?;
+
+        let exact: f64 = xs_all[..n].iter().zip(&ys_all[..n]).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum();
+        check("dotp", close(f64::from(dotp(rt, &xs, &ys)?.get()), exact, 1e-4))?;
+        b.case("dotp", n, "", 8 * n, || dotp(rt, &xs, &ys).map(|s| s.get()))?;
+
+        let scanned = running_sum(rt, &xs)?.to_vec();
+        let mut acc = 0f64;
+        let mut ok = true;
+        for (i, &x) in xs_all[..n].iter().enumerate() {
+            acc += f64::from(x);
+            if i % 4099 == 0 || i + 1 == n {
+                ok &= close(f64::from(scanned[i]), acc, 1e-3);
+            }
+        }
+        check("scanl1", ok)?;
+        b.case("scanl1", n, "", 8 * n, || running_sum(rt, &xs))?;
+    }
+
+    let twenty_million = 20_000_000.min(max);
+    {
+        let n = twenty_million;
+        let xs = Vector::from_slice(&xs_all[..n]);
+        let ys = Vector::from_slice(&ys_all[..n]);
+        let exact: f64 = xs_all[..n].iter().zip(&ys_all[..n]).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum();
+        check("dotp", close(f64::from(dotp(rt, &xs, &ys)?.get()), exact, 1e-4))?;
+        b.case("dotp", n, "", 8 * n, || dotp(rt, &xs, &ys).map(|s| s.get()))?;
+
+        let scale = |v: &[f32], lo: f32, hi: f32| Vector::from_vec(v.iter().map(|&x| lo + (hi - lo) * x).collect());
+        let price = scale(&xs_all[..n], 5.0, 30.0);
+        let strike = scale(&ys_all[..n], 1.0, 100.0);
+        let years = scale(&xs_all[max - n..], 0.25, 10.0);
+        let (calls, puts) = black_scholes(rt, &price, &strike, &years)?;
+        // Put-call parity: C - P = S - K e^(-rT).
+        let parity = (0..n).step_by(n / 11).all(|i| {
+            let (s, k, t) = (price.get_linear(i), strike.get_linear(i), years.get_linear(i));
+            let want = f64::from(s) - f64::from(k) * (-0.02 * f64::from(t)).exp();
+            close(f64::from(calls.get_linear(i) - puts.get_linear(i)), want, 1e-3)
+        });
+        check("black_scholes", parity)?;
+        b.case("black_scholes", n, "", 20 * n, || black_scholes(rt, &price, &strike, &years))?;
+    }
+
+    {
+        let xs = Vector::from_slice(&xs_all);
+        for len in [4, 32, 1024, 65536, 0] {
+            let lens = segment_lengths(max, len);
+            let segments = lens.len();
+            let sums = segment_sums(rt, &xs, &Vector::from_vec(lens.clone()))?.to_vec();
+            let mut start = 0;
+            let mut ok = sums.len() == segments;
+            for (k, &l) in lens.iter().enumerate() {
+                let end = start + l as usize;
+                if k % 997 == 0 || k + 1 == segments {
+                    let want: f64 = xs_all[start..end].iter().map(|&x| f64::from(x)).sum();
+                    ok &= close(f64::from(sums[k]), want, 1e-4);
+                }
+                start = end;
+            }
+            check("fold_seg", ok)?;
+            let lens = Vector::from_vec(lens);
+            let param = if len > 0 { len.to_string() } else { "mixed".into() };
+            b.case("fold_seg", max, &param, 4 * max + 4 * segments, || segment_sums(rt, &xs, &lens))?;
+        }
+
+        let counts = histogram_even(rt, &xs, 0.0, 1.0, 256)?.to_vec();
+        let mut want = vec![0u32; 256];
+        xs_all.iter().for_each(|&x| want[((x * 256.0) as usize).min(255)] += 1);
+        check("histogram", counts == want)?;
+        b.case("histogram", max, "256", 4 * max, || histogram_even(rt, &xs, 0.0, 1.0, 256))?;
+    }
+
+    {
+        let side = 1usize << (o.max_log2 / 2).min(13);
+        let img = Matrix::from_shape_vec([side, side], xs_all[..side * side].to_vec())?;
+        let out = blur(rt, &img)?;
+        let at = |i: usize, j: usize| xs_all[i * side + j];
+        let (i, j) = (side / 2, side / 3);
+        let want = (4.0 * at(i, j)
+            + 2.0 * (at(i - 1, j) + at(i, j - 1) + at(i, j + 1) + at(i + 1, j))
+            + at(i - 1, j - 1)
+            + at(i - 1, j + 1)
+            + at(i + 1, j - 1)
+            + at(i + 1, j + 1))
+            / 16.0;
+        check("stencil3x3", close(f64::from(out.at([i, j]).unwrap_or(f32::NAN)), f64::from(want), 1e-5))?;
+        b.case("stencil3x3", side * side, &format!("{side}x{side}"), 8 * side * side, || blur(rt, &img))?;
+    }
+
+    latency(rt, gpu, o.runs.max(200))
+}
+
+/// The time to the end of the first call of a program in a fresh process (`--load`): opening
+/// the device, loading the examples' module (from its SASS, or compiling its PTX: the label says
+/// which, from `ACCEL_SASS` and `CUDA_CACHE_DISABLE`) and running Black-Scholes on 2^10 options.
+fn first_call(rt: &Runtime, started: Instant) -> Result<()> {
+    let n = 1 << 10;
+    let v = Vector::from_vec(random_f32(n, 1).into_iter().map(|x| 1.0 + x).collect());
+    let load = Instant::now();
+    black_scholes(rt, &v, &v, &v)?;
+    let mut first = [load.elapsed()];
+    let mut with_open = [started.elapsed()];
+    let sass = std::env::var("ACCEL_SASS").map_or(true, |v| v != "off");
+    let label = match (sass, std::env::var("CUDA_CACHE_DISABLE").is_ok_and(|v| v == "1")) {
+        (true, _) => "sass",
+        (false, true) => "ptx, JIT cache off",
+        (false, false) => "ptx, JIT cache on",
+    };
+    report("accel", "first_call", n, label, 0, &mut first);
+    report("accel", "open_and_first_call", n, label, 0, &mut with_open);
+    Ok(())
+}
+
+/// The wall time of a whole call on 2^10 elements with device-resident inputs (what a user
+/// waits for), against launching an empty kernel with cudarc and waiting for it.
+fn latency(rt: &Runtime, gpu: &Gpu, runs: usize) -> Result<()> {
+    let n = 1 << 10;
+    let xs = Vector::from_vec(random_f32(n, 7));
+    let ys = Vector::from_vec(random_f32(n, 8));
+    let mut accel_times = wall_times(runs, || saxpy(rt, 2.5, &xs, &ys).map(drop))?;
+    report("accel", "latency", n, "saxpy", 0, &mut accel_times);
+    let mut fold_times = wall_times(runs, || sum(rt, &xs).map(|s| s.get()).map(drop))?;
+    report("accel", "latency", n, "fold_all", 0, &mut fold_times);
+    match empty_kernel_times(gpu.ordinal(), runs) {
+        Ok(mut times) => report("cudarc", "latency", n, "empty kernel", 0, &mut times),
+        Err(e) => eprintln!("the empty-kernel launch with cudarc failed: {e:?}"),
+    }
+    Ok(())
+}
+
+fn wall_times(runs: usize, mut call: impl FnMut() -> Result<()>) -> Result<Vec<Duration>> {
+    for _ in 0..10 {
+        call()?;
+    }
+    (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            call().map(|()| start.elapsed())
+        })
+        .collect()
+}
+
+/// Wall times of launching an empty kernel and synchronising its stream, through cudarc's
+/// driver layer on the device's primary context.
+fn empty_kernel_times(ordinal: usize, runs: usize) -> std::result::Result<Vec<Duration>, cudarc::driver::DriverError> {
+    use cudarc::driver::result;
+    const PTX: &str = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry empty()\n{\n  ret;\n}\n\0";
+    result::init()?;
+    let device = result::device::get(ordinal as i32)?;
+    // SAFETY: the primary context is retained and released here, the module and stream are
+    // created and destroyed here, and the kernel takes no parameters.
+    unsafe {
+        let context = result::primary_ctx::retain(device)?;
+        result::ctx::set_current(context)?;
+        let module = result::module::load_data(PTX.as_ptr().cast())?;
+        let function = result::module::get_function(module, std::ffi::CString::new("empty").expect("no NUL"))?;
+        let stream = result::stream::create(result::stream::StreamKind::NonBlocking)?;
+        let launch = || -> std::result::Result<(), cudarc::driver::DriverError> {
+            result::launch_kernel(function, (1, 1, 1), (32, 1, 1), 0, stream, &mut [])?;
+            result::stream::synchronize(stream)
+        };
+        for _ in 0..10 {
+            launch()?;
+        }
+        let mut times = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let start = Instant::now();
+            launch()?;
+            times.push(start.elapsed());
+        }
+        result::stream::destroy(stream)?;
+        result::module::unload(module)?;
+        result::primary_ctx::release(device)?;
+        Ok(times)
+    }
+}
