@@ -171,19 +171,40 @@ impl<T: DeviceElem> Tile<T> {
 /// empty chunk with nothing before it). The flags start zeroed.
 #[derive(Clone, Copy)]
 pub struct Lookback<T: DeviceElem> {
-    pub aggregates: T::Ptr,
-    pub aggregate_flags: *mut u8,
-    pub inclusive: T::Ptr,
-    pub inclusive_flags: *mut u8,
+    aggregates: T::Ptr,
+    aggregate_flags: *mut u8,
+    inclusive: T::Ptr,
+    inclusive_flags: *mut u8,
     /// The next chunk to claim (a zeroed u32): chunks are claimed in order by running warps, so
     /// every chunk a warp waits for belongs to a warp that is running or done.
-    pub ticket: *mut u32,
+    ticket: *mut u32,
 }
 
 const SOME: u8 = 1;
 const NONE: u8 = 2;
 
 impl<T: DeviceElem> Lookback<T> {
+    /// The status of `entries` chunks in a scan's scratch (`accel_core::kernel::Scratch::Scan`):
+    /// the partials and their flags hold the aggregates, the carries and theirs the inclusive
+    /// prefixes, and the ticket is the `u32` after the carry flags rounded up to 8 bytes, where
+    /// the executor allocates it (all zeroed).
+    #[inline(always)]
+    pub fn in_scratch(
+        partials: T::Ptr,
+        partial_flags: *mut bool,
+        carries: T::Ptr,
+        carry_flags: *mut bool,
+        entries: usize,
+    ) -> Lookback<T> {
+        Lookback {
+            aggregates: partials,
+            aggregate_flags: partial_flags.cast(),
+            inclusive: carries,
+            inclusive_flags: carry_flags.cast(),
+            ticket: carry_flags.cast::<u8>().wrapping_add(entries.next_multiple_of(8)).cast(),
+        }
+    }
+
     /// Publishes `v` at `j` of a column: the value, a fence, then the flag.
     #[inline(always)]
     unsafe fn publish(values: T::Ptr, flags: *mut u8, j: usize, v: Option<T>) {

@@ -150,13 +150,7 @@ fn offsets_scan() -> TokenStream {
             let __emit = |_, __i, __excl: Option<usize>, _| unsafe { *__offsets.add(__i) = __excl.unwrap_or(0) };
             unsafe {
                 if __parts > 1 {
-                    let __status = scan::Lookback {
-                        aggregates: __p.ptr,
-                        aggregate_flags: __pf.cast::<u8>(),
-                        inclusive: __c.ptr,
-                        inclusive_flags: __cf.cast::<u8>(),
-                        ticket: __cf.cast::<u8>().add(__parts.next_multiple_of(8)).cast::<u32>(),
-                    };
+                    let __status = scan::Lookback::in_scratch(__p.ptr, __pf, __c.ptr, __cf, __parts);
                     scan::scan_single_pass(__rows, __parts, false, __status, |_| Some(0usize), |__i| *__counts.add(__i), __add, __emit, |_| {})
                 } else {
                     scan::scan_chunks(
@@ -834,13 +828,7 @@ fn scan(
         quote! {
             #setup
             if __parts > 1 {
-                let __status = scan::Lookback {
-                    aggregates: __p.ptr,
-                    aggregate_flags: __pf.cast::<u8>(),
-                    inclusive: __c.ptr,
-                    inclusive_flags: __cf.cast::<u8>(),
-                    ticket: __cf.cast::<u8>().add((__rows.count() * __parts).next_multiple_of(8)).cast::<u32>(),
-                };
+                let __status = scan::Lookback::in_scratch(__p.ptr, __pf, __c.ptr, __cf, __rows.count() * __parts);
                 scan::scan_single_pass(
                     __rows,
                     __parts,
