@@ -26,13 +26,15 @@ pub fn module_source(programs: &[Program]) -> syn::Result<String> {
     let mut items = vec![header(), offsets_scan()];
     let mut seen = std::collections::HashSet::new();
     for p in programs {
-        if !seen.insert(p.fingerprint()) {
+        // The prefix hashes the whole program: computed once, not per kernel.
+        let prefix = p.kernel_prefix();
+        if !seen.insert(prefix.clone()) {
             continue;
         }
         let launched = kernel::launched(p);
         for (id, op) in kernel::array_nodes(p).into_iter().enumerate() {
             if launched[id] && !kernel::roles(op).is_empty() {
-                items.push(node_kernels(p, id, op)?);
+                items.push(node_kernels(p, &prefix, id, op)?);
             }
         }
     }
@@ -363,7 +365,7 @@ fn reduced_elem(op: &ArrayOp) -> Option<ElemType> {
     }
 }
 
-fn node_kernels(program: &Program, id: usize, op: &ArrayOp) -> syn::Result<TokenStream> {
+fn node_kernels(program: &Program, prefix: &str, id: usize, op: &ArrayOp) -> syn::Result<TokenStream> {
     let ty = node_type(program, id);
     let cg = Gen::for_device();
     let (words, outs) = prologue(&cg, op, &ty)?;
@@ -380,7 +382,7 @@ fn node_kernels(program: &Program, id: usize, op: &ArrayOp) -> syn::Result<Token
     let results = Results::new(&cg, &outs[0], epilogue, &ty)?;
     let mut kernels = Vec::new();
     for (role, body) in bodies(&cg, computed, &ty, &outs, &results, error_id)? {
-        let name = format_ident!("{}", kernel::kernel_name(program, id, role));
+        let name = format_ident!("{}", kernel::kernel_name_in(prefix, id, role));
         kernels.push(quote! {
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn #name(#params) {
@@ -706,7 +708,8 @@ fn reduce(
     };
     let store = store_partial("__p", "__pf");
     // A commutative operator may fold in any order: the striped skeletons.
-    let (chunks_fn, order) = if kernel::is_commutative(f) {
+    let commutative = kernel::is_commutative(f);
+    let (chunks_fn, order) = if commutative {
         (quote!(reduce::reduce_chunks_striped), quote!())
     } else {
         (quote!(reduce::reduce_chunks), quote!(false,))
@@ -719,11 +722,8 @@ fn reduce(
         })
     };
     let load = partial("__p", "__pf");
-    let partials_fn = if kernel::is_commutative(f) {
-        quote!(reduce::reduce_partials_striped)
-    } else {
-        quote!(reduce::reduce_partials)
-    };
+    let partials_fn =
+        if commutative { quote!(reduce::reduce_partials_striped) } else { quote!(reduce::reduce_partials) };
     let finish = quote! {
         #setup
         #partials_fn(__rows.count(), __parts, #load, __f, __finish)

@@ -263,10 +263,9 @@ impl<'a> Exec<'a> {
     /// Launches kernel `role` of `node` over `items` warps (`warps`) or elements, in one wave.
     fn launch(&self, node: usize, role: &str, warps: bool, items: usize, words: &[u64]) -> Result<()> {
         // Elementwise skeletons (`accel_kernels::generate`) give each thread GENERATE_UNROLL
-        // elements a step, except for compute-heavy bodies.
+        // elements a step (`generate_each` one: its threads loop more in the same one wave).
         let threads = match (warps, role) {
             (true, _) => items.saturating_mul(WARP),
-            (false, role::GENERATE) if kernel::is_compute_heavy(self.nodes[node]) => items,
             (false, role::GENERATE | role::DEFAULTS | role::SCATTER) => items.div_ceil(GENERATE_UNROLL),
             (false, _) => items,
         };
