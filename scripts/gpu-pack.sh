@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds, in release, the GPU test binary of accel-tests (tests/gpu.rs), the bench binaries of
-# accel-benches (with the baselines of benches/baselines) and the `fusion` example (twice: with fusion, and with ACCEL_FUSION=off into
-# target/unfused), and packs them with their runner (scripts/gpu-run.sh) into gpu-pack/, for a
-# GPU machine that has no Rust toolchain. The PTX is inside the binaries; they load libcuda at
-# run time. See docs/testing.md, "GPU runs".
+# Builds, in release, the GPU test binary of accel-tests (tests/gpu.rs), the CUDA driver tests of
+# accel-runtime (tests/cuda_driver.rs, tests/cuda_fault.rs), the bench binaries of accel-benches
+# (with the baselines of benches/baselines) and the `fusion` example (twice: with fusion, and with
+# ACCEL_FUSION=off into target/unfused), and packs them with their runner (scripts/gpu-run.sh)
+# into gpu-pack/, for a GPU machine that has no Rust toolchain. The PTX is inside the binaries;
+# they load libcuda at run time. See docs/testing.md, "GPU runs".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +23,8 @@ copy_executables() { # prefix
 
 echo "== building (release)"
 cargo test --release -p accel-tests --test gpu --no-run --message-format=json | copy_executables ""
+cargo test --release -p accel-runtime --features cuda --test cuda_driver --test cuda_fault --no-run \
+    --message-format=json | copy_executables ""
 cargo bench -p accel-benches --benches --no-run --message-format=json | copy_executables "bench-"
 cargo build --release -p accel-examples --bin fusion --message-format=json | copy_executables ""
 ACCEL_FUSION=off CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/unfused" \
@@ -32,6 +35,9 @@ cp -r benches/baselines "$pack/baselines"
 chmod +x "$pack/run.sh" "$pack"/bin/*
 
 [ -x "$pack/bin/gpu" ] || { echo "the GPU test binary was not built"; exit 1; }
+for t in cuda_driver cuda_fault; do
+    [ -x "$pack/bin/$t" ] || { echo "the test binary $t was not built"; exit 1; }
+done
 # The test binary embeds a large module (PTX and SASS of some 250 programs): compressed, the pack
 # fits the device tool's carry limit; run.sh unpacks it.
 xz -T0 -1 "$pack/bin/gpu"

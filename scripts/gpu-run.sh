@@ -2,8 +2,11 @@
 # The runner of gpu-pack/ (scripts/gpu-pack.sh copies it there as run.sh): runs on a GPU machine
 # that has no Rust toolchain.
 #
-#   bash gpu-pack/run.sh [tests] [memcheck] [racecheck] [fusion] [perf] [benches]   (no argument: all)
+#   bash gpu-pack/run.sh [driver] [tests] [memcheck] [racecheck] [fusion] [perf] [benches]   (no argument: all)
 #
+# - driver: accel-runtime's CUDA driver tests (bin/cuda_driver, bin/cuda_fault: the device layer
+#   with hand-written PTX, and a deliberately faulting kernel, which is why they are not run under
+#   compute-sanitizer);
 # - tests: the GPU test binary;
 # - memcheck, racecheck: the same under compute-sanitizer, any error it reports failing the step;
 #   memcheck with inputs up to 2^20 elements on 8 test threads, racecheck (much slower: it tracks
@@ -23,7 +26,7 @@ out="${OUT:-$here/out}"
 mkdir -p "$out"
 summary="$out/summary.txt"
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(tests memcheck racecheck fusion perf benches)
+[ ${#steps[@]} -gt 0 ] || steps=(driver tests memcheck racecheck fusion perf benches)
 status=0
 
 {
@@ -52,6 +55,15 @@ step() { # name command...
     printf '%-10s rc=%-3s %5ss  %s\n' "$name" "$rc" "$((SECONDS - start))" "$(grep -v '^\s*$' "$out/$name.log" | tail -n 1)" \
         | tee -a "$summary"
     [ "$rc" -eq 0 ] || status=1
+}
+
+driver() {
+    local b rc=0
+    for b in "$here/bin/cuda_driver" "$here/bin/cuda_fault"; do
+        echo "== $(basename "$b")"
+        "$b" || rc=1
+    done
+    return $rc
 }
 
 benches() {
@@ -107,6 +119,7 @@ perf() {
 
 for s in "${steps[@]}"; do
     case "$s" in
+        driver) step driver driver ;;
         tests) step tests "$here/bin/gpu" ;;
         memcheck) step memcheck sanitize memcheck 20 8 ;;
         racecheck) step racecheck sanitize racecheck 12 1 ;;
@@ -114,7 +127,7 @@ for s in "${steps[@]}"; do
         perf) step perf perf ;;
         benches) step benches benches ;;
         *)
-            echo "unknown step $s (tests, memcheck, racecheck, fusion, perf, benches)" | tee -a "$summary"
+            echo "unknown step $s (driver, tests, memcheck, racecheck, fusion, perf, benches)" | tee -a "$summary"
             status=1
             ;;
     esac

@@ -72,7 +72,7 @@ impl<'ast> Visit<'ast> for Collect {
                 _ => Default::default(),
             };
             let compiled =
-                accel_core::fusion::Options::parse(args).and_then(|options| accel_core::compile(&item, options));
+                accel_core::pipeline::Options::parse(args).and_then(|options| accel_core::compile(&item, options));
             if let Ok(compiled) = compiled {
                 self.programs.push((compiled.program, compiled.optimised));
             }

@@ -21,7 +21,9 @@
 use crate::types::{ElemType, ScalarType, Type};
 use serde::{Deserialize, Serialize};
 
+pub mod check;
 mod pretty;
+pub mod visit;
 
 /// A variable: a unique id plus the source name (for messages and generated code).
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
@@ -359,6 +361,19 @@ pub enum Boundary {
     Wrap,
     /// A fixed value (an element expression).
     Constant(Box<Expr>),
+}
+
+impl Boundary {
+    /// The rule of this boundary, without a constant's value.
+    pub fn rule(&self) -> accel_kernels::boundary::Rule {
+        use accel_kernels::boundary::Rule;
+        match self {
+            Boundary::Clamp => Rule::Clamp,
+            Boundary::Mirror => Rule::Mirror,
+            Boundary::Wrap => Rule::Wrap,
+            Boundary::Constant(_) => Rule::Constant,
+        }
+    }
 }
 
 /// The collective operations.

@@ -29,7 +29,8 @@
 //! segments, `[count, total, offsets pointer]`; a nested array, its segments then its values
 //! array; a tuple of collective values, its parts in order.
 
-use crate::ir::{ArrayOp, BinaryOp, Boundary, Expr, ExprKind, Lambda, MathFn, Program, ScanKind, SeqOp, Var};
+use crate::ir::visit;
+use crate::ir::{ArrayOp, BinaryOp, Boundary, Expr, ExprKind, Lambda, MathFn, Program, ScanKind, Var};
 use crate::types::{ElemType, ScalarType, Type};
 use std::collections::BTreeMap;
 
@@ -46,9 +47,11 @@ pub enum Scratch {
     /// Permute: `[locks pointer]` (one `u32` per destination, zeroed; null unless
     /// [`PermuteCombine::Lock`]).
     Permute,
-    /// Expand, filter and segments from lengths: `[source count, offsets pointer]` where offsets
-    /// has `count + 1` `usize` entries: first the counts, then (after the module's offsets scan)
-    /// their exclusive prefix sums.
+    /// Expand, filter and segments from lengths: `[source count n, counts pointer, offsets
+    /// pointer]`, two buffers of `n + 1` `usize` entries: the counts kernel writes each source's
+    /// count into the first (zeroed, so its last entry stays 0), the module's offsets scan writes
+    /// their exclusive prefix sums into the second (its last entry the total), and the write
+    /// kernel reads the offsets.
     Offsets,
 }
 
@@ -76,10 +79,12 @@ pub mod role {
     pub const WRITE: &str = "write";
 }
 
-/// The module-wide kernels: an exclusive prefix sum of `usize` counts, in place
-/// (`[error slot, n + 1, parts, partials, flags pointer, carries, flags pointer, counts pointer]`,
-/// a [`Scratch::Scan`] layout over a single `usize` column): `SCAN` alone in one pass with
-/// decoupled look-back when `parts > 1` (zeroed flags and ticket), else `CARRIES` then `SCAN`.
+/// The module-wide kernels: the exclusive prefix sums of `n + 1` `usize` counts into a separate
+/// offsets buffer (`[error slot, n + 1, parts, partials (length, column pointer), partial flags
+/// pointer, carries (length, column pointer), carry flags pointer, counts pointer, offsets
+/// pointer]`, a [`Scratch::Scan`] layout over a single `usize` column): `SCAN` alone in one pass
+/// with decoupled look-back when `parts > 1` (zeroed flags and ticket), else `CARRIES` then
+/// `SCAN`.
 pub mod offsets_scan {
     pub const CARRIES: &str = "accel_offsets_carries";
     pub const SCAN: &str = "accel_offsets_scan";
@@ -111,7 +116,7 @@ pub struct Interface<'a> {
 /// Every collective node of a program in pre-order; a node's position is its id in kernel names.
 pub fn array_nodes(program: &Program) -> Vec<&ArrayOp> {
     let mut out = Vec::new();
-    visit(&program.body, &mut |e| {
+    visit::pre_order(&program.body, &mut |e| {
         if let ExprKind::Array(op) = &e.kind {
             out.push(&**op);
         }
@@ -124,9 +129,9 @@ pub fn array_nodes(program: &Program) -> Vec<&ArrayOp> {
 /// epilogue; see [`crate::fusion`]). Only run nodes have kernels.
 pub fn launched(program: &Program) -> Vec<bool> {
     let mut absorbed: std::collections::HashSet<*const ArrayOp> = std::collections::HashSet::new();
-    visit(&program.body, &mut |e| match &e.kind {
+    visit::pre_order(&program.body, &mut |e| match &e.kind {
         ExprKind::Array(op) => {
-            for operand in delayed_positions(op) {
+            for operand in visit::delayable(op) {
                 if let Some(g) = as_generate(operand) {
                     absorbed.insert(g);
                 }
@@ -143,23 +148,6 @@ pub fn launched(program: &Program) -> Vec<bool> {
         _ => {}
     });
     array_nodes(program).into_iter().map(|op| !absorbed.contains(&(op as *const ArrayOp))).collect()
-}
-
-/// The operands of `op` that may be delayed arrays (fused form 1 of [`crate::fusion`]).
-pub fn delayed_positions(op: &ArrayOp) -> Vec<&Expr> {
-    use ArrayOp::*;
-    match op {
-        Fold { a, .. }
-        | FoldAll { a, .. }
-        | FoldSeg { a, .. }
-        | Scan { a, .. }
-        | ScanSeg { a, .. }
-        | Stencil { a, .. }
-        | Expand { a, .. }
-        | Filter { a, .. } => vec![a],
-        Permute { defaults, a, .. } => vec![defaults, a],
-        _ => vec![],
-    }
 }
 
 /// `e` as a `Generate` node, if it is one.
@@ -244,7 +232,7 @@ pub fn interface(op: &ArrayOp) -> Interface<'_> {
     }
     let mut captures = BTreeMap::new();
     for l in lambdas {
-        free_vars(l, &mut captures);
+        captures.extend(visit::free_vars_of_lambda(l));
     }
     iface.captures = captures.into_values().collect();
     iface
@@ -328,7 +316,11 @@ fn parts(op: &ArrayOp) -> (Interface<'_>, Vec<&Lambda>) {
         }
         SegmentsFromLengths(l) => (Scratch::Offsets, vec![l]),
         SegmentLengths(s) => (Scratch::None, vec![s]),
-        _ => (Scratch::None, vec![]),
+        // Host operations: no kernels (see `roles`).
+        Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
+            (Scratch::None, vec![])
+        }
+        NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => (Scratch::None, vec![]),
     };
     (Interface { scratch, host_scalars, operands, captures: Vec::new() }, lambdas)
 }
@@ -445,42 +437,14 @@ pub fn word_count(t: &Type) -> usize {
     }
 }
 
-/// Adds the free variables of `l` (those it reads but does not bind) to `out`.
-fn free_vars(l: &Lambda, out: &mut BTreeMap<u32, (Var, Type)>) {
-    let mut bound: Vec<u32> = l.params.iter().map(|(v, _)| v.id).collect();
-    collect_free(&l.body, &mut bound, out);
-}
-
-fn collect_free(e: &Expr, bound: &mut Vec<u32>, out: &mut BTreeMap<u32, (Var, Type)>) {
-    match &e.kind {
-        ExprKind::Var(v) => {
-            if !bound.contains(&v.id) {
-                out.entry(v.id).or_insert_with(|| (v.clone(), e.ty.clone()));
-            }
-        }
-        ExprKind::Let { var, value, body } => {
-            collect_free(value, bound, out);
-            bound.push(var.id);
-            collect_free(body, bound, out);
-            bound.pop();
-        }
-        _ => for_each_child(e, &mut |child, binders| {
-            let depth = bound.len();
-            bound.extend(binders.iter().map(|(v, _)| v.id));
-            collect_free(child, bound, out);
-            bound.truncate(depth);
-        }),
-    }
-}
-
 /// Whether an elementwise node's element costs more arithmetic than memory traffic: it calls a
 /// transcendental function, itself or in a fused operand. Such nodes run one element per thread
 /// per step (`accel_kernels::generate::generate_each`).
 pub fn is_compute_heavy(op: &ArrayOp) -> bool {
     use MathFn::*;
     let mut heavy = false;
-    for_each_array_child(op, &mut |child, _| {
-        visit(child, &mut |e| {
+    visit::for_each_operand(op, &mut |child, _, _| {
+        visit::pre_order(child, &mut |e| {
             if let ExprKind::Math(f, _) = &e.kind {
                 heavy |= matches!(
                     f,
@@ -504,163 +468,6 @@ pub fn is_compute_heavy(op: &ArrayOp) -> bool {
         })
     });
     heavy
-}
-
-/// Calls `f` on every node of `e` in pre-order.
-pub fn visit<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
-    f(e);
-    for_each_child(e, &mut |child, _| visit(child, f));
-}
-
-/// Calls `f(child, binders)` on each direct child of `e`, with the variables the child sees
-/// bound by `e` (lambda parameters; a `let` body sees its variable).
-pub fn for_each_child<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr, &[(Var, Type)])) {
-    match &e.kind {
-        ExprKind::Var(_) | ExprKind::Const(_) => {}
-        ExprKind::Let { var, value, body } => {
-            f(value, &[]);
-            f(body, &[(var.clone(), value.ty.clone())]);
-        }
-        ExprKind::Tuple(parts) | ExprKind::Math(_, parts) => parts.iter().for_each(|p| f(p, &[])),
-        ExprKind::Proj(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Shape(x) | ExprKind::Len(x) => {
-            f(x, &[])
-        }
-        ExprKind::If { cond, then, els } => {
-            f(cond, &[]);
-            f(then, &[]);
-            f(els, &[]);
-        }
-        ExprKind::Binary(_, a, b) => {
-            f(a, &[]);
-            f(b, &[]);
-        }
-        ExprKind::Index { array, index, .. } => {
-            f(array, &[]);
-            f(index, &[]);
-        }
-        ExprKind::Iterate { count, init, f: g } => {
-            f(count, &[]);
-            f(init, &[]);
-            f(&g.body, &g.params);
-        }
-        ExprKind::WhileLoop { init, cond, step } => {
-            f(init, &[]);
-            f(&cond.body, &cond.params);
-            f(&step.body, &step.params);
-        }
-        ExprKind::Array(op) => for_each_array_child(op, f),
-    }
-}
-
-pub fn for_each_array_child<'a>(op: &'a ArrayOp, f: &mut impl FnMut(&'a Expr, &[(Var, Type)])) {
-    use ArrayOp::*;
-    let mut lambdas: Vec<&'a Lambda> = Vec::new();
-    let mut e = |x: &'a Expr| f(x, &[]);
-    match op {
-        Generate { shape, f: g, .. } => {
-            e(shape);
-            lambdas.push(g);
-        }
-        Fill { shape, value } => {
-            e(shape);
-            e(value);
-        }
-        Iota { n } => e(n),
-        Unit(x) | The(x) | Reverse(x) | Transpose(x) | Unzip(x) | SegmentsFromLengths(x) | SegmentLengths(x) => e(x),
-        SegmentOffsets(x) | NestedValues(x) | NestedSegments(x) => e(x),
-        Map { f: g, a } | IMap { f: g, a } => {
-            e(a);
-            lambdas.push(g);
-        }
-        ZipWith { f: g, a, b } => {
-            e(a);
-            e(b);
-            lambdas.push(g);
-        }
-        Fold { z, f: g, a } | FoldAll { z, f: g, a } | Scan { z, f: g, a, .. } => {
-            z.iter().for_each(&mut e);
-            e(a);
-            lambdas.push(g);
-        }
-        FoldSeg { z, f: g, a, segments } | ScanSeg { z, f: g, a, segments, .. } => {
-            z.iter().for_each(&mut e);
-            e(a);
-            e(segments);
-            lambdas.push(g);
-        }
-        Backpermute { shape, f: g, a } => {
-            e(shape);
-            e(a);
-            lambdas.push(g);
-        }
-        Permute { defaults, f: g, combine, a } => {
-            e(defaults);
-            e(a);
-            lambdas.push(g);
-            lambdas.push(combine);
-        }
-        Reshape { shape: x, a } | Take { n: x, a } | Drop { n: x, a } | Replicate { n: x, a, .. } => {
-            e(x);
-            e(a);
-        }
-        Slice { index, a, .. } => {
-            e(index);
-            e(a);
-        }
-        Concat { a, b } | NestedFromParts { segments: a, values: b } => {
-            e(a);
-            e(b);
-        }
-        Stencil { boundary, f: g, a, .. } => {
-            if let Boundary::Constant(v) = boundary {
-                e(v);
-            }
-            e(a);
-            lambdas.push(g);
-        }
-        Expand { count, value, a } => {
-            e(a);
-            lambdas.push(count);
-            lambdas.push(value);
-        }
-        Filter { pred, a } => {
-            e(a);
-            lambdas.push(pred);
-        }
-        Awhile { init, cond, step } => {
-            e(init);
-            lambdas.push(cond);
-            lambdas.push(step);
-        }
-        NestedMap { f: g, a } => {
-            e(a);
-            lambdas.push(g);
-        }
-        Seq(s) => match s {
-            SeqOp::StreamIn(x) | SeqOp::Elements(x) | SeqOp::Tabulate(x) | SeqOp::Collect(x) => e(x),
-            SeqOp::Produce { n, f: g } => {
-                e(n);
-                lambdas.push(g);
-            }
-            SeqOp::Map { f: g, s } => {
-                e(s);
-                lambdas.push(g);
-            }
-            SeqOp::ZipWith { f: g, a, b } => {
-                e(a);
-                e(b);
-                lambdas.push(g);
-            }
-            SeqOp::Fold { z, f: g, s } => {
-                e(z);
-                e(s);
-                lambdas.push(g);
-            }
-        },
-    }
-    for l in lambdas {
-        f(&l.body, &l.params);
-    }
 }
 
 #[cfg(test)]

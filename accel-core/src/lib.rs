@@ -2,11 +2,14 @@
 //!
 //! Everything between the user's `#[accel]` function and code that runs, as plain Rust:
 //!
-//! - [`types`] and [`ir`]: the typed combinator IR;
+//! - [`types`] and [`ir`]: the typed combinator IR, its one traversal ([`ir::visit`]) and its
+//!   type checker ([`ir::check`]);
 //! - [`frontend`]: syn's AST to typed IR, with errors at exact spans;
+//! - [`pipeline`]: the compiler as one list, front end to code generation, and its options;
 //! - [`fusion`]: the passes that fuse producers into consumers;
 //! - [`interp`]: the reference interpreter, the oracle of every test;
 //! - [`plan`]: kernel plans, the end of the pipeline;
+//! - [`shape`]: the result shapes of the operations that move elements, for every backend;
 //! - [`kernel`]: what each collective operation's kernels take as parameters;
 //! - [`codegen`]: Rust code for the CPU backend and for the device;
 //! - [`ops`]: the scalar semantics shared by the interpreter and generated code;
@@ -20,29 +23,13 @@ pub mod interp;
 pub mod ir;
 pub mod kernel;
 pub use accel_kernels::ops;
+pub mod pipeline;
 pub mod plan;
+pub mod shape;
 pub mod types;
 pub mod value;
 
 pub use error::{Error, Result};
 pub use ir::Program;
+pub use pipeline::{Compiled, compile};
 pub use plan::Plan;
-
-/// What the compiler produces for one `#[accel]` function.
-pub struct Compiled {
-    /// The typed IR as the front end wrote it (what the interpreter runs).
-    pub program: Program,
-    /// The IR after the passes (what the backends run and the plan shows).
-    pub optimised: Program,
-    /// The Rust code of the CPU backend: the function `__cpu`.
-    pub cpu: proc_macro2::TokenStream,
-}
-
-/// The compiler pipeline, top to bottom: the front end, the passes that rewrite the IR
-/// ([`fusion::PASSES`]), code generation. The interpreter always sees the unrewritten IR.
-pub fn compile(item: &syn::ItemFn, options: fusion::Options) -> syn::Result<Compiled> {
-    let program = frontend::lower(item)?;
-    let optimised = fusion::run(&program, options);
-    let cpu = codegen::cpu_function(&optimised)?;
-    Ok(Compiled { program, optimised, cpu })
-}

@@ -14,6 +14,7 @@
 //! reads (once per element, as a streaming read); a rank-0 array (a scalar such as a sum) is
 //! one read per kernel and counts nothing; a reduction's results, one per row, count nothing.
 
+use crate::ir::visit;
 use crate::ir::{ArrayOp, Expr, ExprKind, Program};
 use crate::types::Type;
 use std::fmt::{self, Write as _};
@@ -225,8 +226,8 @@ impl Builder {
             // Host scalar code: only the collective operations inside it (a `get` of a sum)
             // are steps.
             _ => {
-                crate::kernel::for_each_child(e, &mut |c, binders| {
-                    if binders.is_empty() || matches!(e.kind, ExprKind::Let { .. }) {
+                visit::for_each_child(e, &mut |c, bound, _| {
+                    if !bound.is_closure_body() {
                         self.expr(c);
                     }
                 });
@@ -278,10 +279,22 @@ impl Builder {
                 None
             }
             NestedMap { .. } | Seq(_) => {
-                self.steps.push(Step::Host(format!("{}: runs on the CPU backend only", op.name())));
+                // The front end does not write these yet (flattening and streams will lower them);
+                // only the interpreter runs them.
+                self.steps.push(Step::Host(format!("{}: interpreter only (not lowered yet)", op.name())));
                 None
             }
-            _ => Some(self.kernel(op, ty)),
+            Generate { .. } | Fill { .. } | Iota { .. } | Map { .. } | IMap { .. } | ZipWith { .. } => {
+                Some(self.kernel(op, ty))
+            }
+            Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } => Some(self.kernel(op, ty)),
+            Backpermute { .. } | Permute { .. } | Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } => {
+                Some(self.kernel(op, ty))
+            }
+            Concat { .. } | Replicate { .. } | Slice { .. } | Stencil { .. } | Expand { .. } | Filter { .. } => {
+                Some(self.kernel(op, ty))
+            }
+            SegmentsFromLengths(_) | SegmentLengths(_) => Some(self.kernel(op, ty)),
         }
     }
 
@@ -364,8 +377,8 @@ fn push_unique(list: &mut Vec<Operand>, o: Operand) {
 /// The non-closure children of a node (its operands and host scalars), in order.
 fn direct_operands(op: &ArrayOp) -> Vec<&Expr> {
     let mut out = Vec::new();
-    crate::kernel::for_each_array_child(op, &mut |c, binders| {
-        if binders.is_empty() {
+    visit::for_each_operand(op, &mut |c, bound, _| {
+        if !bound.is_closure_body() {
             out.push(c);
         }
     });
@@ -375,11 +388,9 @@ fn direct_operands(op: &ArrayOp) -> Vec<&Expr> {
 /// The free variables of collective type that a node's closures read, by id.
 fn captured_arrays(op: &ArrayOp) -> Vec<(u32, Type)> {
     let mut out: Vec<(u32, Type)> = Vec::new();
-    crate::kernel::for_each_array_child(op, &mut |body, params| {
-        if params.is_empty() {
-            return;
-        }
-        crate::kernel::visit(body, &mut |e| {
+    visit::for_each_operand(op, &mut |body, bound, _| {
+        let visit::Bound::Params(params) = bound else { return };
+        visit::pre_order(body, &mut |e| {
             if let ExprKind::Var(v) = &e.kind
                 && !e.ty.is_elem()
                 && !params.iter().any(|(p, _)| p.id == v.id)

@@ -1,16 +1,21 @@
-//! Row-major index arithmetic shared by the views and the generated kernels (host-compilable, so
-//! that it is unit-tested here).
+//! Row-major index arithmetic: the one definition that the device kernels, the CPU backend
+//! (`accel_runtime::shape`) and the interpreter all use (host-compilable, so that it is
+//! unit-tested here). A shape is `[usize; R]`, the last dimension the innermost (contiguous) one;
+//! an index lists its components in the same order.
 
 /// The index of row-major position `i` of `shape` (for `i` inside `shape`; beyond it, the
-/// outermost component takes the excess).
+/// outermost component takes the excess). Dimensions of extent 0 (an empty shape has no
+/// positions) leave their component 0 rather than dividing by zero.
 #[inline(always)]
 pub fn unravel<const R: usize>(mut i: usize, shape: [usize; R]) -> [usize; R] {
     let mut ix = [0; R];
     let mut d = R;
     while d > 1 {
         d -= 1;
-        ix[d] = i % shape[d];
-        i /= shape[d];
+        if shape[d] != 0 {
+            ix[d] = i % shape[d];
+            i /= shape[d];
+        }
     }
     if R > 0 {
         ix[0] = i;
@@ -30,6 +35,31 @@ pub fn ravel<const R: usize>(shape: [usize; R], ix: [usize; R]) -> usize {
     k
 }
 
+/// Whether `ix` lies inside `shape`.
+#[inline(always)]
+pub fn contains<const R: usize>(shape: [usize; R], ix: [usize; R]) -> bool {
+    let mut d = 0;
+    while d < R {
+        if ix[d] >= shape[d] {
+            return false;
+        }
+        d += 1;
+    }
+    true
+}
+
+/// The product of all dimensions but the innermost: the number of rows.
+#[inline(always)]
+pub fn outer<const R: usize>(shape: [usize; R]) -> usize {
+    let mut k = 1;
+    let mut d = 0;
+    while d + 1 < R {
+        k *= shape[d];
+        d += 1;
+    }
+    k
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,11 +69,15 @@ mod tests {
         let shape = [3, 1, 5];
         for i in 0..15 {
             let ix = unravel(i, shape);
-            assert!(ix.iter().zip(&shape).all(|(x, n)| x < n), "{ix:?}");
+            assert!(contains(shape, ix), "{ix:?}");
             assert_eq!(ravel(shape, ix), i);
         }
+        assert!(!contains(shape, [3, 0, 0]) && !contains(shape, [0, 1, 0]) && !contains(shape, [0, 0, 5]));
         assert_eq!(unravel(7, [10]), [7]);
+        assert_eq!(unravel(0, [4, 0, 2]), [0, 0, 0]);
         assert_eq!(unravel::<0>(0, []), []);
         assert_eq!(ravel::<0>([], []), 0);
+        assert_eq!(outer([4, 5, 6]), 20);
+        assert_eq!(outer([6]), 1);
     }
 }

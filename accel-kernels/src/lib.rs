@@ -5,8 +5,9 @@
 //! - for the host, with stable Rust, as a dependency of accel-core and accel-runtime: only
 //!   [`abi`] (what host and device agree on: block size, tile shape, error slot, parameter words),
 //!   [`ops`] (the scalar semantics shared by the interpreter, the CPU backend and the GPU), and
-//!   the target-independent [`index`] (row-major index arithmetic) and [`delayed`] (`Delayed`,
-//!   the fused operand computed in place), compiled there for their unit tests;
+//!   the target-independent [`index`] (row-major index arithmetic) and [`boundary`] (where a
+//!   stencil reads outside its array), the one definition of those rules for every backend, and
+//!   [`delayed`] (`Delayed`, the fused operand computed in place);
 //! - for `nvptx64-nvidia-cuda`, with the pinned nightly and `-Zbuild-std=core`, as a path
 //!   dependency ([`MANIFEST_DIR`]) of the cdylib that accel-build generates for a program's
 //!   kernels (DESIGN.md §4). Fat LTO inlines every skeleton into the generated `ptx-kernel`
@@ -20,10 +21,15 @@
 //! - `ctx`: `Ctx`, bounds-checked reads and checked division that record the first error in the
 //!   host's error slot;
 //! - `rows`: `Rows` (`Uniform`, `Segmented`) and `chunk`, how reductions and scans split work;
-//! - `generate`: the grid-stride loop over a flat index space;
-//! - `reduce` and `scan`: order-preserving warp skeletons (associative, non-commutative
-//!   operators), in phases over chunks and partials, built on the private `warp` module (a
-//!   tile's items per lane, in-order warp reduction and scan with shuffles);
+//! - `generate`: the elementwise loop over a flat index space, in block tiles of 256 x 4
+//!   consecutive elements, each thread computing its values before storing them (`generate_each`,
+//!   one element per thread per step, for bodies dominated by arithmetic);
+//! - `reduce`: rows split into chunks; a commutative operator accumulates striped positions in
+//!   registers in lane groups sized to the rows, any other associative operator keeps scan order
+//!   (tiles of 32 lanes x 4 consecutive items), then the partials of each row are combined;
+//! - `scan`: long rows in one pass with decoupled look-back, segments in three phases (chunk
+//!   totals, carries, the scan), on the private `warp` module (in-order warp reduction and scan
+//!   with shuffles);
 //! - `atomic`: atomic add/min/max, CAS-loop updates and per-element spin locks for `permute`;
 //! - `expand`: the segment of a flat index (binary search over offsets);
 //! - `prelude`: what generated kernels import.
@@ -43,6 +49,7 @@
 extern crate std;
 
 pub mod abi;
+pub mod boundary;
 pub mod delayed;
 pub mod index;
 pub mod ops;

@@ -23,7 +23,7 @@ use quote::{format_ident, quote};
 /// Compiles an array function for the accel backends. See the `accel` crate for the language.
 #[proc_macro_attribute]
 pub fn accel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let options = match accel_core::fusion::Options::parse(attr.into()) {
+    let options = match accel_core::pipeline::Options::parse(attr.into()) {
         Ok(options) => options,
         Err(e) => return e.to_compile_error().into(),
     };
@@ -34,7 +34,7 @@ pub fn accel(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-fn expand(item: &syn::ItemFn, options: accel_core::fusion::Options) -> syn::Result<proc_macro2::TokenStream> {
+fn expand(item: &syn::ItemFn, options: accel_core::pipeline::Options) -> syn::Result<proc_macro2::TokenStream> {
     let accel_core::Compiled { program, optimised, cpu } = accel_core::compile(item, options)?;
     let json = program.to_json();
     let optimised_json = optimised.to_json();

@@ -173,7 +173,7 @@ impl<E: Elem, const R: usize> Array<E, R> {
 
     /// Element at `ix`, or `None` outside the shape.
     pub fn at(&self, ix: [usize; R]) -> Option<E> {
-        shape::contains(self.shape, ix).then(|| self.data.columns().get(shape::to_linear(self.shape, ix)))
+        shape::contains(self.shape, ix).then(|| self.data.columns().get(shape::ravel(self.shape, ix)))
     }
 
     /// The elements in row-major order.

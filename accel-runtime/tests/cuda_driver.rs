@@ -1,27 +1,41 @@
 //! The CUDA device layer (`accel_runtime::cuda`): without a device, opening one fails cleanly;
 //! with one, memory, the pool, kernels, launches and the error slot work as documented.
-#![cfg(feature = "cuda")]
+//!
+//! A libtest-mimic harness (`harness = false`, built with the `cuda` feature only; see
+//! `harness/mod.rs`): without a device the tests that need one are reported as ignored, with the
+//! reason.
+
+mod harness;
 
 use accel_runtime::cuda::{DeviceBuffer, Gpu, Kernel, PoolStats};
 use accel_runtime::{Error, Runtime};
+use harness::Test;
 
 /// `fill_u32`, `report`, `poke`, `narrow`: see the file.
 const PTX: &str = include_str!("data/driver_kernels.ptx");
 
-/// Device 0, or `None` (and a note) on a machine without one.
-fn gpu() -> Option<Gpu> {
-    if Gpu::device_count() == 0 {
-        eprintln!("no CUDA device: skipped");
-        return None;
-    }
-    Some(Gpu::open(0).expect("device 0 opens"))
+fn main() {
+    harness::run(&[
+        Test { name: "handles_are_send_and_sync", needs_device: false, run: handles_are_send_and_sync },
+        Test { name: "a_missing_device_is_a_clean_error", needs_device: false, run: a_missing_device_is_a_clean_error },
+        Test { name: "properties", needs_device: true, run: properties },
+        Test { name: "memory_round_trips", needs_device: true, run: memory_round_trips },
+        Test { name: "the_pool_reuses_blocks", needs_device: true, run: the_pool_reuses_blocks },
+        Test { name: "out_of_memory_is_an_error", needs_device: true, run: out_of_memory_is_an_error },
+        Test { name: "kernels_load_once_and_launch", needs_device: true, run: kernels_load_once_and_launch },
+        Test { name: "the_error_slot", needs_device: true, run: the_error_slot },
+    ])
+}
+
+/// Device 0 (the harness runs the tests that call this only where the driver sees a device).
+fn gpu() -> Gpu {
+    Gpu::open(0).expect("device 0 opens")
 }
 
 fn words(bytes: &[u8]) -> Vec<u32> {
     bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
-#[test]
 fn handles_are_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<Gpu>();
@@ -30,7 +44,6 @@ fn handles_are_send_and_sync() {
     check::<Runtime>();
 }
 
-#[test]
 fn a_missing_device_is_a_clean_error() {
     let count = Gpu::device_count();
     let ordinals = if count == 0 { vec![0, 3] } else { vec![count] };
@@ -46,9 +59,8 @@ fn a_missing_device_is_a_clean_error() {
     }
 }
 
-#[test]
 fn properties() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     assert!(!gpu.name().is_empty() && gpu.ordinal() == 0 && gpu.sm_count() > 0, "{gpu:?}");
     assert!(gpu.compute_capability() >= (8, 0));
     let fill = gpu.kernel(PTX, "fill_u32").unwrap();
@@ -63,9 +75,8 @@ fn properties() {
     assert_eq!(gpu.error_slot().len(), 16 * 8);
 }
 
-#[test]
 fn memory_round_trips() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     let bytes: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
     let a = gpu.upload(&bytes).unwrap();
     assert_eq!(a.len(), bytes.len());
@@ -102,9 +113,8 @@ fn memory_round_trips() {
     assert!(e.to_string().contains("another `Gpu`"), "{e}");
 }
 
-#[test]
 fn the_pool_reuses_blocks() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     let start = gpu.pool_stats();
     let a = gpu.alloc(1000).unwrap();
     let address = a.ptr();
@@ -119,9 +129,8 @@ fn the_pool_reuses_blocks() {
     assert_eq!(gpu.pool_stats().in_use, start.in_use);
 }
 
-#[test]
 fn out_of_memory_is_an_error() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     let (_, total) = gpu.mem_info().unwrap();
     match gpu.alloc(total + 1) {
         Err(Error::OutOfDeviceMemory { requested, free, total: t }) => {
@@ -133,9 +142,8 @@ fn out_of_memory_is_an_error() {
     assert_eq!(gpu.upload(&[1, 2, 3]).and_then(|b| gpu.download(&b, 0, 3)).unwrap(), [1, 2, 3]);
 }
 
-#[test]
 fn kernels_load_once_and_launch() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     let fill = gpu.kernel(PTX, "fill_u32").unwrap();
     assert_eq!((fill.name(), fill.parameters()), ("fill_u32", 3));
     assert_eq!(gpu.kernel(PTX, "fill_u32").unwrap().parameters(), 3);
@@ -165,9 +173,8 @@ fn kernels_load_once_and_launch() {
     gpu.synchronize().unwrap();
 }
 
-#[test]
 fn the_error_slot() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     assert_eq!(gpu.take_device_error().unwrap(), None);
     let report = gpu.kernel(PTX, "report").unwrap();
     gpu.launch(&report, 4, &[gpu.error_slot().ptr(), 5]).unwrap();

@@ -1,19 +1,28 @@
 //! A faulting kernel is an error on the next call that waits, never a panic. Its own test binary:
 //! a fault leaves the device's primary context unusable for every `Gpu` of the process until the
 //! last one is dropped.
-#![cfg(feature = "cuda")]
+//!
+//! A libtest-mimic harness (`harness = false`, built with the `cuda` feature only; see
+//! `harness/mod.rs`): without a device the test is reported as ignored, with the reason. The
+//! fault is deliberate: under compute-sanitizer's memcheck this binary reports it.
+
+mod harness;
 
 use accel_runtime::Error;
 use accel_runtime::cuda::Gpu;
+use harness::Test;
 
 const PTX: &str = include_str!("data/driver_kernels.ptx");
 
-#[test]
+fn main() {
+    harness::run(&[Test {
+        name: "a_faulting_kernel_is_an_error",
+        needs_device: true,
+        run: a_faulting_kernel_is_an_error,
+    }])
+}
+
 fn a_faulting_kernel_is_an_error() {
-    if Gpu::device_count() == 0 {
-        eprintln!("no CUDA device: skipped");
-        return;
-    }
     let gpu = Gpu::open(0).unwrap();
     let poke = gpu.kernel(PTX, "poke").unwrap();
     let buffer = gpu.upload(&[1, 2, 3, 4]).unwrap();

@@ -6,10 +6,18 @@
 //! that says so (`missing_build_script.rs` shows it alone); the cases in
 //! `tests/compile_fail_built/` are compiled as if a build script had run that did not see them.
 //!
+//! Without the `cuda` feature (`--no-default-features`) the front end's errors are the same, and
+//! the cases whose error is about the GPU build ([`GPU_BUILD_ONLY`]) compile and run instead: a
+//! CPU-only build needs no build script.
+//!
 //! Regenerate the snapshots with `TRYBUILD=overwrite cargo test -p accel-tests --test compile_fail`
 //! and read every changed `.stderr` before committing it.
 
 use std::path::Path;
+
+/// The cases that are valid functions, rejected only by the GPU build.
+const GPU_BUILD_ONLY: [&str; 2] =
+    ["tests/compile_fail/missing_build_script.rs", "tests/compile_fail_built/function_not_seen.rs"];
 
 #[test]
 fn compile_fail() {
@@ -18,6 +26,15 @@ fn compile_fail() {
     // SAFETY: this is the binary's only test, and no other thread of it reads the environment
     // while it changes; the cargo that trybuild starts inherits it.
     unsafe { std::env::remove_var("ACCEL_PTX_DIR") };
+    if cfg!(feature = "cuda") {
+        gpu_build();
+    } else {
+        cpu_only();
+    }
+}
+
+/// With the `cuda` feature: every case fails, each with its snapshot.
+fn gpu_build() {
     // A `TestCases` compiles its cases when it is dropped.
     trybuild::TestCases::new().compile_fail("tests/compile_fail/*.rs");
 
@@ -28,4 +45,23 @@ fn compile_fail() {
     // SAFETY: as above.
     unsafe { std::env::set_var("ACCEL_PTX_DIR", &dir) };
     trybuild::TestCases::new().compile_fail("tests/compile_fail_built/*.rs");
+}
+
+/// Without it: the front end's cases fail as with it, the GPU build's cases compile and run.
+fn cpu_only() {
+    let cases = trybuild::TestCases::new();
+    let mut paths: Vec<_> = std::fs::read_dir("tests/compile_fail")
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        if !GPU_BUILD_ONLY.iter().any(|case| path == Path::new(case)) {
+            cases.compile_fail(path);
+        }
+    }
+    for case in GPU_BUILD_ONLY {
+        cases.pass(case);
+    }
 }

@@ -53,6 +53,8 @@
 
 pub use accel_core::{Error, Plan, Result};
 pub use accel_macros::accel;
+// The CUDA device (`Runtime::gpu`): only in builds with the `cuda` feature.
+#[cfg(feature = "cuda")]
 pub use accel_runtime::cuda::Gpu;
 pub use accel_runtime::{
     Array, BackendKind, Columns, Elem, FromValue, IndexLike, IntoValue, Matrix, Nested, Runtime, Scalar, Segments,

@@ -18,6 +18,7 @@ use super::{Gen, elem_type, ix_from_array, ix_to_array, rank_of, value_type, var
 use crate::ir::{ArrayOp, Axis, Boundary, Expr, Lambda, Program, ScanKind, StencilShape};
 use crate::kernel::{self, PermuteCombine, Scratch, role};
 use crate::types::{ElemType, ScalarType, Type};
+use accel_kernels::boundary::Rule;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -51,55 +52,7 @@ fn header() -> TokenStream {
         use ::accel_kernels::{abi, atomic, expand, generate, reduce, scan};
 
         /// Index arithmetic of the generated kernels.
-        mod __rt {
-            pub use ::accel_kernels::index::{ravel, unravel};
-
-            #[inline(always)]
-            pub fn contains<const R: usize>(shape: [usize; R], ix: [usize; R]) -> bool {
-                let mut d = 0;
-                while d < R {
-                    if ix[d] >= shape[d] {
-                        return false;
-                    }
-                    d += 1;
-                }
-                true
-            }
-
-            /// The product of all dimensions but the innermost.
-            #[inline(always)]
-            pub fn outer<const R: usize>(shape: [usize; R]) -> usize {
-                let mut k = 1;
-                let mut d = 0;
-                while d + 1 < R {
-                    k *= shape[d];
-                    d += 1;
-                }
-                k
-            }
-
-            /// Where coordinate `i` of a dimension of extent `n > 0` reads under a boundary
-            /// (0 clamp, 1 mirror, 2 wrap, 3 constant), `None` for a constant outside.
-            #[inline(always)]
-            pub fn boundary(kind: u8, i: isize, n: usize) -> Option<usize> {
-                let n = n as isize;
-                if i >= 0 && i < n {
-                    return Some(i as usize);
-                }
-                let inside = match kind {
-                    0 => if i < 0 { 0 } else { n - 1 },
-                    2 => i.rem_euclid(n),
-                    1 if n == 1 => 0,
-                    1 => {
-                        let period = 2 * (n - 1);
-                        let m = i.rem_euclid(period);
-                        if m < n { m } else { period - m }
-                    }
-                    _ => return None,
-                };
-                Some(inside as usize)
-            }
-        }
+        use ::accel_kernels::index as __rt;
     }
 }
 
@@ -399,7 +352,7 @@ fn node_kernels(program: &Program, prefix: &str, id: usize, op: &ArrayOp) -> syn
 fn node_type(program: &Program, id: usize) -> Type {
     let mut k = 0;
     let mut found = None;
-    kernel::visit(&program.body, &mut |e| {
+    crate::ir::visit::pre_order(&program.body, &mut |e| {
         if let crate::ir::ExprKind::Array(_) = &e.kind {
             if k == id {
                 found = Some(e.ty.clone());
@@ -923,11 +876,12 @@ fn permute(
 /// read at constant offsets from the element's own position; elsewhere through the boundary.
 fn stencil(cg: &Gen, shape: StencilShape, boundary: &Boundary, f: &Lambda) -> syn::Result<TokenStream> {
     let radius = shape.radius() as isize;
-    let kind: u8 = match boundary {
-        Boundary::Clamp => 0,
-        Boundary::Mirror => 1,
-        Boundary::Wrap => 2,
-        Boundary::Constant(_) => 3,
+    let rule = boundary.rule();
+    let kind = match rule {
+        Rule::Clamp => quote!(Clamp),
+        Rule::Mirror => quote!(Mirror),
+        Rule::Wrap => quote!(Wrap),
+        Rule::Constant => quote!(Constant),
     };
     let offsets: Vec<Vec<isize>> = if shape.rank() == 1 {
         (-radius..=radius).map(|d| vec![d]).collect()
@@ -936,11 +890,11 @@ fn stencil(cg: &Gen, shape: StencilShape, boundary: &Boundary, f: &Lambda) -> sy
     };
     let elem = elem_type(f.params[0].1.as_elem().expect("an element"));
     // Only a constant boundary leaves the array; the others always land inside.
-    let outside = if kind == 3 { quote!(__s0) } else { quote!(<#elem as DeviceElem>::zero()) };
+    let outside = if rule == Rule::Constant { quote!(__s0) } else { quote!(<#elem as DeviceElem>::zero()) };
     let names: Vec<_> = f.params.iter().map(|(v, _)| var_ident(v)).collect();
     let through_boundary = offsets.iter().map(|off| {
         let coords =
-            off.iter().enumerate().map(|(d, o)| quote!(__rt::boundary(#kind, __ix[#d] as isize + #o, __a0.shape[#d])));
+            off.iter().enumerate().map(|(d, o)| quote!(::accel_kernels::boundary::resolve(::accel_kernels::boundary::Rule::#kind, __ix[#d] as isize + #o, __a0.shape[#d])));
         let cs: Vec<_> = (0..off.len()).map(|d| format_ident!("__c{d}")).collect();
         quote! {
             match (#(#coords,)*) {

@@ -222,7 +222,7 @@ impl Gen {
                     }
                     let depth = self.still_read.borrow().len();
                     for other in parts.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, q)| q) {
-                        kernel::visit(other, &mut |x| {
+                        crate::ir::visit::pre_order(other, &mut |x| {
                             if let ExprKind::Var(v) = &x.kind {
                                 self.still_read.borrow_mut().push(v.id);
                             }
@@ -486,7 +486,41 @@ impl Gen {
                 let n = self.reference(n)?;
                 Code { tokens: quote!((#n).segments()), is_ref: true }
             }
-            _ => {
+            // The front end keeps collective operations out of closures; fusion only puts
+            // delayed reads (`Index` of a `Generate`) there.
+            ArrayOp::Generate { .. }
+            | ArrayOp::Fill { .. }
+            | ArrayOp::Iota { .. }
+            | ArrayOp::Unit(_)
+            | ArrayOp::Map { .. }
+            | ArrayOp::IMap { .. }
+            | ArrayOp::ZipWith { .. }
+            | ArrayOp::Fold { .. }
+            | ArrayOp::FoldAll { .. }
+            | ArrayOp::FoldSeg { .. }
+            | ArrayOp::Scan { .. }
+            | ArrayOp::ScanSeg { .. }
+            | ArrayOp::Backpermute { .. }
+            | ArrayOp::Permute { .. }
+            | ArrayOp::Reverse(_)
+            | ArrayOp::Transpose(_)
+            | ArrayOp::Reshape { .. }
+            | ArrayOp::Take { .. }
+            | ArrayOp::Drop { .. }
+            | ArrayOp::Unzip(_)
+            | ArrayOp::Concat { .. }
+            | ArrayOp::Replicate { .. }
+            | ArrayOp::Slice { .. }
+            | ArrayOp::Stencil { .. }
+            | ArrayOp::Expand { .. }
+            | ArrayOp::Filter { .. }
+            | ArrayOp::Awhile { .. }
+            | ArrayOp::SegmentsFromLengths(_)
+            | ArrayOp::SegmentLengths(_)
+            | ArrayOp::SegmentOffsets(_)
+            | ArrayOp::NestedFromParts { .. }
+            | ArrayOp::NestedMap { .. }
+            | ArrayOp::Seq(_) => {
                 let msg = format!("`{}` cannot run inside a kernel's closure", op.name());
                 return Err(syn::Error::new(Span::call_site(), msg));
             }

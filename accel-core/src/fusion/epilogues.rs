@@ -12,9 +12,9 @@
 //! reached from `r`'s `let` without crossing a closure or a branch (so that `r` still runs
 //! exactly when it did).
 
-use super::rewrite::{Fresh, index_type, map_children, var};
+use super::rewrite::{Fresh, index_type, var};
+use crate::ir::visit::{self, map_children};
 use crate::ir::{ArrayOp, Expr, ExprKind, Lambda, Program, ScanKind, Var};
-use crate::kernel::visit;
 use crate::types::Type;
 
 /// Runs the pass.
@@ -120,7 +120,7 @@ fn consume(e: &Expr, r: &Var, reduction: &Expr, uses: usize, fresh: &mut Fresh) 
 /// `unit(e)` where `e` reads a reduction node itself with `get` (`unit(xs.sum().get() / n)`).
 fn unit_of_direct_read(x: &Expr, ty: &Type, fresh: &mut Fresh) -> Option<Expr> {
     let mut found: Vec<&Expr> = Vec::new();
-    visit(x, &mut |e| {
+    visit::pre_order(x, &mut |e| {
         if let ExprKind::Array(op) = &e.kind
             && let ArrayOp::The(inner) = &**op
             && has_epilogue_form(inner)
@@ -162,7 +162,7 @@ fn replace_reads(e: &Expr, r: u32, ix: Option<u32>, v: &Var, elem: &Type, n: &mu
 
 fn count_uses(e: &Expr, id: u32) -> usize {
     let mut n = 0;
-    visit(e, &mut |x| n += usize::from(matches!(&x.kind, ExprKind::Var(v) if v.id == id)));
+    visit::pre_order(e, &mut |x| n += usize::from(matches!(&x.kind, ExprKind::Var(v) if v.id == id)));
     n
 }
 
@@ -170,8 +170,8 @@ fn count_uses(e: &Expr, id: u32) -> usize {
 /// iteration, where the reduction cannot move).
 fn has_lambda_use(op: &ArrayOp, id: u32) -> bool {
     let mut inside = false;
-    crate::kernel::for_each_child(&Expr::array(op.clone(), Type::Tuple(vec![])), &mut |child, binders| {
-        inside |= !binders.is_empty() && count_uses(child, id) > 0;
+    visit::for_each_operand(op, &mut |child, bound, _| {
+        inside |= bound.is_closure_body() && count_uses(child, id) > 0;
     });
     inside
 }
@@ -179,7 +179,7 @@ fn has_lambda_use(op: &ArrayOp, id: u32) -> bool {
 /// Whether host code can run inside a kernel: no collective operation but reads of variables.
 fn kernel_safe(e: &Expr) -> bool {
     let mut safe = true;
-    visit(e, &mut |x| {
+    visit::pre_order(e, &mut |x| {
         if let ExprKind::Array(op) = &x.kind {
             safe &= matches!(&**op, ArrayOp::The(a) if matches!(a.kind, ExprKind::Var(_)));
         }

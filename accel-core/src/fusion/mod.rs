@@ -19,7 +19,8 @@
 //! A backend launches kernels only for the collective nodes that are not absorbed into another:
 //! see [`crate::kernel::launched`].
 //!
-//! The pipeline, in order ([`PASSES`]):
+//! The passes, in order ([`PASSES`]; [`crate::pipeline`] runs them, and `#[accel(fusion =
+//! false)]` or `ACCEL_FUSION=off` turns them off):
 //! 1. [`producers`]: producers become delayed arrays and fuse into their consumers; `let`s are
 //!    inlined or kept manifest by the sharing rule;
 //! 2. [`siblings`]: reductions of the same extent become one reduction of tuples;
@@ -35,62 +36,10 @@ mod tests;
 
 use crate::ir::Program;
 
-/// What the compiler does to a program before code generation.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Options {
-    /// Run the fusion passes (on by default; `#[accel(fusion = false)]` or `ACCEL_FUSION=off`
-    /// at build time turns them off, for measurement and debugging).
-    pub fusion: bool,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options { fusion: true }
-    }
-}
-
-impl Options {
-    /// The options of one function: the arguments of its `#[accel(..)]` attribute (`fusion =
-    /// false` or `fusion = true`), then the build's environment: `ACCEL_FUSION=off` turns fusion
-    /// off for every function.
-    pub fn parse(args: proc_macro2::TokenStream) -> syn::Result<Options> {
-        let mut options = Options::default();
-        let parser = syn::meta::parser(|meta| {
-            if meta.path.is_ident("fusion") {
-                let on: syn::LitBool = meta.value()?.parse()?;
-                options.fusion = on.value;
-                Ok(())
-            } else {
-                Err(meta.error("unknown `#[accel]` argument: the only one is `fusion = false` (or `true`)"))
-            }
-        });
-        syn::parse::Parser::parse2(parser, args)?;
-        match std::env::var("ACCEL_FUSION").as_deref() {
-            Err(_) | Ok("" | "on" | "1" | "true") => {}
-            Ok("off" | "0" | "false") => options.fusion = false,
-            Ok(other) => {
-                let msg = format!("ACCEL_FUSION is `{other}`: set it to `off` (or `on`, the default)");
-                return Err(syn::Error::new(proc_macro2::Span::call_site(), msg));
-            }
-        }
-        Ok(options)
-    }
-}
-
 /// A pass: a program in, the rewritten program out.
 pub type Pass = fn(Program) -> Program;
 
-/// The fusion passes, in the order they run.
+/// The fusion passes, in the order they run (the pipeline, [`crate::pipeline::PASSES`], lists
+/// them with the passes of other modules).
 pub const PASSES: &[(&str, Pass)] =
     &[("producers", producers::run), ("siblings", siblings::run), ("epilogues", epilogues::run)];
-
-/// Runs the pipeline on `program` (unless `options` turn fusion off).
-pub fn run(program: &Program, options: Options) -> Program {
-    let mut p = program.clone();
-    if options.fusion {
-        for (_, pass) in PASSES {
-            p = pass(p);
-        }
-    }
-    p
-}

@@ -27,10 +27,10 @@
 //! Otherwise it stays manifest: computed once into memory, read by every use.
 
 use super::rewrite::{
-    Fresh, binary, components, element, index_of, index_type, min, origin, peel, rank, shape_of, var, wrap,
+    Fresh, binary, components, element, index_of, index_type, origin, peel, rank, shape_of, var, wrap,
 };
+use crate::ir::visit::{self, Role, map_children};
 use crate::ir::{ArrayOp, Axis, BinaryOp, Expr, ExprKind, Lambda, MathFn, Program, ReadSite, Var};
-use crate::kernel::{delayed_positions, visit};
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -79,11 +79,11 @@ impl Producers {
                 }
             }
             ExprKind::Array(_) => {
-                let op = super::rewrite::map_children(e, &mut |c| self.expr(c));
+                let op = map_children(e, &mut |c| self.expr(c));
                 let ExprKind::Array(new) = op.kind else { unreachable!("an array node stays one") };
                 self.array(*new, &e.ty)
             }
-            _ => super::rewrite::map_children(e, &mut |c| self.expr(c)),
+            _ => map_children(e, &mut |c| self.expr(c)),
         }
     }
 
@@ -139,13 +139,9 @@ impl Producers {
                 let y = element(&b, var(&ix, &ixt), ReadSite::Index);
                 let body =
                     super::rewrite::let_in(&f.params[0].0, x, super::rewrite::let_in(&f.params[1].0, y, *f.body));
-                let shape = index_of(
-                    components(&shape_of(&a), r)
-                        .into_iter()
-                        .zip(components(&shape_of(&b), r))
-                        .map(|(p, q)| min(p, q))
-                        .collect(),
-                );
+                let mut shape = components(&shape_of(&a), r);
+                crate::shape::intersect(&mut shape, &components(&shape_of(&b), r));
+                let shape = index_of(shape);
                 let shape = self.bind_shape(&mut lets, shape);
                 let from = [origin(&a), origin(&b), vec![name.into()]].concat();
                 generate(lets, shape, Lambda { params: vec![(ix, ixt)], body: Box::new(body) }, from)
@@ -166,13 +162,13 @@ impl Producers {
                 (s, ix)
             }),
             Transpose(a) => self.index_map(lets, a, ty, name, |s, ix| {
-                (vec![s[1].clone(), s[0].clone()], vec![ix[1].clone(), ix[0].clone()])
+                let [rows, cols] = [s[0].clone(), s[1].clone()];
+                (crate::shape::transpose(&[rows, cols]).to_vec(), vec![ix[1].clone(), ix[0].clone()])
             }),
             Take { n, a } => {
                 let n = self.bind_shape(&mut lets, n);
                 self.index_map(lets, a, ty, name, move |mut s, ix| {
-                    let r = s.len();
-                    s[r - 1] = min(n.clone(), s[r - 1].clone());
+                    crate::shape::take(&mut s, &n);
                     (s, ix)
                 })
             }
@@ -180,8 +176,7 @@ impl Producers {
                 let n = self.bind_shape(&mut lets, n);
                 self.index_map(lets, a, ty, name, move |mut s, mut ix| {
                     let r = s.len();
-                    let dropped = min(n.clone(), s[r - 1].clone());
-                    s[r - 1] = binary(BinaryOp::Sub, s[r - 1].clone(), dropped.clone());
+                    let dropped = crate::shape::drop(&mut s, &n);
                     ix[r - 1] = binary(BinaryOp::Add, ix[r - 1].clone(), dropped);
                     (s, ix)
                 })
@@ -189,22 +184,49 @@ impl Producers {
             Replicate { axis, n, a } => {
                 let n = self.bind_shape(&mut lets, n);
                 self.index_map(lets, a, ty, name, move |s, ix| {
-                    let len = s[0].clone();
-                    match axis {
-                        Axis::Rows => (vec![n.clone(), len], vec![ix[1].clone()]),
-                        Axis::Cols => (vec![len, n.clone()], vec![ix[0].clone()]),
-                    }
+                    let shape = crate::shape::replicate(axis, &n, &s[0]).to_vec();
+                    let source = match axis {
+                        Axis::Rows => ix[1].clone(),
+                        Axis::Cols => ix[0].clone(),
+                    };
+                    (shape, vec![source])
                 })
             }
-            op => {
+            op @ (Fill { .. }
+            | Unit(_)
+            | The(_)
+            | Fold { .. }
+            | FoldAll { .. }
+            | FoldSeg { .. }
+            | Scan { .. }
+            | ScanSeg { .. }
+            | Permute { .. }
+            | Reshape { .. }
+            | Unzip(_)
+            | Concat { .. }
+            | Slice { .. }
+            | Stencil { .. }
+            | Expand { .. }
+            | Filter { .. }
+            | Awhile { .. }
+            | SegmentsFromLengths(_)
+            | SegmentLengths(_)
+            | SegmentOffsets(_)
+            | NestedFromParts { .. }
+            | NestedValues(_)
+            | NestedSegments(_)
+            | NestedMap { .. }
+            | Seq(_)) => {
                 // A consumer (its delayed operands stay in place, their `let`s float above it)
                 // or an operation that is not delayed.
                 let mut op = op;
-                for operand in delayed_operands_mut(&mut op) {
-                    let (l, core) = peel(std::mem::replace(operand, Expr::usize(0)));
-                    lets.extend(l);
-                    *operand = core;
-                }
+                visit::for_each_operand_mut(&mut op, &mut |operand, _, role| {
+                    if role == Role::Delayable {
+                        let (l, core) = peel(std::mem::replace(operand, Expr::usize(0)));
+                        lets.extend(l);
+                        *operand = core;
+                    }
+                });
                 wrap(lets, Expr::array(op, ty.clone()))
             }
         }
@@ -275,24 +297,6 @@ fn is_generate(e: &Expr) -> bool {
     crate::kernel::as_generate(e).is_some()
 }
 
-/// The operands of a consumer that may be delayed, for rewriting in place.
-fn delayed_operands_mut(op: &mut ArrayOp) -> Vec<&mut Expr> {
-    use ArrayOp::*;
-    // The positions of `kernel::delayed_positions`, mutably.
-    match op {
-        Fold { a, .. }
-        | FoldAll { a, .. }
-        | FoldSeg { a, .. }
-        | Scan { a, .. }
-        | ScanSeg { a, .. }
-        | Stencil { a, .. }
-        | Expand { a, .. }
-        | Filter { a, .. } => vec![a],
-        Permute { defaults, a, .. } => vec![defaults, a],
-        _ => vec![],
-    }
-}
-
 /// Expressions cheap enough to repeat: variables, constants, shapes and lengths of variables,
 /// and `min`, `+`, `-` and tuples of those.
 fn trivial(e: &Expr) -> bool {
@@ -311,7 +315,7 @@ fn trivial(e: &Expr) -> bool {
 fn cheap(g: &Expr) -> bool {
     let Some(ArrayOp::Generate { f, .. }) = crate::kernel::as_generate(g) else { return false };
     let (mut reads, mut nodes, mut costly) = (0, 0, false);
-    visit(&f.body, &mut |e| {
+    visit::pre_order(&f.body, &mut |e| {
         nodes += 1;
         match &e.kind {
             ExprKind::Index { .. } => reads += 1,
@@ -365,17 +369,17 @@ fn count(e: &Expr, id: u32, lambdas: usize, in_loop: bool, uses: &mut Uses) {
         ExprKind::Array(op) => {
             let operands = fusable_operands(op);
             let awhile = matches!(**op, ArrayOp::Awhile { .. });
-            crate::kernel::for_each_child(e, &mut |child, binders| {
+            visit::for_each_child(e, &mut |child, bound, _| {
                 if is_it(child) && operands.iter().any(|o| std::ptr::eq(*o, child)) {
                     note(uses, |u| &mut u.operands);
                 } else {
-                    let inner = !binders.is_empty();
+                    let inner = bound.is_closure_body();
                     count(child, id, lambdas + usize::from(inner), in_loop || (awhile && inner), uses);
                 }
             });
         }
-        _ => crate::kernel::for_each_child(e, &mut |child, binders| {
-            let inner = !binders.is_empty() && !matches!(e.kind, ExprKind::Let { .. });
+        _ => visit::for_each_child(e, &mut |child, bound, _| {
+            let inner = bound.is_closure_body();
             count(child, id, lambdas + usize::from(inner), in_loop, uses);
         }),
     }
@@ -389,6 +393,13 @@ fn fusable_operands(op: &ArrayOp) -> Vec<&Expr> {
         Map { a, .. } | IMap { a, .. } | Backpermute { a, .. } | Reverse(a) | Transpose(a) => vec![a],
         Take { a, .. } | Drop { a, .. } | Replicate { a, .. } => vec![a],
         ZipWith { a, b, .. } => vec![a, b],
-        _ => delayed_positions(op),
+        Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } | Permute { .. } => {
+            visit::delayable(op)
+        }
+        Stencil { .. } | Expand { .. } | Filter { .. } => visit::delayable(op),
+        Generate { .. } | Fill { .. } | Iota { .. } | Unit(_) | The(_) | Reshape { .. } | Unzip(_) => vec![],
+        Concat { .. } | Slice { .. } | Awhile { .. } | SegmentsFromLengths(_) | SegmentLengths(_) => vec![],
+        SegmentOffsets(_) | NestedFromParts { .. } | NestedValues(_) | NestedSegments(_) | NestedMap { .. } => vec![],
+        Seq(_) => vec![],
     }
 }

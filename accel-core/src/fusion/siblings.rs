@@ -10,7 +10,8 @@
 //! in the same grouping as each alone, so the results are those of the separate reductions.
 //! Its result is split back with `unzip`, which copies nothing.
 
-use super::rewrite::{Fresh, element, free_vars, index_type, let_in, map_children, origin, rank, shape_of, var};
+use super::rewrite::{Fresh, element, index_type, let_in, origin, rank, shape_of, var};
+use crate::ir::visit::{free_vars, map_children};
 use crate::ir::{ArrayOp, Expr, ExprKind, Lambda, Program, ReadSite, Var};
 use crate::types::{ElemType, Type};
 
@@ -63,7 +64,7 @@ fn merge_chain(mut lets: Vec<(Var, Expr)>, tail: Expr, fresh: &mut Fresh) -> Exp
         while j < lets.len() {
             let movable = {
                 let reads = free_vars(&lets[j].1);
-                lets[i..j].iter().all(|(v, _)| !reads.contains(&v.id))
+                lets[i..j].iter().all(|(v, _)| !reads.contains_key(&v.id))
             };
             if movable && let Some(merged) = merge(&lets[i].1, &lets[j].1, fresh) {
                 let (second_var, _) = lets.remove(j);

@@ -3,10 +3,10 @@
 //! passes only regroup work, so the interpreter gives the same bits, errors included), on random
 //! inputs of awkward sizes.
 
-use super::{Options, run};
 use crate::interp::eval;
+use crate::ir::visit::pre_order as visit;
 use crate::ir::{ArrayOp, ExprKind, MathFn, Program};
-use crate::kernel::visit;
+use crate::pipeline::{Options, optimise as run};
 use crate::plan::Plan;
 use crate::types::{ElemType, ScalarType, Type};
 use crate::value::{ArrayValue, ElemValue, ScalarValue, Value};

@@ -121,7 +121,8 @@ impl Interp {
                 if a.rank() != b.rank() {
                     return Err(ill_typed("zip_with of arrays of different ranks"));
                 }
-                let shape = a.shape.iter().zip(&b.shape).map(|(&m, &n)| m.min(n)).collect();
+                let mut shape = a.shape.clone();
+                crate::shape::intersect(&mut shape, &b.shape);
                 self.tabulate(ty, shape, |s, ix| {
                     let x = a.data[flat(ix, &a.shape)].clone();
                     let y = b.data[flat(ix, &b.shape)].clone();
@@ -250,7 +251,7 @@ impl Interp {
                     return Err(ill_typed("transpose of an array that is not a matrix"));
                 };
                 let data = (0..rows * cols).map(|k| a.data[(k % rows) * cols + k / rows].clone());
-                new_array(ty, vec![cols, rows], data.collect())
+                new_array(ty, crate::shape::transpose(&[rows, cols]).to_vec(), data.collect())
             }
             Reshape { shape, a } => {
                 let shape = self.eval_index(shape)?;
@@ -268,14 +269,20 @@ impl Interp {
             Take { n, a } | Drop { n, a } => {
                 let n = self.eval_count(n, name)?;
                 let a = self.eval_array(a)?;
-                let (mut shape, len) = split_inner(&a)?;
-                let m = n.min(len);
-                let keep = if matches!(op, Take { .. }) { 0..m } else { m..len };
+                let (outer, len) = split_inner(&a)?;
+                let mut shape = a.shape.clone();
+                let start = match op {
+                    Take { .. } => {
+                        crate::shape::take(&mut shape, &n);
+                        0
+                    }
+                    _ => crate::shape::drop(&mut shape, &n),
+                };
+                let keep = start..start + shape[shape.len() - 1];
                 let mut data = Vec::new();
-                for r in 0..size(name, &shape)? {
+                for r in 0..size(name, &outer)? {
                     data.extend_from_slice(&row(&a, r, len)[keep.clone()]);
                 }
-                shape.push(keep.len());
                 new_array(ty, shape, data)
             }
             Concat { a, b } => {
@@ -286,14 +293,16 @@ impl Interp {
                 if a_outer.len() != b_outer.len() {
                     return Err(ill_typed("concat of arrays of different ranks"));
                 }
-                let mut shape: Vec<usize> = a_outer.iter().zip(&b_outer).map(|(&m, &n)| m.min(n)).collect();
+                let mut shape = a.shape.clone();
+                crate::shape::concat(&mut shape, &b.shape)
+                    .map_err(|_| Error::invalid_argument(name, "the result is too large"))?;
+                let outer = &shape[..shape.len() - 1];
                 let mut data = Vec::new();
-                for r in 0..size(name, &shape)? {
-                    let o = unravel(r, &shape);
+                for r in 0..size(name, outer)? {
+                    let o = unravel(r, outer);
                     data.extend_from_slice(row(&a, flat(&o, &a_outer), na));
                     data.extend_from_slice(row(&b, flat(&o, &b_outer), nb));
                 }
-                shape.push(na + nb);
                 new_array(ty, shape, data)
             }
             Replicate { axis, n, a } => {
@@ -303,12 +312,10 @@ impl Interp {
                     return Err(ill_typed(format!("{name} of an array that is not a vector")));
                 }
                 let len = a.len();
-                let (shape, data) = match axis {
-                    Axis::Rows => (vec![n, len], a.data.iter().cloned().cycle().take(n * len).collect()),
-                    Axis::Cols => {
-                        let data = a.data.iter().flat_map(|x| std::iter::repeat_n(x.clone(), n));
-                        (vec![len, n], data.collect())
-                    }
+                let shape = crate::shape::replicate(*axis, &n, &len).to_vec();
+                let data = match axis {
+                    Axis::Rows => a.data.iter().cloned().cycle().take(n * len).collect(),
+                    Axis::Cols => a.data.iter().flat_map(|x| std::iter::repeat_n(x.clone(), n)).collect(),
                 };
                 new_array(ty, shape, data)
             }
@@ -499,7 +506,7 @@ impl Interp {
                     .iter()
                     .zip(off)
                     .zip(&a.shape)
-                    .map(|((&i, &o), &n)| boundary_coord(boundary, i as isize + o, n))
+                    .map(|((&i, &o), &n)| accel_kernels::boundary::resolve(boundary.rule(), i as isize + o, n))
                     .collect();
                 let x = match at {
                     Some(at) => a.data[flat(&at, &a.shape)].clone(),
@@ -510,29 +517,6 @@ impl Interp {
             s.apply_elem(f, neighbours)
         })
     }
-}
-
-/// Where coordinate `i` of a dimension of extent `n > 0` reads, or `None` when it is outside and
-/// the boundary is a constant.
-fn boundary_coord(boundary: &Boundary, i: isize, n: usize) -> Option<usize> {
-    let n = n as isize;
-    if (0..n).contains(&i) {
-        return Some(i as usize);
-    }
-    let inside = match boundary {
-        Boundary::Clamp => i.clamp(0, n - 1),
-        Boundary::Wrap => i.rem_euclid(n),
-        Boundary::Mirror if n == 1 => 0,
-        // Reflection about both edges without repeating them is periodic with period
-        // 2(n - 1); this also covers offsets that reach past the far edge of a short array.
-        Boundary::Mirror => {
-            let period = 2 * (n - 1);
-            let m = i.rem_euclid(period);
-            if m < n { m } else { period - m }
-        }
-        Boundary::Constant(_) => return None,
-    };
-    Some(inside as usize)
 }
 
 /// The outer shape and the innermost extent of an array of rank at least 1.

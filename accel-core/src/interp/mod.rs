@@ -429,19 +429,27 @@ fn size(op: &str, shape: &[usize]) -> Result<usize> {
         .ok_or_else(|| Error::invalid_argument(op, format!("shape {shape:?} is too large")))
 }
 
+/// The most dimensions a dynamic shape of the interpreter has (arrays have at most 3; a
+/// stencil's neighbourhood 2).
+const MAX_RANK: usize = 8;
+
+/// `shape` padded in front with dimensions of extent 1 to [`MAX_RANK`], so that the interpreter's
+/// shapes of any rank go through the one row-major rule of `accel_kernels::index`.
+fn padded(shape: &[usize], fill: usize) -> [usize; MAX_RANK] {
+    assert!(shape.len() <= MAX_RANK, "a shape of rank {} (the IR has at most 3)", shape.len());
+    let mut out = [fill; MAX_RANK];
+    out[MAX_RANK - shape.len()..].copy_from_slice(shape);
+    out
+}
+
 /// The row-major coordinates of the `k`th element of a shape.
-fn unravel(mut k: usize, shape: &[usize]) -> Vec<usize> {
-    let mut ix = vec![0; shape.len()];
-    for (i, &d) in ix.iter_mut().zip(shape).rev() {
-        *i = k % d;
-        k /= d;
-    }
-    ix
+fn unravel(k: usize, shape: &[usize]) -> Vec<usize> {
+    accel_kernels::index::unravel(k, padded(shape, 1))[MAX_RANK - shape.len()..].to_vec()
 }
 
 /// The row-major position of an index that is known to be inside the shape.
 fn flat(ix: &[usize], shape: &[usize]) -> usize {
-    ix.iter().zip(shape).fold(0, |acc, (&i, &d)| acc * d + i)
+    accel_kernels::index::ravel(padded(shape, 1), padded(ix, 0))
 }
 
 /// A bounds-checked read; out of range is `IndexOutOfBounds` in `op`.

@@ -170,7 +170,11 @@ impl Printer<'_> {
         }
         let mut first = true;
         self.indent += 1;
-        crate::kernel::for_each_array_child(op, &mut |child, params| {
+        super::visit::for_each_operand(op, &mut |child, bound, _| {
+            let params = match bound {
+                super::visit::Bound::Params(ps) => ps,
+                super::visit::Bound::Nothing | super::visit::Bound::Let(..) => &[],
+            };
             if !first {
                 // Closures and nested operations on lines of their own, small operands inline.
                 if params.is_empty() && !matches!(child.kind, ExprKind::Array(_) | ExprKind::Let { .. }) {

@@ -76,7 +76,7 @@ pub fn fold_imap<E: Elem, B: Elem, const R: usize, const R1: usize>(
         |k| k,
         |k, mut out| {
             if let Some(v) = fold_range(a, k * n..(k + 1) * n, z, &f) {
-                out.set(0, post(shape::from_linear(shape, k), v));
+                out.set(0, post(shape::unravel(k, shape), v));
             }
         },
     );

@@ -87,7 +87,8 @@ pub fn zip_with<A: Elem, B: Elem, C: Elem, const R: usize>(
     b: &Array<B, R>,
     f: impl Fn(A, B) -> C + Sync + Send,
 ) -> Result<Array<C, R>> {
-    let shape = shape::intersect(a.shape(), b.shape());
+    let mut shape = a.shape();
+    accel_core::shape::intersect(&mut shape, &b.shape());
     let (ca, cb) = (a.columns(), b.columns());
     let out = if shape == a.shape() && shape == b.shape() {
         // The common case: both inputs are read as plain runs.
@@ -102,7 +103,7 @@ pub fn zip_with<A: Elem, B: Elem, C: Elem, const R: usize>(
         .0
     } else {
         let (sa, sb) = (a.shape(), b.shape());
-        par_build_indexed(shape, |_, ix| f(ca.get(shape::to_linear(sa, ix)), cb.get(shape::to_linear(sb, ix))))
+        par_build_indexed(shape, |_, ix| f(ca.get(shape::ravel(sa, ix)), cb.get(shape::ravel(sb, ix))))
     };
     cx.check()?;
     Ok(Array::from_parts_unchecked(shape, out))

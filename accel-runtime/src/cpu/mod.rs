@@ -129,7 +129,7 @@ impl Ctx {
     #[inline]
     pub fn read_in<E: Elem, const R: usize>(&self, op: &str, a: &Array<E, R>, ix: [usize; R]) -> E {
         if shape::contains(a.shape(), ix) {
-            a.get_linear(shape::to_linear(a.shape(), ix))
+            a.get_linear(shape::ravel(a.shape(), ix))
         } else {
             self.fail(Error::index_out_of_bounds(op, &ix, &a.shape()));
             E::default()

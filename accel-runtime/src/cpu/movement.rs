@@ -12,7 +12,7 @@
 //! dimension); a slice index out of range is `IndexOutOfBounds`.
 
 use super::Ctx;
-use super::par::{alloc_len, innermost, par_build, par_build_indexed, par_items, with_innermost};
+use super::par::{alloc_len, innermost, par_build, par_build_indexed, par_items};
 use crate::array::{Array, Matrix, Vector};
 use crate::elem::{Columns, Elem};
 use crate::shape;
@@ -107,7 +107,10 @@ pub fn reshape<E: Elem, const R: usize, const R2: usize>(
 /// # Ok::<(), accel_runtime::Error>(())
 /// ```
 pub fn take<E: Elem, const R: usize>(cx: &Ctx, a: &Array<E, R>, n: usize) -> Result<Array<E, R>> {
-    window(cx, "take", a, |len| (0, n.min(len)))
+    window(cx, "take", a, |shape| {
+        accel_core::shape::take(shape, &n);
+        0
+    })
 }
 
 /// All but the first `min(n, len)` elements of the innermost dimension.
@@ -120,22 +123,25 @@ pub fn take<E: Elem, const R: usize>(cx: &Ctx, a: &Array<E, R>, n: usize) -> Res
 /// # Ok::<(), accel_runtime::Error>(())
 /// ```
 pub fn drop<E: Elem, const R: usize>(cx: &Ctx, a: &Array<E, R>, n: usize) -> Result<Array<E, R>> {
-    window(cx, "drop", a, |len| (n.min(len), len - n.min(len)))
+    window(cx, "drop", a, |shape| accel_core::shape::drop(shape, &n))
 }
 
-/// The window `start..start + len` of every row, `(start, len) = window(row length)`.
+/// The window `start..start + len` of every row: `window` turns the shape into the result's and
+/// returns `start`; `len` is the result's innermost extent.
 fn window<E: Elem, const R: usize>(
     cx: &Ctx,
     op: &str,
     a: &Array<E, R>,
-    window: impl Fn(usize) -> (usize, usize),
+    window: impl FnOnce(&mut [usize; R]) -> usize,
 ) -> Result<Array<E, R>> {
     let (rows, n) = innermost(op, a.shape())?;
-    let (start, len) = window(n);
+    let mut shape = a.shape();
+    let start = window(&mut shape);
+    let len = shape[R - 1];
     let cols = a.columns();
     let out = par_build_indexed([rows, len], |_, [r, c]| cols.get(r * n + start + c));
     cx.check()?;
-    Ok(Array::from_parts_unchecked(with_innermost(a.shape(), len), out))
+    Ok(Array::from_parts_unchecked(shape, out))
 }
 
 /// `a` then `b` along the innermost dimension; the outer dimensions intersect.
@@ -152,8 +158,9 @@ pub fn concat<E: Elem, const R: usize>(cx: &Ctx, a: &Array<E, R>, b: &Array<E, R
     innermost("concat", a.shape())?;
     let (sa, sb) = (a.shape(), b.shape());
     let (na, nb) = (sa[R - 1], sb[R - 1]);
-    let mut shape = shape::intersect(sa, sb);
-    shape[R - 1] = na.checked_add(nb).ok_or_else(|| Error::invalid_argument("concat", "the result is too large"))?;
+    let mut shape = sa;
+    accel_core::shape::concat(&mut shape, &sb)
+        .map_err(|_| Error::invalid_argument("concat", "the result is too large"))?;
     alloc_len::<E, R>("concat", shape)?;
     let (rows, n) = innermost("concat", shape)?;
     // The input row of each output row: the outer index, placed in each input's outer shape.
@@ -196,9 +203,10 @@ pub fn concat<E: Elem, const R: usize>(cx: &Ctx, a: &Array<E, R>, b: &Array<E, R
 /// ```
 pub fn replicate<E: Elem>(cx: &Ctx, a: &Vector<E>, axis: Axis, n: usize) -> Result<Matrix<E>> {
     let len = a.len();
-    let (shape, op) = match axis {
-        Axis::Rows => ([n, len], "replicate_rows"),
-        Axis::Cols => ([len, n], "replicate_cols"),
+    let shape = accel_core::shape::replicate(axis, &n, &len);
+    let op = match axis {
+        Axis::Rows => "replicate_rows",
+        Axis::Cols => "replicate_cols",
     };
     alloc_len::<E, 2>(op, shape)?;
     let cols = a.columns();

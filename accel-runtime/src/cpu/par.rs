@@ -140,7 +140,7 @@ pub(crate) fn par_build_indexed<E: Elem, const R: usize>(
     let chunk = chunk_len(n);
     par_write(&uniform_ends(n, chunk), |g, mut out: Out<'_, E>| {
         let start = g * chunk;
-        let mut ix = shape::from_linear(shape, start);
+        let mut ix = shape::unravel(start, shape);
         for j in 0..out.len() {
             out.set(j, f(start + j, ix));
             shape::step(shape, &mut ix);
@@ -336,7 +336,7 @@ mod tests {
         for shape in [[2, 3, 4], [3, 0, 2], [1, 1, 5], [4, 1, 1]] {
             let mut seen = Vec::new();
             for_each_index(shape, |i, ix| seen.push((i, ix)));
-            let want: Vec<_> = (0..shape::size(shape)).map(|i| (i, shape::from_linear(shape, i))).collect();
+            let want: Vec<_> = (0..shape::size(shape)).map(|i| (i, shape::unravel(i, shape))).collect();
             assert_eq!(seen, want, "{shape:?}");
         }
         let mut scalar = Vec::new();

@@ -55,7 +55,7 @@ pub fn backpermute<E: Elem, const R: usize, const R2: usize>(
     let out = par_build_indexed(shape, |_, ix| {
         let src = f(ix);
         if shape::contains(src_shape, src) {
-            cols.get(shape::to_linear(src_shape, src))
+            cols.get(shape::ravel(src_shape, src))
         } else {
             cx.fail(Error::index_out_of_bounds("backpermute", &src, &src_shape));
             E::default()
@@ -95,7 +95,7 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
     let dshape = defaults.shape();
     let dest = |ix: [usize; R]| match f(ix) {
         None => DROPPED,
-        Some(d) if shape::contains(dshape, d) => shape::to_linear(dshape, d),
+        Some(d) if shape::contains(dshape, d) => shape::ravel(dshape, d),
         Some(d) => {
             cx.fail(Error::index_out_of_bounds("permute", &d, &dshape));
             DROPPED
@@ -117,7 +117,7 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
         let chunk = chunk_len(n);
         let mut dst = vec![DROPPED; n];
         dst.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
-            let mut ix = shape::from_linear(shape, c * chunk);
+            let mut ix = shape::unravel(c * chunk, shape);
             for slot in part {
                 *slot = dest(ix);
                 shape::step(shape, &mut ix);
@@ -151,7 +151,7 @@ fn by_partials<E: Elem, const R: usize, const R2: usize>(
         .enumerate()
         .map(|(c, part)| {
             let mut acc: Vec<Option<E>> = vec![None; m];
-            let mut ix = shape::from_linear(src.shape(), c * chunk);
+            let mut ix = shape::unravel(c * chunk, src.shape());
             for (j, &d) in part.iter().enumerate() {
                 if d != DROPPED {
                     let x = src.get_at(c * chunk + j, ix);

@@ -217,7 +217,7 @@ pub(crate) fn run_post<E, B, const R: usize>(
     shape: [usize; R],
     start: usize,
 ) -> impl Fn(usize, E) -> B {
-    let at = shape::from_linear(shape, start);
+    let at = shape::unravel(start, shape);
     move |p, v| post(with_innermost(at, at[R - 1] + p), v)
 }
 

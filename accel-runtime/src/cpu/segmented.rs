@@ -104,7 +104,7 @@ pub fn fold_seg_imap<E: Elem, B: Elem, const R: usize>(
             let (r, s) = seg(k);
             let run = r * n + offs[s]..r * n + offs[s + 1];
             if let Some(v) = fold_range(a, run, z, &f) {
-                out.set(0, post(shape::from_linear(shape, k), v));
+                out.set(0, post(shape::unravel(k, shape), v));
             }
         },
     );

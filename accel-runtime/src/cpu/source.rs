@@ -54,7 +54,7 @@ pub trait Source<E: Elem, const R: usize>: Sync {
 
     /// The element at row-major position `i`. Panics if `i >= len()`.
     fn get_linear(&self, i: usize) -> E {
-        self.get_at(i, shape::from_linear(self.shape(), i))
+        self.get_at(i, shape::unravel(i, self.shape()))
     }
 
     /// The elements of `range` of row-major positions. Panics if the range is outside
@@ -199,10 +199,10 @@ impl<E: Elem, F: Fn([usize; R]) -> E + Sync, const R: usize> Source<E, R> for De
         DelayedIter {
             f: &self.f,
             shape: self.shape,
-            front: shape::from_linear(self.shape, range.start),
-            // The index after the run; `from_linear` wraps the end of the array to zeros, which
-            // is where stepping would have put it too.
-            back: shape::from_linear(self.shape, range.end),
+            front: shape::unravel(range.start, self.shape),
+            // The index after the run (at the end of the array, one past the outermost
+            // dimension): stepping back from it gives the run's last index.
+            back: shape::unravel(range.end, self.shape),
             left: range.len(),
         }
     }
@@ -376,7 +376,7 @@ mod tests {
         }
         for i in (0..n).step_by(n / 7 + 1) {
             assert_eq!(d.get_linear(i), a.get_linear(i));
-            assert_eq!(d.get_at(i, shape::from_linear(shape, i)), a.get_at(i, [0; R]));
+            assert_eq!(d.get_at(i, shape::unravel(i, shape)), a.get_at(i, [0; R]));
         }
     }
 

@@ -43,20 +43,20 @@ impl<E: Copy> Boundary<E> {
     /// The coordinate read for `i` along a dimension of extent `n` (`n > 0`), or the constant
     /// value that replaces the read.
     fn place(&self, i: isize, n: usize) -> Result<usize, E> {
-        let n = n as isize;
-        if (0..n).contains(&i) {
-            return Ok(i as usize);
-        }
-        Ok(match *self {
-            Boundary::Clamp => i.clamp(0, n - 1) as usize,
-            Boundary::Wrap => i.rem_euclid(n) as usize,
-            Boundary::Mirror if n == 1 => 0,
-            Boundary::Mirror => {
-                let p = i.rem_euclid(2 * n - 2);
-                (if p < n { p } else { 2 * n - 2 - p }) as usize
+        use accel_kernels::boundary::{Rule, resolve};
+        let rule = match self {
+            Boundary::Clamp => Rule::Clamp,
+            Boundary::Mirror => Rule::Mirror,
+            Boundary::Wrap => Rule::Wrap,
+            Boundary::Constant(_) => Rule::Constant,
+        };
+        match (resolve(rule, i, n), self) {
+            (Some(inside), _) => Ok(inside),
+            (None, Boundary::Constant(v)) => Err(*v),
+            (None, Boundary::Clamp | Boundary::Mirror | Boundary::Wrap) => {
+                unreachable!("only a constant reads outside")
             }
-            Boundary::Constant(v) => return Err(v),
-        })
+        }
     }
 }
 
@@ -118,7 +118,7 @@ pub fn stencil<A: Elem, B: Elem, const R: usize, const P: usize>(
                         Err(v) => return v,
                     }
                 }
-                a.get_at(shape::to_linear(extent, at), at)
+                a.get_at(shape::ravel(extent, at), at)
             })
         };
         f(&hood)

@@ -18,7 +18,7 @@ use accel_core::ir::{ArrayOp, Axis, BinaryOp, Expr, ExprKind, Lambda, Program, S
 use accel_core::kernel::{self, PermuteCombine, role};
 use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::value::{ElemValue, ScalarValue};
-use accel_core::{Error, Result};
+use accel_core::{Error, Result, shape};
 use accel_kernels::abi::{self, ERROR_SLOT_WORDS, GENERATE_UNROLL, SINGLE_PASS_CHUNK, TILE, WARP};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -381,7 +381,17 @@ impl<'a> Exec<'a> {
             NestedMap { .. } | Seq(_) => {
                 return Err(Error::invalid_argument(name, "this operation has no GPU implementation yet"));
             }
-            _ => self.kernel_op(op, ty)?,
+            Generate { .. } | Fill { .. } | Iota { .. } | Map { .. } | IMap { .. } | ZipWith { .. } => {
+                self.kernel_op(op, ty)?
+            }
+            Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } => self.kernel_op(op, ty)?,
+            Backpermute { .. } | Permute { .. } | Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } => {
+                self.kernel_op(op, ty)?
+            }
+            Concat { .. } | Replicate { .. } | Slice { .. } | Stencil { .. } | Expand { .. } | Filter { .. } => {
+                self.kernel_op(op, ty)?
+            }
+            SegmentsFromLengths(_) | SegmentLengths(_) => self.kernel_op(op, ty)?,
         })
     }
 
@@ -433,34 +443,36 @@ impl<'a> Exec<'a> {
             Generate { shape, .. } | Fill { shape, .. } | Backpermute { shape, .. } => Some(self.eval_index(shape)?),
             Iota { n } => Some(vec![self.eval_count(n, name)?]),
             Map { .. } | IMap { .. } | Reverse(_) | Stencil { .. } => Some(shape_of(0)?.clone()),
-            ZipWith { .. } => Some(shape_of(0)?.iter().zip(shape_of(1)?).map(|(a, b)| *a.min(b)).collect()),
-            Transpose(_) => {
-                let s = shape_of(0)?;
-                Some(vec![s[1], s[0]])
-            }
-            Take { n, .. } | Drop { n, .. } => {
-                let n = self.eval_count(n, name)?;
+            ZipWith { .. } => {
                 let mut s = shape_of(0)?.clone();
-                let last = s.last_mut().ok_or_else(|| ill_typed(format!("{name} of a scalar")))?;
-                let m = n.min(*last);
-                *last = if matches!(body, Take { .. }) { m } else { *last - m };
+                shape::intersect(&mut s, shape_of(1)?);
+                Some(s)
+            }
+            Transpose(_) => {
+                let &[rows, cols] = shape_of(0)?.as_slice() else {
+                    return Err(ill_typed(format!("{name} of an array that is not a matrix")));
+                };
+                Some(shape::transpose(&[rows, cols]).to_vec())
+            }
+            Take { n, .. } => {
+                let mut s = shape_of(0)?.clone();
+                shape::take(&mut s, &self.eval_count(n, name)?);
+                Some(s)
+            }
+            Drop { n, .. } => {
+                let mut s = shape_of(0)?.clone();
+                shape::drop(&mut s, &self.eval_count(n, name)?);
                 Some(s)
             }
             Concat { .. } => {
-                let (a, b) = (shape_of(0)?, shape_of(1)?);
-                let r = a.len();
-                let mut s: Vec<usize> = a[..r - 1].iter().zip(&b[..r - 1]).map(|(x, y)| *x.min(y)).collect();
-                s.push(
-                    a[r - 1]
-                        .checked_add(b[r - 1])
-                        .ok_or_else(|| Error::invalid_argument(name, "the result is too large"))?,
-                );
+                let mut s = shape_of(0)?.clone();
+                shape::concat(&mut s, shape_of(1)?)
+                    .map_err(|_| Error::invalid_argument(name, "the result is too large"))?;
                 Some(s)
             }
             Replicate { axis, n, .. } => {
                 let n = self.eval_count(n, name)?;
-                let len = len_of(0)?;
-                Some(if *axis == Axis::Rows { vec![n, len] } else { vec![len, n] })
+                Some(shape::replicate(*axis, &n, &len_of(0)?).to_vec())
             }
             Slice { axis, .. } => {
                 let i = scalars[0].as_scalar().and_then(|s| s.as_usize());

@@ -1,0 +1,116 @@
+//! The compiler, top to bottom, as one list: the front end, the passes that rewrite the IR, code
+//! generation. The options that steer the passes live here, not in the passes.
+//!
+//! ```text
+//! syn::ItemFn ──frontend::lower──► Program ──PASSES──► optimised Program ──codegen──► Rust (CPU)
+//!                                     │                      │
+//!                                     ▼                      ▼
+//!                         interpreter (the oracle)   kernel plans, device code (accel-build),
+//!                                                    the CUDA executor
+//! ```
+//!
+//! [`ir::check`](crate::ir::check) runs on the front end's program and after every pass: a pass
+//! that breaks the IR's types is an internal error at the function's name, not a miscompiled
+//! kernel.
+
+use crate::ir::{Program, check};
+use crate::{codegen, frontend, fusion};
+
+/// What the compiler does to a program before code generation.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Options {
+    /// Run the fusion passes (on by default; `#[accel(fusion = false)]` or `ACCEL_FUSION=off`
+    /// at build time turns them off, for measurement and debugging).
+    pub fusion: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { fusion: true }
+    }
+}
+
+impl Options {
+    /// The options of one function: the arguments of its `#[accel(..)]` attribute (`fusion =
+    /// false` or `fusion = true`), then the build's environment: `ACCEL_FUSION=off` turns fusion
+    /// off for every function.
+    pub fn parse(args: proc_macro2::TokenStream) -> syn::Result<Options> {
+        let mut options = Options::default();
+        let parser = syn::meta::parser(|meta| {
+            if meta.path.is_ident("fusion") {
+                let on: syn::LitBool = meta.value()?.parse()?;
+                options.fusion = on.value;
+                Ok(())
+            } else {
+                Err(meta.error("unknown `#[accel]` argument: the only one is `fusion = false` (or `true`)"))
+            }
+        });
+        syn::parse::Parser::parse2(parser, args)?;
+        match std::env::var("ACCEL_FUSION").as_deref() {
+            Err(_) | Ok("" | "on" | "1" | "true") => {}
+            Ok("off" | "0" | "false") => options.fusion = false,
+            Ok(other) => {
+                let msg = format!("ACCEL_FUSION is `{other}`: set it to `off` (or `on`, the default)");
+                return Err(syn::Error::new(proc_macro2::Span::call_site(), msg));
+            }
+        }
+        Ok(options)
+    }
+
+    /// Whether the passes of `stage` run under these options.
+    fn runs(&self, stage: Stage) -> bool {
+        match stage {
+            Stage::Fusion => self.fusion,
+        }
+    }
+}
+
+/// The part of the compiler a pass belongs to (and the option that turns it off).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Stage {
+    Fusion,
+}
+
+/// Every pass between the front end and code generation, in the order they run (the `PASSES`
+/// of each stage, one after the other).
+pub fn passes() -> impl Iterator<Item = (Stage, &'static str, fusion::Pass)> {
+    fusion::PASSES.iter().map(|&(name, pass)| (Stage::Fusion, name, pass))
+}
+
+/// What the compiler produces for one `#[accel]` function.
+pub struct Compiled {
+    /// The typed IR as the front end wrote it (what the interpreter runs).
+    pub program: Program,
+    /// The IR after the passes (what the backends run and the plan shows).
+    pub optimised: Program,
+    /// The Rust code of the CPU backend: the function `__cpu`.
+    pub cpu: proc_macro2::TokenStream,
+}
+
+/// The whole pipeline for one function.
+pub fn compile(item: &syn::ItemFn, options: Options) -> syn::Result<Compiled> {
+    let program = frontend::lower(item)?;
+    let internal = |e: String| syn::Error::new_spanned(&item.sig.ident, format!("internal compiler error: {e}"));
+    check::program(&program).map_err(|e| internal(format!("after the front end: {e}")))?;
+    let optimised = try_optimise(&program, options).map_err(internal)?;
+    let cpu = codegen::cpu_function(&optimised)?;
+    Ok(Compiled { program, optimised, cpu })
+}
+
+/// `program` after the passes that `options` turn on, each followed by the type checker.
+pub fn try_optimise(program: &Program, options: Options) -> Result<Program, String> {
+    let mut p = program.clone();
+    for (stage, name, pass) in passes() {
+        if options.runs(stage) {
+            p = pass(p);
+            check::program(&p).map_err(|e| format!("after the `{name}` pass: {e}"))?;
+        }
+    }
+    Ok(p)
+}
+
+/// [`try_optimise`] for programs known to be well-typed (tests, tools): a pass that breaks one
+/// is a bug in the compiler, reported with the program.
+pub fn optimise(program: &Program, options: Options) -> Program {
+    try_optimise(program, options).unwrap_or_else(|e| panic!("{e}\n{program}"))
+}
