@@ -8,7 +8,8 @@
 //! comparisons and the locks; each other module holds one group of combinators.
 //!
 //! The binary is built with the rest of accel-tests (whose build script compiles these
-//! `#[accel]` functions to PTX) and runs on a GPU machine without a Rust toolchain.
+//! `#[accel]` functions to PTX) and runs on a GPU machine without a Rust toolchain. It needs the
+//! package's `cuda` feature (on by default): without it (`--no-default-features`) it is not built.
 
 #[macro_use]
 #[path = "gpu/harness.rs"]

@@ -39,10 +39,13 @@ pub enum Bound<'a> {
 impl<'a> Bound<'a> {
     /// The bound variables with their types.
     pub fn vars(self) -> impl Iterator<Item = (&'a Var, &'a Type)> {
-        let (single, params): (Option<(&'a Var, &'a Type)>, &'a [(Var, Type)]) = match self {
-            Bound::Nothing => (None, &[]),
-            Bound::Let(v, t) => (Some((v, t)), &[]),
-            Bound::Params(ps) => (None, ps),
+        let single = match self {
+            Bound::Let(v, t) => Some((v, t)),
+            Bound::Nothing | Bound::Params(_) => None,
+        };
+        let params: &'a [(Var, Type)] = match self {
+            Bound::Params(ps) => ps,
+            Bound::Nothing | Bound::Let(..) => &[],
         };
         single.into_iter().chain(params.iter().map(|(v, t)| (v, t)))
     }
