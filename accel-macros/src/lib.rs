@@ -213,11 +213,22 @@ fn embedded_module(ptx: &str, sass: &[(u32, String)]) -> proc_macro2::TokenStrea
 }
 
 /// The path of the PTX module that holds `program`'s kernels and the `(sm version, path)` of the
-/// cubins made from it, or the error that says why there is none: no build script, a build
-/// script that built no GPU code, or one that did not see this function.
+/// cubins made from it, from the directory the package's build script named (`ACCEL_PTX_DIR`).
 #[cfg(feature = "cuda")]
 fn ptx_module(name: &syn::Ident, program: &accel_core::Program) -> syn::Result<(String, Vec<(u32, String)>)> {
-    let Ok(dir) = std::env::var("ACCEL_PTX_DIR") else {
+    let dir = std::env::var_os("ACCEL_PTX_DIR").map(std::path::PathBuf::from);
+    find_ptx_module(name, dir.as_deref(), program.fingerprint())
+}
+
+/// What [`ptx_module`] finds in `dir`, or the error that says why there is nothing: no build
+/// script, a build script that built no GPU code, or one that did not see this function.
+#[cfg(feature = "cuda")]
+fn find_ptx_module(
+    name: &syn::Ident,
+    dir: Option<&std::path::Path>,
+    fingerprint: u64,
+) -> syn::Result<(String, Vec<(u32, String)>)> {
+    let Some(dir) = dir else {
         return Err(syn::Error::new(
             name.span(),
             "this package has no build script compiling its `#[accel]` functions for the GPU: add `accel-build` \
@@ -225,7 +236,6 @@ fn ptx_module(name: &syn::Ident, program: &accel_core::Program) -> syn::Result<(
              off the `cuda` feature of accel)",
         ));
     };
-    let dir = std::path::Path::new(&dir);
     let ptx = dir.join("accel.ptx");
     if !ptx.is_file() {
         return Err(syn::Error::new(
@@ -234,7 +244,7 @@ fn ptx_module(name: &syn::Ident, program: &accel_core::Program) -> syn::Result<(
              feature: depend on `accel` directly, with its default `cuda` feature, in [dependencies]",
         ));
     }
-    if !dir.join("programs").join(format!("{:016x}", program.fingerprint())).is_file() {
+    if !dir.join("programs").join(format!("{fingerprint:016x}")).is_file() {
         return Err(syn::Error::new(
             name.span(),
             format!(
@@ -257,4 +267,55 @@ fn ptx_module(name: &syn::Ident, program: &accel_core::Program) -> syn::Result<(
         }
     }
     Ok((utf8(&ptx)?, sass))
+}
+
+/// The GPU build's errors. They cannot be trybuild snapshots: trybuild compiles its cases in a
+/// package of its own that keeps none of the features that turn on `accel/cuda`, so there the
+/// macro never needs a build script (`accel-tests/tests/compile_fail.rs` checks that side).
+#[cfg(all(test, feature = "cuda"))]
+mod tests {
+    use super::find_ptx_module;
+    use std::path::Path;
+
+    /// A fresh directory laid out like a build script's `ACCEL_PTX_DIR`.
+    fn ptx_dir(case: &str, files: &[&str]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("accel-macros-test-{}-{case}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("programs")).unwrap();
+        for file in files {
+            std::fs::write(dir.join(file), "").unwrap();
+        }
+        dir
+    }
+
+    fn error(dir: Option<&Path>) -> String {
+        let name = syn::Ident::new("double", proc_macro2::Span::call_site());
+        find_ptx_module(&name, dir, 0xabc).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn no_build_script() {
+        assert!(error(None).starts_with("this package has no build script compiling its `#[accel]` functions"));
+    }
+
+    #[test]
+    fn build_script_without_cuda() {
+        let dir = ptx_dir("no-cuda", &[]);
+        assert!(error(Some(&dir)).starts_with("the build script of this package compiled no GPU code"));
+    }
+
+    #[test]
+    fn function_not_seen() {
+        let dir = ptx_dir("not-seen", &["accel.ptx", "programs/0000000000000def"]);
+        assert!(error(Some(&dir)).starts_with("the build script did not see `#[accel] fn double`"));
+    }
+
+    #[test]
+    fn module_and_cubins() {
+        let dir = ptx_dir("found", &["accel.ptx", "accel.sm_90.cubin", "programs/0000000000000abc"]);
+        let name = syn::Ident::new("double", proc_macro2::Span::call_site());
+        let (ptx, sass) = find_ptx_module(&name, Some(&dir), 0xabc).unwrap();
+        assert_eq!(Path::new(&ptx), dir.join("accel.ptx"));
+        assert_eq!(sass, [(90, dir.join("accel.sm_90.cubin").to_str().unwrap().to_string())]);
+    }
 }

@@ -1,6 +1,6 @@
 use accel::prelude::*;
 
-// A valid function in a package without the build script that compiles it for the GPU.
+// A valid function in a package without a build script: without the `cuda` feature none is needed.
 #[accel]
 fn double(xs: Vector<f32>) -> Vector<f32> {
     xs.map(|x| x * 2.0)
