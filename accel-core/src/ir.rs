@@ -603,13 +603,17 @@ pub enum ReadSite {
     Index,
     /// The source read of a `backpermute` that fusion turned into a `generate`.
     Backpermute,
+    /// A read that fusion made of an elementwise operand (of a `map`, `zip_with`, or sibling
+    /// reductions over one shape) at the output's own index, which lies inside the operand's shape
+    /// by construction: device kernels read it unchecked, so it cannot fail.
+    Elementwise,
 }
 
 impl ReadSite {
     /// The operation name errors give.
     pub fn name(self) -> &'static str {
         match self {
-            ReadSite::Index => "index",
+            ReadSite::Index | ReadSite::Elementwise => "index",
             ReadSite::Backpermute => "backpermute",
         }
     }

@@ -30,7 +30,7 @@
 //! array; a tuple of collective values, its parts in order.
 
 use crate::ir::visit;
-use crate::ir::{ArrayOp, BinaryOp, Boundary, Expr, ExprKind, Lambda, MathFn, Program, ScanKind, Var};
+use crate::ir::{ArrayOp, BinaryOp, Boundary, Expr, ExprKind, Lambda, MathFn, Program, ReadSite, ScanKind, Var};
 use crate::types::{ElemType, ScalarType, Type};
 use std::collections::BTreeMap;
 
@@ -219,23 +219,86 @@ pub fn roles(op: &ArrayOp) -> &'static [&'static str] {
 
 /// The parameters of a node's kernels (see the module documentation for their order).
 pub fn interface(op: &ArrayOp) -> Interface<'_> {
-    let (body, epilogue) = match (epilogue_source(op), op) {
-        (Some(inner), ArrayOp::IMap { f, .. }) => (inner, Some(f)),
-        _ => (op, None),
-    };
-    let (mut iface, mut lambdas) = parts(body);
-    lambdas.extend(epilogue);
-    for a in &iface.operands {
-        if let Some(ArrayOp::Generate { f, .. }) = as_generate(a) {
-            lambdas.push(f);
-        }
-    }
+    let (mut iface, _, lambdas) = with_closures(op);
     let mut captures = BTreeMap::new();
     for l in lambdas {
         captures.extend(visit::free_vars_of_lambda(l));
     }
     iface.captures = captures.into_values().collect();
     iface
+}
+
+/// The interface of `op` without its captures, the node whose skeleton its kernels run (the
+/// reduction or scan under an epilogue, else `op`), and every closure its kernels compute: the
+/// node's own, the epilogue's and those of its delayed operands.
+fn with_closures(op: &ArrayOp) -> (Interface<'_>, &ArrayOp, Vec<&Lambda>) {
+    let (body, epilogue) = match (epilogue_source(op), op) {
+        (Some(inner), ArrayOp::IMap { f, .. }) => (inner, Some(f)),
+        _ => (op, None),
+    };
+    let (iface, mut lambdas) = parts(body);
+    lambdas.extend(epilogue);
+    for a in &iface.operands {
+        if let Some(ArrayOp::Generate { f, .. }) = as_generate(a) {
+            lambdas.push(f);
+        }
+    }
+    (iface, body, lambdas)
+}
+
+/// Whether the kernels of `op` can record an error in the error slot (`accel_kernels::ctx`): the
+/// skeleton's own checks (a backpermute's source or a permute's destination out of range, an
+/// unseeded reduction of an empty row, a negative count or length of a signed type), or a closure that indexes an
+/// array or divides integers. A run none of whose kernels can fail needs no wait for the slot.
+///
+/// This may say yes where no error can happen (a division by a constant); it must never say no
+/// where the device code has a failing path: `codegen::device` emits `__cx.fail` for the
+/// skeletons listed here, and `__cx.read`/`check_index`/`div`/`rem` exactly for indexing and
+/// integer division (tested against the generated code).
+pub fn may_fail(op: &ArrayOp) -> bool {
+    use ArrayOp::*;
+    let (_, body, lambdas) = with_closures(op);
+    let skeleton_checks = match body {
+        Backpermute { .. } | Permute { .. } => true,
+        // Counts and lengths of a signed type are checked for being negative.
+        Expand { count, .. } => {
+            count.body.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_signed)
+        }
+        SegmentsFromLengths(l) => l.ty.as_array().and_then(|(e, _)| e.as_scalar()).is_some_and(ScalarType::is_signed),
+        Fold { z, .. } | FoldAll { z, .. } | FoldSeg { z, .. } => z.is_none(),
+        Generate { .. } | Fill { .. } | Iota { .. } | Map { .. } | IMap { .. } | ZipWith { .. } => false,
+        Scan { .. } | ScanSeg { .. } | Filter { .. } | SegmentLengths(_) | Stencil { .. } => false,
+        Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } | Replicate { .. } | Slice { .. } => {
+            false
+        }
+        Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
+            false
+        }
+        NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => false,
+    };
+    skeleton_checks || lambdas.iter().any(|l| closure_may_fail(&l.body))
+}
+
+/// Whether scalar code compiled into a kernel has a failing path: an index, or an integer
+/// division or remainder.
+fn closure_may_fail(e: &Expr) -> bool {
+    let mut fails = false;
+    visit::pre_order(e, &mut |e| {
+        fails |= match &e.kind {
+            // An elementwise read is unchecked, unless it reads a delayed array.
+            ExprKind::Index { array, site, .. } => *site != ReadSite::Elementwise || as_generate(array).is_some(),
+            ExprKind::Binary(BinaryOp::Div | BinaryOp::Rem, a, _) => {
+                a.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_integer)
+            }
+            _ => false,
+        }
+    });
+    fails
+}
+
+/// Whether any kernel of `program` can record an error ([`may_fail`] of each launched node).
+pub fn program_may_fail(program: &Program) -> bool {
+    array_nodes(program).into_iter().zip(launched(program)).any(|(op, launched)| launched && may_fail(op))
 }
 
 /// The interface of a node that is not an epilogue, without its captures, and its closures.

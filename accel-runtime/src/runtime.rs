@@ -181,6 +181,31 @@ impl Runtime {
         BackendKind::Cpu
     }
 
+    /// Waits until the work of every call made so far has finished, and reports any failure of
+    /// it. A call on a GPU returns once its kernels are queued when none of them can fail (its
+    /// results stay on the device, and reading one waits for it); time such calls up to this.
+    /// On the CPU every call has finished when it returns.
+    ///
+    /// ```
+    /// # fn main() -> accel::Result<()> {
+    /// use accel::prelude::*;
+    ///
+    /// let rt = Runtime::new()?;
+    /// let start = std::time::Instant::now();
+    /// // ... calls of #[accel] functions on `rt` ...
+    /// rt.synchronize()?;
+    /// println!("took {:?}", start.elapsed());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn synchronize(&self) -> Result<()> {
+        #[cfg(feature = "cuda")]
+        if let Some(gpu) = &self.gpu {
+            return gpu.synchronize();
+        }
+        Ok(())
+    }
+
     /// The device of a CUDA runtime.
     #[cfg(feature = "cuda")]
     pub fn gpu(&self) -> Option<&Gpu> {

@@ -271,16 +271,29 @@ fn first_call(rt: &Runtime, started: Instant) -> Result<()> {
     Ok(())
 }
 
-/// The wall time of a whole call on 2^10 elements with device-resident inputs (what a user
-/// waits for), against launching an empty kernel with cudarc and waiting for it.
+/// The wall time of a whole call on 2^10 elements with device-resident inputs, to the end of its
+/// work (what a user waits for: the call, then the wait for its result), against launching an
+/// empty kernel with cudarc and waiting for it. `chain of 10` is ten dependent saxpy calls, each
+/// on the previous one's result, then one wait.
 fn latency(rt: &Runtime, gpu: &Gpu, runs: usize) -> Result<()> {
     let n = 1 << 10;
     let xs = Vector::from_vec(random_f32(n, 7));
     let ys = Vector::from_vec(random_f32(n, 8));
-    let mut accel_times = wall_times(runs, || saxpy(rt, 2.5, &xs, &ys).map(drop))?;
+    let mut accel_times = wall_times(runs, || {
+        saxpy(rt, 2.5, &xs, &ys)?;
+        gpu.synchronize()
+    })?;
     report("accel", "latency", n, "saxpy", 0, &mut accel_times);
     let mut fold_times = wall_times(runs, || sum(rt, &xs).map(|s| s.get()).map(drop))?;
     report("accel", "latency", n, "fold_all", 0, &mut fold_times);
+    let mut chain_times = wall_times(runs, || {
+        let mut x = saxpy(rt, 0.5, &xs, &ys)?;
+        for _ in 1..10 {
+            x = saxpy(rt, 0.5, &x, &ys)?;
+        }
+        gpu.synchronize()
+    })?;
+    report("accel", "latency", n, "chain of 10 saxpy", 0, &mut chain_times);
     match empty_kernel_times(gpu.ordinal(), runs) {
         Ok(mut times) => report("cudarc", "latency", n, "empty kernel", 0, &mut times),
         Err(e) => eprintln!("the empty-kernel launch with cudarc failed: {e:?}"),

@@ -25,11 +25,13 @@ pub mod rng;
 pub mod saxpy;
 pub mod stats;
 
+use accel::Runtime;
 use std::time::{Duration, Instant};
 
-/// Runs `f`, returning its result and how long it took.
-pub fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+/// Runs `f`, returning its result and how long it took, up to the end of the work it queued on
+/// `rt` (see [`Runtime::synchronize`]).
+pub fn timed<T>(rt: &Runtime, f: impl FnOnce() -> accel::Result<T>) -> (accel::Result<T>, Duration) {
     let start = Instant::now();
-    let out = f();
+    let out = f().and_then(|out| rt.synchronize().map(|()| out));
     (out, start.elapsed())
 }

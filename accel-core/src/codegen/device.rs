@@ -966,6 +966,64 @@ mod tests {
         assert_eq!(src.matches(&format!("fn {} (", kernel::offsets_scan::CARRIES)).count(), 1);
     }
 
+    /// `kernel::may_fail` against the generated code of each launched node: the kernels of a node
+    /// that may not fail have no failing path. Float division goes through `__cx.div` too, which
+    /// cannot fail for floats, so it is not counted.
+    #[test]
+    fn nodes_that_may_fail_are_those_whose_kernels_have_a_failing_path() {
+        let failing = ["__cx.fail(", "__cx.read(", "__cx.read_at(", "__cx.check_index(", "__cx.rem("];
+        let cases = [
+            ("fn f(xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> { xs.zip_with(ys, |x, y| 2.5 * x + y) }", false),
+            ("fn f(xs: Vector<f32>) -> Scalar<f32> { xs.fold_all(0.0, |a, b| a + b) }", false),
+            ("fn f(xs: Vector<f64>) -> Vector<f64> { xs.map(|x| x / 3.0).scanl1(|a, b| a + b) }", false),
+            // Fused movements read their source at a computed index, checked.
+            ("fn f(xs: Matrix<i32>) -> Matrix<i32> { xs.transpose().reverse() }", true),
+            // The host checks a slice's row before the launch.
+            ("fn f(xs: Matrix<f32>) -> Vector<f32> { xs.map(|x| x + 1.0).slice_row(3) }", false),
+            ("fn f(xs: Vector<u32>) -> Vector<u32> { xs.filter(|x| x % 2 == 0) }", true),
+            ("fn f(xs: Vector<i64>, d: i64) -> Vector<i64> { xs.map(|x| x / d) }", true),
+            ("fn f(xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> { xs.map(|x| x + ys[3]) }", true),
+            ("fn f(xs: Vector<f32>) -> Scalar<f32> { xs.fold1_all(|a, b| a.max(b)) }", true),
+            ("fn f(xs: Matrix<f32>) -> Vector<f32> { xs.fold(0.0, |a, b| a + b) }", false),
+            ("fn f(xs: Vector<f32>, ls: Vector<i32>) -> Vector<f32> { xs.fold1_seg(|a, b| a + b, ls) }", true),
+            ("fn f(xs: Vector<f32>) -> Vector<f32> { xs.backpermute(xs.len() / 2, |i| i * 2) }", true),
+            ("fn f(xs: Vector<f32>) -> Vector<f32> { xs.permute(fill(8, 0.0f32), |i| i, |a, b| a + b) }", true),
+            ("fn f(ls: Vector<u32>) -> Vector<usize> { ls.expand(|l| l, |x, j| j) }", false),
+            ("fn f(ls: Vector<i32>) -> Vector<usize> { ls.expand(|l| l, |x, j| j) }", true),
+            ("fn f(xs: Vector<f32>, ls: Vector<u64>) -> Vector<f32> { xs.fold_seg(0.0, |a, b| a + b, ls) }", false),
+            ("fn f(xs: Vector<f32>, ls: Vector<i64>) -> Vector<f32> { xs.fold_seg(0.0, |a, b| a + b, ls) }", true),
+            (
+                "fn f(xs: Vector<f32>) -> Vector<f32> {
+                     let g = generate(xs.len(), |i| xs[i] * 2.0);
+                     g.map(|y| y + 1.0)
+                 }",
+                true,
+            ),
+        ];
+        for (src, fails) in cases {
+            let p = crate::pipeline::optimise(&program(src), crate::pipeline::Options::default());
+            let prefix = p.kernel_prefix();
+            let launched = kernel::launched(&p);
+            let mut any = false;
+            for (id, op) in kernel::array_nodes(&p).into_iter().enumerate() {
+                if !launched[id] || kernel::roles(op).is_empty() {
+                    continue;
+                }
+                let code: String = node_kernels(&p, &prefix, id, op).unwrap().to_string().split_whitespace().collect();
+                let (failing_path, division) = (failing.iter().any(|f| code.contains(f)), code.contains("__cx.div("));
+                let what = format!("node {id} ({}) of {src}", op.name());
+                if kernel::may_fail(op) {
+                    assert!(failing_path || division, "{what} may fail but its kernels have no failing path");
+                } else {
+                    assert!(!failing_path, "{what} may not fail but its kernels have a failing path:\n{code}");
+                }
+                any |= kernel::may_fail(op);
+            }
+            assert_eq!(kernel::program_may_fail(&p), fails, "{src}");
+            assert_eq!(any, fails, "{src}");
+        }
+    }
+
     #[test]
     fn captured_variables_become_parameters() {
         let p = program("fn g(a: f32, xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> { xs.map(|x| a * x + ys[0]) }");

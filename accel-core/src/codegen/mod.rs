@@ -361,7 +361,10 @@ impl Gen {
                 let rank = rank_of(array);
                 let ix = ix_to_array(rank, self.scalar(index)?);
                 Code::owned(match (site, self.device) {
-                    (ReadSite::Index, _) => quote!(__cx.read(#a, #ix)),
+                    (ReadSite::Index, _) | (ReadSite::Elementwise, false) => quote!(__cx.read(#a, #ix)),
+                    // SAFETY (of the generated code): the index is inside the array's shape, by
+                    // the construction `ReadSite::Elementwise` stands for.
+                    (ReadSite::Elementwise, true) => quote!(unsafe { (#a).at(#ix) }),
                     (ReadSite::Backpermute, false) => quote!(__cx.read_in("backpermute", #a, #ix)),
                     (ReadSite::Backpermute, true) => {
                         quote!(__cx.read_at(::accel_kernels::abi::site::BACKPERMUTE, #a, #ix))
@@ -456,7 +459,7 @@ impl Gen {
         let t = value_type(&e.ty);
         let (check, zero) = if self.device {
             let site = match site {
-                ReadSite::Index => quote!(::accel_kernels::abi::site::INDEX),
+                ReadSite::Index | ReadSite::Elementwise => quote!(::accel_kernels::abi::site::INDEX),
                 ReadSite::Backpermute => quote!(::accel_kernels::abi::site::BACKPERMUTE),
             };
             (quote!(__cx.check_index(#site, __j, __shape)), quote!(<#t as ::accel_kernels::elem::DeviceElem>::zero()))

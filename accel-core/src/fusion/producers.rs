@@ -117,7 +117,7 @@ impl Producers {
                 let is_imap = matches!(f.params.len(), 2);
                 let a = self.operand(&mut lets, a);
                 let (ix, ixt) = self.index_param(rank(&a));
-                let x = element(&a, var(&ix, &ixt), ReadSite::Index);
+                let x = element(&a, var(&ix, &ixt), ReadSite::Elementwise);
                 let body = if is_imap {
                     super::rewrite::let_in(
                         &f.params[0].0,
@@ -135,8 +135,8 @@ impl Producers {
                 let b = self.operand(&mut lets, b);
                 let r = rank(&a);
                 let (ix, ixt) = self.index_param(r);
-                let x = element(&a, var(&ix, &ixt), ReadSite::Index);
-                let y = element(&b, var(&ix, &ixt), ReadSite::Index);
+                let x = element(&a, var(&ix, &ixt), ReadSite::Elementwise);
+                let y = element(&b, var(&ix, &ixt), ReadSite::Elementwise);
                 let body =
                     super::rewrite::let_in(&f.params[0].0, x, super::rewrite::let_in(&f.params[1].0, y, *f.body));
                 let mut shape = components(&shape_of(&a), r);

@@ -101,24 +101,42 @@ pub fn rank(a: &Expr) -> usize {
     a.ty.as_array().map_or(0, |(_, r)| r)
 }
 
-/// Element `ix` of an array operand: a delayed array's closure body under `let param = ix`
-/// (the index is inside the shape by construction), a read of anything else.
+/// Element `ix` of an array operand: a delayed array's closure body under `let param = ix`, a
+/// read of anything else.
+///
+/// A backpermute's source index may lie outside the operand, so its read of a delayed array stays
+/// a (checked) read. Any other index is inside the operand for a correct program, but only an
+/// `Elementwise` one is so by construction: under an `Index` one (a `slice`'s row, say) the
+/// closure's own elementwise reads become checked reads, so that a bad index is still reported.
 pub fn element(a: &Expr, ix: Expr, site: ReadSite) -> Expr {
     let elem = Type::Elem(a.ty.as_array().expect("an array operand").0.clone());
     match &a.kind {
-        ExprKind::Array(op) if site == ReadSite::Index => {
+        ExprKind::Array(op) if site != ReadSite::Backpermute => {
             if let ArrayOp::Generate { f, .. } = &**op {
                 let (p, _) = &f.params[0];
-                return if matches!(&ix.kind, ExprKind::Var(v) if v.id == p.id) {
-                    (*f.body).clone()
-                } else {
-                    let_in(p, ix, (*f.body).clone())
-                };
+                if matches!(&ix.kind, ExprKind::Var(v) if v.id == p.id) {
+                    return (*f.body).clone();
+                }
+                let mut body = (*f.body).clone();
+                if site == ReadSite::Index {
+                    check_elementwise_reads(&mut body);
+                }
+                return let_in(p, ix, body);
             }
             Expr::new(ExprKind::Index { array: Box::new(a.clone()), index: Box::new(ix), site }, elem)
         }
         _ => Expr::new(ExprKind::Index { array: Box::new(a.clone()), index: Box::new(ix), site }, elem),
     }
+}
+
+/// Turns the `Elementwise` reads in `e` into checked `Index` reads.
+fn check_elementwise_reads(e: &mut Expr) {
+    if let ExprKind::Index { site, .. } = &mut e.kind
+        && *site == ReadSite::Elementwise
+    {
+        *site = ReadSite::Index;
+    }
+    visit::for_each_child_mut(e, &mut |child, _, _| check_elementwise_reads(child));
 }
 
 /// The combinators a delayed operand stands for (`["generate"]` for one the user wrote).

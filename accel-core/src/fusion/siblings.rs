@@ -130,8 +130,8 @@ fn merge(x: &Expr, y: &Expr, fresh: &mut Fresh) -> Option<Expr> {
     let ixt = index_type(r);
     let both = Expr::new(
         ExprKind::Tuple(vec![
-            element(a1, var(&ix, &ixt), ReadSite::Index),
-            element(a2, var(&ix, &ixt), ReadSite::Index),
+            element(a1, var(&ix, &ixt), ReadSite::Elementwise),
+            element(a2, var(&ix, &ixt), ReadSite::Elementwise),
         ]),
         Type::Elem(pair.clone()),
     );

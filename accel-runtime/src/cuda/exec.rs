@@ -8,9 +8,12 @@
 //! runs its reduction's or scan's launches with its own output; a delayed read in host code
 //! computes the one element it reads here. Nodes fusion absorbed are never launched. Launches are
 //! asynchronous on the device's one stream; the host waits only where it needs a value (a scalar
-//! read, the size of a `filter` result, a loop condition) and at the end, where it also collects
-//! any error a kernel recorded in the error slot.
+//! read, the size of a `filter` result, a loop condition) and, when some kernel of the program can
+//! fail ([`kernel::program_may_fail`]), at the end, where it collects any error a kernel recorded
+//! in the run's error slot. What the walk needs beyond the IR (node ids, interfaces, kernels) is
+//! prepared once per program and device (`super::prepared`).
 
+use super::prepared::Prepared;
 use super::value::{DArray, DSegments, DValue, array_words, elem_words, ill_typed, scalar_bytes, words};
 use super::{DeviceBuffer, DeviceModule, Gpu, Kernel};
 use accel_core::interp::scalar;
@@ -20,32 +23,37 @@ use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::value::{ElemValue, ScalarValue};
 use accel_core::{Error, Result, shape};
 use accel_kernels::abi::{self, ERROR_SLOT_WORDS, GENERATE_UNROLL, SINGLE_PASS_CHUNK, TILE, WARP};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 impl Gpu {
     /// Runs `program` on `args`; its kernels are in `module`, named after `prefix`, the
     /// program's `kernel_prefix()`.
+    ///
+    /// A run whose kernels cannot fail ([`kernel::program_may_fail`]) returns as soon as its
+    /// work is queued, its results on the device; one whose kernels can waits for them at the end
+    /// and reports the first error they recorded.
     pub fn execute(
         &self,
-        program: &Program,
-        prefix: &str,
+        program: &'static Program,
+        prefix: &'static str,
         module: &'static DeviceModule,
         args: Vec<DValue>,
     ) -> Result<DValue> {
-        let nodes = kernel::array_nodes(program);
-        let ids = nodes.iter().enumerate().map(|(i, op)| (*op as *const ArrayOp, i)).collect();
+        let prepared = self.prepared(program, prefix, module);
         // A slot per run: programs running at the same time on other threads keep their errors.
-        let slot = self.clean_slot()?;
-        let mut ex = Exec { gpu: self, prefix, module, nodes, ids, env: Vec::new(), slot };
+        // Kernels that cannot fail get the device's slot, which they never write.
+        let slot = if prepared.may_fail { Some(self.clean_slot()?) } else { None };
+        let mut ex = Exec { gpu: self, prepared: &prepared, env: Vec::new(), slot };
         for ((v, _), a) in program.params.iter().zip(args) {
             ex.env.push((v.id, a));
         }
         let result = ex.eval(&program.body);
         // A kernel's error explains any later failure, so it wins.
         let checked = ex.check_device();
-        if checked.is_ok() {
-            self.recycle_slot(ex.slot);
+        if checked.is_ok()
+            && let Some(slot) = ex.slot
+        {
+            self.recycle_slot(slot);
         }
         checked?;
         result
@@ -54,14 +62,10 @@ impl Gpu {
 
 struct Exec<'a> {
     gpu: &'a Gpu,
-    /// The program's kernel name prefix.
-    prefix: &'a str,
-    module: &'static DeviceModule,
-    nodes: Vec<&'a ArrayOp>,
-    ids: HashMap<*const ArrayOp, usize>,
+    prepared: &'a Prepared,
     env: Vec<(u32, DValue)>,
-    /// Where this run's kernels record the first failure (see `accel_kernels::abi`).
-    slot: DeviceBuffer,
+    /// Where this run's kernels record the first failure (see `accel_kernels::abi`), if they can.
+    slot: Option<DeviceBuffer>,
 }
 
 /// The flag buffers of a reduction's or scan's scratch: a reduction has only partials; a scan's
@@ -80,10 +84,17 @@ struct Split {
 }
 
 impl<'a> Exec<'a> {
-    /// Waits for the device and turns an error a kernel recorded into an `Error`.
+    /// The address of the error slot the kernels receive.
+    fn slot_address(&self) -> u64 {
+        self.slot.as_ref().unwrap_or(self.gpu.error_slot()).ptr()
+    }
+
+    /// If the run's kernels can fail: waits for the device and turns an error a kernel recorded
+    /// into an `Error`.
     fn check_device(&self) -> Result<()> {
+        let Some(slot) = &self.slot else { return Ok(()) };
         let mut bytes = [0u8; ERROR_SLOT_WORDS * size_of::<u64>()];
-        self.slot.download_into(0, &mut bytes)?;
+        slot.download_into(0, &mut bytes)?;
         let words: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
         if words[0] == 0 { Ok(()) } else { Err(self.device_error(&words)) }
     }
@@ -93,7 +104,7 @@ impl<'a> Exec<'a> {
         let rank = (slot[2] as usize).min(3);
         let index: Vec<usize> = slot[3..3 + rank].iter().map(|&x| x as usize).collect();
         let shape: Vec<usize> = slot[6..6 + rank].iter().map(|&x| x as usize).collect();
-        let node_name = || self.nodes.get(slot[1] as usize).map_or("fold", |op| op.name());
+        let node_name = || self.prepared.nodes.get(slot[1] as usize).map_or("fold", |op| op.name());
         match code {
             abi::code::INDEX_OUT_OF_BOUNDS => {
                 let op = match slot[1] {
@@ -256,10 +267,6 @@ impl<'a> Exec<'a> {
         usize::try_from(n).map_err(|_| Error::invalid_argument(op, format!("{n} is not a valid count")))
     }
 
-    fn node_id(&self, op: &ArrayOp) -> usize {
-        self.ids[&(op as *const ArrayOp)]
-    }
-
     /// Launches kernel `role` of `node` over `items` warps (`warps`) or elements, in one wave.
     fn launch(&self, node: usize, role: &str, warps: bool, items: usize, words: &[u64]) -> Result<()> {
         // Elementwise skeletons (`accel_kernels::generate`) give each thread GENERATE_UNROLL
@@ -273,11 +280,11 @@ impl<'a> Exec<'a> {
             return Ok(());
         }
         let k = self.kernel(node, role)?;
-        self.gpu.launch(&k, self.gpu.resident_grid(&k, threads), words)
+        self.gpu.launch(k, self.gpu.resident_grid(k, threads), words)
     }
 
-    fn kernel(&self, node: usize, role: &str) -> Result<Kernel> {
-        self.gpu.module_kernel(self.module, &kernel::kernel_name_in(self.prefix, node, role))
+    fn kernel(&self, node: usize, role: &str) -> Result<&'a Kernel> {
+        self.prepared.kernel(self.gpu, node, role)
     }
 
     /// A fresh array of `shape` (contents undefined until a kernel writes them).
@@ -407,10 +414,10 @@ impl<'a> Exec<'a> {
     /// epilogue (`op`) launches the kernels of its reduction or scan (`body`) under its own id.
     fn kernel_op(&mut self, op: &'a ArrayOp, ty: &Type) -> Result<DValue> {
         use ArrayOp::*;
-        let id = self.node_id(op);
+        let id = self.prepared.id(op)?;
         let body = kernel::epilogue_source(op).unwrap_or(op);
         let name = body.name();
-        let iface = kernel::interface(op);
+        let iface = self.prepared.interface(id);
         let operands = iface.operands.iter().map(|e| self.operand(e)).collect::<Result<Vec<_>>>()?;
         let scalars = iface.host_scalars.iter().map(|e| self.eval_elem(e)).collect::<Result<Vec<_>>>()?;
         let captures = iface.captures.iter().map(|(v, _)| self.lookup(v.id)).collect::<Result<Vec<_>>>()?;
@@ -436,7 +443,7 @@ impl<'a> Exec<'a> {
         };
         let out_elem =
             |t: &Type| t.as_array().map(|(e, _)| e.clone()).ok_or_else(|| ill_typed(format!("{name} of {t}")));
-        let slot = self.slot.ptr();
+        let slot = self.slot_address();
 
         // Elementwise nodes: one `generate` kernel over the output.
         let shape: Option<Vec<usize>> = match body {
@@ -533,7 +540,7 @@ impl<'a> Exec<'a> {
                 }
                 // Under an epilogue the output's element type may differ from the partials'.
                 let out = self.alloc_array(&out_elem(ty)?, out_shape)?;
-                let split = self.split(&self.kernel(id, role::CHUNKS)?, rows, avg_len);
+                let split = self.split(self.kernel(id, role::CHUNKS)?, rows, avg_len);
                 let (scratch, _keep) = self.scratch(&combined_elem(f, name)?, &split, Flags::None)?;
                 let mut w = vec![slot];
                 array_words(&out, &mut w);
@@ -575,7 +582,7 @@ impl<'a> Exec<'a> {
                 };
                 let uniform = matches!(body, Scan { .. });
                 let phase1 = self.kernel(id, if uniform { role::SCAN } else { role::CHUNKS })?;
-                let mut split = self.split(&phase1, rows, avg_len);
+                let mut split = self.split(phase1, rows, avg_len);
                 // Rows of a regular array: the scan kernel alone, in one pass over chunks that a
                 // warp holds in registers (`accel_kernels::scan::scan_single_pass`), when a row
                 // has several; else one warp per row from its seed.
@@ -718,12 +725,12 @@ impl<'a> Exec<'a> {
         let split = Split { rows: 1, parts: if single_pass { chunks } else { 1 } };
         let flags = if single_pass { Flags::Zeroed } else { Flags::Any };
         let (scratch, _keep) = self.scratch(&ElemType::Scalar(ScalarType::Usize), &split, flags)?;
-        let mut w = vec![self.slot.ptr(), n as u64];
+        let mut w = vec![self.slot_address(), n as u64];
         w.extend(&scratch);
         w.extend([counts.ptr(), offsets.ptr()]);
-        let run = |name: &str, items: usize| -> Result<()> {
-            let k = self.gpu.module_kernel(self.module, name)?;
-            self.gpu.launch(&k, self.gpu.resident_grid(&k, items * WARP), &w)
+        let run = |name: &'static str, items: usize| -> Result<()> {
+            let k = self.prepared.offsets_scan(self.gpu, name)?;
+            self.gpu.launch(k, self.gpu.resident_grid(k, items * WARP), &w)
         };
         if !single_pass {
             run(kernel::offsets_scan::CARRIES, 1)?;

@@ -21,6 +21,7 @@ mod exec;
 mod launch;
 mod memory;
 mod module;
+mod prepared;
 mod value;
 
 pub use memory::{DeviceBuffer, PoolStats};
@@ -74,6 +75,8 @@ pub struct Gpu {
     error_slot: DeviceBuffer,
     /// Zeroed error slots of finished runs, for the next runs (saves a memset per run).
     clean_slots: Mutex<Vec<DeviceBuffer>>,
+    /// The programs run on this device, prepared once each.
+    programs: Mutex<prepared::Programs>,
 }
 
 impl Gpu {
@@ -137,6 +140,7 @@ impl Gpu {
             sass_enabled,
             error_slot,
             clean_slots: Mutex::default(),
+            programs: Mutex::default(),
         })
     }
 

@@ -26,11 +26,11 @@ pub fn main() -> Result<(), Box<dyn Error>> {
     let strike = Vector::from_vec(rng.vec_f32(N, 1.0, 100.0));
     let years = Vector::from_vec(rng.vec_f32(N, 0.25, 10.0));
 
-    let (got, t) = timed(|| black_scholes(&rt, &price, &strike, &years));
+    let (got, t) = timed(&rt, || black_scholes(&rt, &price, &strike, &years));
     let (calls, puts) = got?;
     println!("  accel:       calls {calls}\n               puts  {puts}\n               in {t:.2?}");
     let head = |v: &Vector<f32>| v.iter().take(CHECKED).collect::<Vector<f32>>();
-    let (want, t) = timed(|| black_scholes::reference(&head(&price), &head(&strike), &head(&years)));
+    let (want, t) = timed(&rt, || black_scholes::reference(&head(&price), &head(&strike), &head(&years)));
     let (want_calls, want_puts) = want?;
     if rt.backend() == BackendKind::Cpu {
         // The CPU backend computes bit for bit what the interpreter computes: tolerance 0.

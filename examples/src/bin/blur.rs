@@ -27,7 +27,7 @@ pub fn main() -> Result<(), Box<dyn Error>> {
     let mut rng = SplitMix64::new(6);
     let img = Matrix::from_shape_vec([SIZE, SIZE], rng.vec_f32(SIZE * SIZE, 0.0, 1.0))?;
 
-    let (got, t) = timed(|| blur(&rt, &img));
+    let (got, t) = timed(&rt, || blur(&rt, &img));
     let got = got?;
     println!(
         "  accel:       pixel spread {:.4} -> {:.4} (ratio {:.3}; 0.375 for independent noise) in {t:.2?}",
@@ -39,7 +39,7 @@ pub fn main() -> Result<(), Box<dyn Error>> {
 
     let corner = Matrix::from_shape_fn([CHECKED, CHECKED], |[i, j]| img.get_linear(i * SIZE + j));
     let got = blur(&rt, &corner)?;
-    let (want, t) = timed(|| blur::reference(&corner));
+    let (want, t) = timed(&rt, || blur::reference(&corner));
     // Elementwise code computes bit for bit what the interpreter computes: tolerance 0.
     check::exact("blur", &got.to_vec(), &want?.to_vec())?;
     println!("  interpreter: the {CHECKED} x {CHECKED} corner, blurred on its own, bit-identical, in {t:.2?}");

@@ -18,10 +18,10 @@ pub fn main() -> Result<(), Box<dyn Error>> {
     let xs = Vector::from_vec(rng.vec_f32(N, 0.0, 1.0));
     let ys = Vector::from_vec(rng.vec_f32(N, 0.0, 1.0));
 
-    let (got, t) = timed(|| dotp(&rt, &xs, &ys));
+    let (got, t) = timed(&rt, || dotp(&rt, &xs, &ys));
     let got = got?.get();
     println!("  accel:       {got} in {t:.2?}");
-    let (want, t) = timed(|| dotp::reference(&xs, &ys));
+    let (want, t) = timed(&rt, || dotp::reference(&xs, &ys));
     let want = want?.get();
     let err = check::close("dotp", &[got], &[want], TOL)?;
     println!("  interpreter: {want} in {t:.2?}; relative difference {err:.1e} (tolerance {TOL:.0e})");

@@ -22,11 +22,11 @@ pub fn main() -> Result<(), Box<dyn Error>> {
     let mut rng = SplitMix64::new(7);
     let xs: Vector<u32> = (0..N).map(|_| rng.below(BELOW)).collect();
 
-    let (got, t) = timed(|| primes(&rt, &xs));
+    let (got, t) = timed(&rt, || primes(&rt, &xs));
     let got = got?;
     println!("  accel:       {} primes ({:.2}%): {got} in {t:.2?}", got.len(), 100.0 * got.len() as f64 / N as f64);
     let head: Vector<u32> = xs.iter().take(CHECKED).collect();
-    let (want, t) = timed(|| primes::reference(&head));
+    let (want, t) = timed(&rt, || primes::reference(&head));
     let want = want?.to_vec();
     check::exact("primes", &got.to_vec()[..want.len().min(got.len())], &want)?;
     println!("  interpreter: the {} primes among the first {CHECKED} numbers identical, in {t:.2?}", want.len());

@@ -9,8 +9,9 @@
 //! ```
 //!
 //! Arguments: `log2(n)` (default 24) and the number of timed runs (default 20). Inputs stay
-//! where the first call put them (on the GPU, uploaded once); every call waits for its kernels,
-//! so the wall time of a call is the time of its kernels plus the launch overhead. Prints the
+//! where the first call put them (on the GPU, uploaded once); every call is timed up to the end of
+//! its kernels (`Runtime::synchronize`), so the wall time of a call is the time of its kernels
+//! plus the launch overhead. Prints the
 //! median and the minimum of the runs, and the kernel count of each plan.
 
 use accel::prelude::*;
@@ -32,24 +33,30 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut rng = SplitMix64::new(5);
     let xs = Vector::from_vec(rng.vec_f32(n, 0.0, 1.0));
     let ys = Vector::from_vec(rng.vec_f32(n, 0.0, 1.0));
-    let (med, min) = time(runs, || dotp(&rt, &xs, &ys).map(|s| s.get()))?;
+    let (med, min) = time(&rt, runs, || dotp(&rt, &xs, &ys).map(|s| s.get()))?;
     report("dotp", dotp::plan().kernel_count(), med, min, 8 * n);
 
     let price = Vector::from_vec(rng.vec_f32(n, 5.0, 30.0));
     let strike = Vector::from_vec(rng.vec_f32(n, 1.0, 100.0));
     let years = Vector::from_vec(rng.vec_f32(n, 0.25, 10.0));
-    let (med, min) = time(runs, || black_scholes(&rt, &price, &strike, &years))?;
+    let (med, min) = time(&rt, runs, || black_scholes(&rt, &price, &strike, &years))?;
     report("black_scholes", black_scholes::plan().kernel_count(), med, min, 20 * n);
     Ok(())
 }
 
-/// Median and minimum of `runs` timed calls, after one untimed call (uploads, module load).
-fn time<T>(runs: usize, mut call: impl FnMut() -> accel::Result<T>) -> accel::Result<(Duration, Duration)> {
+/// Median and minimum of `runs` timed calls, each up to the end of its work on `rt`, after one
+/// untimed call (uploads, module load).
+fn time<T>(
+    rt: &Runtime,
+    runs: usize,
+    mut call: impl FnMut() -> accel::Result<T>,
+) -> accel::Result<(Duration, Duration)> {
     call()?;
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs.max(1) {
         let start = Instant::now();
         std::hint::black_box(call()?);
+        rt.synchronize()?;
         times.push(start.elapsed());
     }
     times.sort();

@@ -26,7 +26,7 @@ pub fn main() -> Result<(), Box<dyn Error>> {
     let samples: Vec<f32> = (0..N).map(|_| (0..12).map(|_| rng.next_f32()).sum::<f32>() - 6.0).collect();
     let xs = Vector::from_vec(samples.clone());
 
-    let (got, t) = timed(|| histogram(&rt, &xs, LO, HI, BINS));
+    let (got, t) = timed(&rt, || histogram(&rt, &xs, LO, HI, BINS));
     let counts = got?.to_vec();
     let total: u32 = counts.iter().sum();
     println!("  accel:       {total} samples counted, {} outside dropped, in {t:.2?}", N as u32 - total);
@@ -38,7 +38,7 @@ pub fn main() -> Result<(), Box<dyn Error>> {
 
     let head = Vector::from_slice(&samples[..CHECKED]);
     let got = histogram(&rt, &head, LO, HI, BINS)?;
-    let (want, t) = timed(|| histogram::reference(&head, LO, HI, BINS));
+    let (want, t) = timed(&rt, || histogram::reference(&head, LO, HI, BINS));
     check::exact("counts", &got.to_vec(), &want?.to_vec())?;
     println!("  interpreter: the histogram of the first {CHECKED} samples identical, in {t:.2?}");
     println!("{}", histogram::plan());

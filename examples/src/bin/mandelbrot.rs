@@ -20,7 +20,7 @@ pub fn main() -> Result<(), Box<dyn Error>> {
         rt.backend(),
         rt.threads()
     );
-    let (image, t) = timed(|| mandelbrot(&rt, ROWS, COLS, MAX_ITER));
+    let (image, t) = timed(&rt, || mandelbrot(&rt, ROWS, COLS, MAX_ITER));
     let image = image?;
     let steps: u64 = image.iter().map(u64::from).sum();
     let inside = image.iter().filter(|&n| n == MAX_ITER).count();
@@ -30,7 +30,7 @@ pub fn main() -> Result<(), Box<dyn Error>> {
     );
 
     let thumb = mandelbrot(&rt, THUMB_ROWS, THUMB_COLS, MAX_ITER)?;
-    let (want, t) = timed(|| mandelbrot::reference(THUMB_ROWS, THUMB_COLS, MAX_ITER));
+    let (want, t) = timed(&rt, || mandelbrot::reference(THUMB_ROWS, THUMB_COLS, MAX_ITER));
     check::exact("thumbnail", &thumb.to_vec(), &want?.to_vec())?;
     println!("  interpreter: the {THUMB_ROWS} x {THUMB_COLS} thumbnail identical, in {t:.2?}");
     print!("{}", ascii_art(&thumb, MAX_ITER));

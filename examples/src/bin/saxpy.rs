@@ -16,10 +16,10 @@ pub fn main() -> Result<(), Box<dyn Error>> {
     let xs = Vector::from_vec(rng.vec_f32(N, -1.0, 1.0));
     let ys = Vector::from_vec(rng.vec_f32(N, -1.0, 1.0));
 
-    let (got, t) = timed(|| saxpy(&rt, a, &xs, &ys));
+    let (got, t) = timed(&rt, || saxpy(&rt, a, &xs, &ys));
     let got = got?;
     println!("  accel:       a = {a}: {got} in {t:.2?}");
-    let (want, t) = timed(|| saxpy::reference(a, &xs, &ys));
+    let (want, t) = timed(&rt, || saxpy::reference(a, &xs, &ys));
     // Elementwise code computes bit for bit what the interpreter computes: tolerance 0.
     check::exact("saxpy", &got.to_vec(), &want?.to_vec())?;
     println!("  interpreter: bit-identical in {t:.2?}");

@@ -18,12 +18,12 @@ pub fn main() -> Result<(), Box<dyn Error>> {
     let mut rng = SplitMix64::new(9);
     let xs = Vector::from_vec(rng.vec_f32(N, -1.0, 1.0));
 
-    let (m, t) = timed(|| mean(&rt, &xs));
+    let (m, t) = timed(&rt, || mean(&rt, &xs));
     let m = m?.get();
     let want = mean::reference(&xs)?.get();
     let err = check::close("mean", &[m], &[want], TOL * 1e3)?;
     println!("  mean:      {m:.6} in {t:.2?} (interpreter {want:.6}, difference {err:.1e})");
-    let (sums, t) = timed(|| moments(&rt, &xs));
+    let (sums, t) = timed(&rt, || moments(&rt, &xs));
     let (s, q) = sums?;
     let (ws, wq) = moments::reference(&xs)?;
     check::close("sum of squares", &[q.get()], &[wq.get()], TOL)?;
@@ -34,7 +34,7 @@ pub fn main() -> Result<(), Box<dyn Error>> {
         ws.get(),
         wq.get()
     );
-    let (scaled, t) = timed(|| normalise(&rt, &xs));
+    let (scaled, t) = timed(&rt, || normalise(&rt, &xs));
     let scaled = scaled?;
     let want = normalise::reference(&xs)?;
     let err = check::close("normalise", &scaled.to_vec(), &want.to_vec(), TOL)?;
