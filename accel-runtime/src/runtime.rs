@@ -187,10 +187,8 @@ impl Runtime {
     /// On the CPU every call has finished when it returns.
     ///
     /// ```
-    /// # fn main() -> accel::Result<()> {
-    /// use accel::prelude::*;
-    ///
-    /// let rt = Runtime::new()?;
+    /// # fn main() -> accel_core::Result<()> {
+    /// let rt = accel_runtime::Runtime::new()?;
     /// let start = std::time::Instant::now();
     /// // ... calls of #[accel] functions on `rt` ...
     /// rt.synchronize()?;
