@@ -262,7 +262,7 @@ pub fn may_fail(op: &ArrayOp) -> bool {
         Backpermute { .. } | Permute { .. } => true,
         // Counts and lengths of a signed type are checked for being negative.
         Expand { count, .. } => {
-            count.body.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_signed)
+            count.result_type().as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_signed)
         }
         SegmentsFromLengths(l) => l.ty.as_array().and_then(|(e, _)| e.as_scalar()).is_some_and(ScalarType::is_signed),
         Fold { z, .. } | FoldAll { z, .. } | FoldSeg { z, .. } => z.is_none(),

@@ -68,7 +68,11 @@ impl Prepared {
 
     /// Kernel `name` of the module's offsets scan, looked up on its first use.
     pub(super) fn offsets_scan(&self, gpu: &Gpu, name: &'static str) -> Result<&Kernel> {
-        let position = usize::from(name == kernel::offsets_scan::SCAN);
+        let position = match name {
+            kernel::offsets_scan::CARRIES => 0,
+            kernel::offsets_scan::SCAN => 1,
+            other => return Err(ill_typed(format!("`{other}` is not a kernel of the offsets scan"))),
+        };
         self.once(gpu, &self.offsets_scan[position], || name.to_string())
     }
 
