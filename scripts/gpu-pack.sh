@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds, in release, the GPU test binary of accel-tests (tests/gpu.rs), the CUDA driver tests of
+# Builds, in release, the test corpus of accel-tests (tests/corpus.rs), the CUDA driver tests of
 # accel-runtime (tests/cuda_driver.rs, tests/cuda_fault.rs), the bench binaries of accel-benches
 # (with the baselines of benches/baselines) and the `fusion` example (twice: with fusion, and with
 # ACCEL_FUSION=off into target/unfused), and packs them with their runner (scripts/gpu-run.sh)
@@ -22,7 +22,7 @@ copy_executables() { # prefix
 }
 
 echo "== building (release)"
-cargo test --release -p accel-tests --test gpu --no-run --message-format=json | copy_executables ""
+cargo test --release -p accel-tests --test corpus --no-run --message-format=json | copy_executables ""
 cargo test --release -p accel-runtime --features cuda --test cuda_driver --test cuda_fault --no-run \
     --message-format=json | copy_executables ""
 cargo bench -p accel-benches --benches --no-run --message-format=json | copy_executables "bench-"
@@ -34,13 +34,13 @@ cp scripts/gpu-run.sh "$pack/run.sh"
 cp -r benches/baselines "$pack/baselines"
 chmod +x "$pack/run.sh" "$pack"/bin/*
 
-[ -x "$pack/bin/gpu" ] || { echo "the GPU test binary was not built"; exit 1; }
+[ -x "$pack/bin/corpus" ] || { echo "the corpus test binary was not built"; exit 1; }
 for t in cuda_driver cuda_fault; do
     [ -x "$pack/bin/$t" ] || { echo "the test binary $t was not built"; exit 1; }
 done
 # The test binary embeds a large module (PTX and SASS of some 250 programs): compressed, the pack
 # fits the device tool's carry limit; run.sh unpacks it.
-xz -T0 -1 "$pack/bin/gpu"
+xz -T0 -1 "$pack/bin/corpus"
 ls "$pack"/bin/bench-* >/dev/null 2>&1 || { echo "no bench binary was built"; exit 1; }
 du -sh "$pack"
 echo "run it on a GPU machine: bash $pack/run.sh (device tool: carry [\"$pack\"])"

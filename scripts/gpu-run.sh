@@ -7,7 +7,8 @@
 # - driver: accel-runtime's CUDA driver tests (bin/cuda_driver, bin/cuda_fault: the device layer
 #   with hand-written PTX, and a deliberately faulting kernel, which is why they are not run under
 #   compute-sanitizer);
-# - tests: the GPU test binary;
+# - tests: the cuda:: trials of the test corpus (bin/corpus; its cpu:: trials run where it is
+#   built);
 # - memcheck, racecheck: the same under compute-sanitizer, any error it reports failing the step;
 #   memcheck with inputs up to 2^20 elements on 8 test threads, racecheck (much slower: it tracks
 #   every shared-memory access) up to 2^12 on one thread (more threads make the tool lose track
@@ -35,9 +36,9 @@ status=0
 } | tee "$summary"
 
 # gpu-pack.sh compresses the test binary; Python's lzma unpacks it anywhere.
-if [ -f "$here/bin/gpu.xz" ] && [ ! -x "$here/bin/gpu" ]; then
+if [ -f "$here/bin/corpus.xz" ] && [ ! -x "$here/bin/corpus" ]; then
     python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
-        "$here/bin/gpu.xz" "$here/bin/gpu" && chmod +x "$here/bin/gpu"
+        "$here/bin/corpus.xz" "$here/bin/corpus" && chmod +x "$here/bin/corpus"
 fi
 
 sanitizer="$(command -v compute-sanitizer || true)"
@@ -83,7 +84,7 @@ sanitize() { # tool max_log2 threads
         return 1
     fi
     env ACCEL_GPU_TEST_MAX_LOG2="$2" "$sanitizer" --tool "$1" --error-exitcode 1 --print-limit 100 \
-        "$here/bin/gpu" --test-threads "$3"
+        "$here/bin/corpus" cuda:: --test-threads "$3"
 }
 
 fusion() {
@@ -120,7 +121,7 @@ perf() {
 for s in "${steps[@]}"; do
     case "$s" in
         driver) step driver driver ;;
-        tests) step tests "$here/bin/gpu" ;;
+        tests) step tests "$here/bin/corpus" cuda:: ;;
         memcheck) step memcheck sanitize memcheck 20 8 ;;
         racecheck) step racecheck sanitize racecheck 12 1 ;;
         fusion) step fusion fusion ;;

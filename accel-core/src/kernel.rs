@@ -39,10 +39,13 @@ use std::collections::BTreeMap;
 pub enum Scratch {
     None,
     /// Reductions: `[parts, partials (an element vector of rows * parts), partial flags (bool
-    /// pointer)]`. Partials and carries hold the combining function's element type, which the
-    /// output of an epilogue need not have.
+    /// pointer), tickets (one `u32` per row, zero before and after the kernel; null when
+    /// `parts == 1` or when the `FINISH` kernel combines the partials)]`. Partials and carries
+    /// hold the combining function's element type, which the output of an epilogue need not
+    /// have.
     Reduce,
-    /// Scans: the reduction's words, then `[carries (element vector), carry flags]`.
+    /// Scans: `[parts, partials, partial flags]` as for a reduction (no tickets), then
+    /// `[carries (element vector), carry flags]`.
     Scan,
     /// Permute: `[locks pointer]` (one `u32` per destination, zeroed; null unless
     /// [`PermuteCombine::Lock`]).
@@ -59,10 +62,13 @@ pub enum Scratch {
 pub mod role {
     /// Elementwise skeletons: one kernel.
     pub const GENERATE: &str = "generate";
-    /// Reductions and segmented scans, phase 1: per-chunk totals.
-    pub const CHUNKS: &str = "chunks";
-    /// Reductions, phase 2: per-row totals of the chunks.
+    /// Reductions: per-chunk totals, and with ticket counters the last chunk of a row to
+    /// finish combines the row's (one launch, `accel_kernels::reduce`).
+    pub const REDUCE: &str = "reduce";
+    /// Reductions without ticket counters, second launch: per-row totals of the chunks.
     pub const FINISH: &str = "finish";
+    /// Segmented scans, phase 1: per-chunk totals.
+    pub const CHUNKS: &str = "chunks";
     /// Scans, phase 2: the carry into each chunk.
     pub const CARRIES: &str = "carries";
     /// Scans, phase 3: the scan itself (of a regular array's long rows: the only kernel, one
@@ -202,7 +208,7 @@ pub fn roles(op: &ArrayOp) -> &'static [&'static str] {
             &[role::GENERATE]
         }
         Stencil { .. } | SegmentLengths(_) => &[role::GENERATE],
-        Fold { .. } | FoldAll { .. } | FoldSeg { .. } => &[role::CHUNKS, role::FINISH],
+        Fold { .. } | FoldAll { .. } | FoldSeg { .. } => &[role::REDUCE, role::FINISH],
         // Long rows of a regular array are scanned in one pass (`SCAN` alone); segments in three.
         Scan { .. } => &[role::CARRIES, role::SCAN],
         ScanSeg { .. } => &[role::CHUNKS, role::CARRIES, role::SCAN],
@@ -634,7 +640,7 @@ pub(crate) mod tests {
         assert_eq!(iface.host_scalars.len(), 1, "the seed");
         assert!(matches!(iface.operands[..], [a] if as_generate(a).is_some()));
         assert_eq!(capture_names(nodes[0]), ["xs", "ys", "a"]);
-        assert_eq!(roles(nodes[0]), [role::CHUNKS, role::FINISH]);
+        assert_eq!(roles(nodes[0]), [role::REDUCE, role::FINISH]);
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! kernels (one skeleton instance each, with the source operations fused into it, the arrays it
 //! reads and writes, and the bytes it moves per element) and host steps (control flow, column
 //! splits). A kernel here is one collective node that the host runs ([`crate::kernel::launched`]):
-//! on the GPU it may be several launches (a reduction's chunks, then its finish), always with one
-//! pass over its input.
+//! on the GPU it may be several launches (a segmented scan's chunk totals, carries, then the
+//! scan), always with one pass over its input.
 //!
 //! Bytes per element let anyone compute a roofline figure for a size N: a kernel moves
 //! `N * (read + written)` bytes, N counting the elements it iterates over (its input for

@@ -182,19 +182,11 @@ impl Type {
 
     /// Builds a tuple type, folding a tuple of elements into an element tuple.
     pub fn tuple(parts: Vec<Type>) -> Type {
-        if parts.iter().all(|p| matches!(p, Type::Elem(_))) {
-            Type::Elem(ElemType::Tuple(
-                parts
-                    .into_iter()
-                    .map(|p| match p {
-                        Type::Elem(e) => e,
-                        _ => unreachable!("checked above"),
-                    })
-                    .collect(),
-            ))
-        } else {
-            Type::Tuple(parts)
+        if !parts.iter().all(|p| matches!(p, Type::Elem(_))) {
+            return Type::Tuple(parts);
         }
+        let elems = parts.into_iter().filter_map(|p| if let Type::Elem(e) = p { Some(e) } else { None });
+        Type::Elem(ElemType::Tuple(elems.collect()))
     }
 
     /// The components of a tuple type (element tuples included).

@@ -192,6 +192,22 @@ pub unsafe fn fetch_add32(p: *mut u32, v: u32) -> u32 {
     r
 }
 
+/// Atomically increments a counter that wraps: stores `old + 1`, or 0 when `old >= max`;
+/// returns `old`. With `max = n - 1`, `n` calls starting from 0 see `0 ..= n - 1` and leave 0.
+///
+/// # Safety
+/// `p` is a valid, aligned pointer to global memory.
+#[inline(always)]
+pub unsafe fn fetch_inc_wrap32(p: *mut u32, max: u32) -> u32 {
+    let r: u32;
+    // SAFETY: the caller guarantees `p`.
+    unsafe {
+        asm!("atom.inc.u32 {r}, [{p}], {m};", r = out(reg32) r, p = in(reg64) p, m = in(reg32) max,
+            options(nostack, preserves_flags));
+    }
+    r
+}
+
 /// Atomically swaps in `v`; returns the previous value.
 ///
 /// # Safety

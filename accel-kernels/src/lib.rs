@@ -26,7 +26,8 @@
 //!   one element per thread per step, for bodies dominated by arithmetic);
 //! - `reduce`: rows split into chunks; a commutative operator accumulates striped positions in
 //!   registers in lane groups sized to the rows, any other associative operator keeps scan order
-//!   (tiles of 32 lanes x 4 consecutive items), then the partials of each row are combined;
+//!   (tiles of 32 lanes x 4 consecutive items); in one launch: the part of a row that finishes
+//!   last (a ticket per row) combines the row's partials;
 //! - `scan`: long rows in one pass with decoupled look-back, segments in three phases (chunk
 //!   totals, carries, the scan), on the private `warp` module (in-order warp reduction and scan
 //!   with shuffles);

@@ -137,7 +137,7 @@ macro_rules! float_ops {
             #[inline(always)] fn sub(self, b: Self) -> Self { self - b }
             #[inline(always)] fn mul(self, b: Self) -> Self { self * b }
             #[inline(always)] fn div(self, b: Self) -> Option<Self> { Some(self / b) }
-            #[inline(always)] fn rem(self, b: Self) -> Option<Self> { Some(self % b) }
+            #[inline(always)] fn rem(self, b: Self) -> Option<Self> { Some(math::$m::rem(self, b)) }
             #[inline(always)] fn neg(self) -> Self { -self }
             // Spelled out rather than `f32::min`: LLVM may give either zero for `min(0.0, -0.0)`,
             // and the backends must agree bit for bit. NaN operands are ignored; -0 < +0.
@@ -198,6 +198,8 @@ mod math {
                 #[inline(always)] pub fn powi(x: $t, n: i32) -> $t { $t::powi(x, n) }
                 #[inline(always)] pub fn mul_add(x: $t, y: $t, z: $t) -> $t { $t::mul_add(x, y, z) }
                 #[inline(always)] pub fn erf(x: $t) -> $t { $erf(x) }
+                /// `fmod`, exact.
+                #[inline(always)] pub fn rem(x: $t, y: $t) -> $t { x % y }
             }
         };
         (@unary $t:ident: $($f:ident)*) => {$(
@@ -212,7 +214,7 @@ mod math {
 #[cfg(target_arch = "nvptx64")]
 mod math {
     macro_rules! device_fns {
-        ($m:ident, $t:ident, $core:path, [$($f:ident = $libm:path),*], $atan2:path, $powf:path) => {
+        ($m:ident, $t:ident, $core:path, [$($f:ident = $libm:path),*], $atan2:path, $powf:path, $fmod:path) => {
             pub mod $m {
                 use $core as core_math;
 
@@ -225,6 +227,9 @@ mod math {
                 $(#[inline(always)] pub fn $f(x: $t) -> $t { $libm(x) })*
                 #[inline(always)] pub fn atan2(x: $t, y: $t) -> $t { $atan2(x, y) }
                 #[inline(always)] pub fn powf(x: $t, y: $t) -> $t { $powf(x, y) }
+                /// `fmod`, exact: LLVM lowers `%` on floats for the GPU to `x - y * trunc(x / y)`,
+                /// which loses everything once the quotient passes 2^24 (2^53).
+                #[inline(always)] pub fn rem(x: $t, y: $t) -> $t { $fmod(x, y) }
 
                 /// compiler-rt's `__powisf2` / `__powidf2` (what `powi` calls on the host).
                 #[inline(always)]
@@ -267,7 +272,8 @@ mod math {
             erf = libm::erff
         ],
         libm::atan2f,
-        libm::powf
+        libm::powf,
+        libm::fmodf
     );
     /// `e^x` from the hardware's `ex2.approx` after an exact range reduction: `x = j ln 2 + r`
     /// with `|r| <= ln 2 / 2` (two-part `ln 2`, fused multiply-adds), `e^x = 2^j 2^(r log2 e)`;
@@ -330,7 +336,8 @@ mod math {
             erf = libm::erf
         ],
         libm::atan2,
-        libm::pow
+        libm::pow,
+        libm::fmod
     );
 }
 

@@ -1,25 +1,36 @@
-//! Reductions (folds) in two phases, with an order-preserving skeleton for any associative
+//! Reductions (folds) in one launch, with an order-preserving skeleton for any associative
 //! operator and a striped one for commutative operators (`accel_core::kernel::is_commutative`).
 //!
-//! Phase 1 (`reduce_chunks`, order-preserving): one warp per (row, part) pair, grid-stride over
+//! Chunks (`walk_ordered`, order-preserving): one warp per (row, part) pair, grid-stride over
 //! the pairs. The warp walks its chunk of the row tile by tile in scan order: each lane loads its
 //! ITEMS consecutive elements (all loads issued before the first combine), folds them, the warp
 //! folds the 32 lane values with a shfl_down tree, and lane 0 adds the tile total to the warp's
-//! running total. The last, partial tile only folds the lanes and items it covers. Traffic: every
-//! element is read once; one partial per pair is written by the caller's `emit`. Its limit is
+//! running total. The last, partial tile only folds the lanes and items it covers. Its limit is
 //! latency: one shuffle tree per 128 elements, one tile in flight per warp.
 //!
-//! Phase 1 (`reduce_chunks_striped`, commutative operators): lanes form groups whose size fits
-//! the average chunk (1 lane for chunks of a few elements, 8 for 32, a whole warp from 128 on), a
-//! group per pair. Lane `g` of a group accumulates positions `g, g + size, ...` of its chunk in
-//! registers, UNROLL independent loads at a time (each step of the group coalesced), and the
-//! group combines its lanes once at the end. Traffic as above; no shuffles in the loop, so the
-//! loads of many warps keep the memory busy.
+//! Chunks (`walk_striped`, commutative operators): lanes form groups whose size fits the average
+//! chunk (1 lane for chunks of a few elements, 8 for 32, a whole warp from 128 on), a group per
+//! pair. Lane `g` of a group accumulates positions `g, g + size, ...` of its chunk in registers,
+//! UNROLL independent loads at a time (each step of the group coalesced), and the group combines
+//! its lanes once at the end. No shuffles in the loop, so the loads of many warps keep the memory
+//! busy.
 //!
-//! Phase 2 (`reduce_partials`, `reduce_partials_striped`): one warp per row folds that row's
-//! `parts` partials the same way (absent partials are skipped). A row that needs a single part
-//! skips phase 2 entirely when the caller launches phase 1 with `parts == 1` and emits the final
-//! value directly.
+//! Rows (`reduce_rows`, `reduce_rows_striped`): a row of one part is emitted by the warp that
+//! folded it. A row of several parts meets through global memory, in one of two ways:
+//! - in the same launch (last-block-done), when the caller passes ticket counters: each part
+//!   stores its total, fences, and takes a ticket from the row's counter (`atom.inc`, which wraps
+//!   back to 0 on the last of `parts` arrivals, so the counters are zero again after the launch
+//!   and the next reduction on the stream reuses them without a memset); the warp that takes the
+//!   last ticket folds the row's partials in part order and emits the row. It saves a launch and
+//!   costs a fence and an atomic per chunk and a serial fold of the partials by one warp: the
+//!   caller's choice for small inputs, where the launch costs more;
+//! - in a second launch (`finish_rows`, `finish_rows_striped`), without tickets: one warp per
+//!   row folds its partials.
+//! Traffic: every element is read once; each part writes one partial and one flag and a row's
+//! partials are read once.
+//!
+//! Scans use the chunk walkers alone (`reduce_chunks`, `reduce_chunks_striped`): their carries
+//! need every total of a row, so they keep a phase of their own (`crate::scan`).
 
 use crate::abi::{ITEMS, TILE, WARP};
 use crate::device::{self, FULL_MASK};
@@ -27,14 +38,107 @@ use crate::elem::DeviceElem;
 use crate::rows::{Rows, chunk};
 use crate::warp::{self, cat, fold_items, lane_items, lanes_with_items, load_items};
 
-/// Phase 1. One warp per (row, part) pair, grid-stride over rows.count() * parts pairs: folds
-/// chunk(bounds(row), part, parts) in scan order (ascending index, or descending when
-/// `reverse`) with `combine(earlier, later)`, and calls `emit(row, part, total)` exactly once
-/// per pair from one lane (`None` for an empty chunk).
+/// Where the parts of rows split in several meet: their totals in global memory and one ticket
+/// counter per row.
+pub struct Meeting<S, L> {
+    /// Parts per row (`chunk(start, end, part, parts)` of the row's bounds).
+    pub parts: usize,
+    /// `store(row, part, total)`, called from one lane, once per pair.
+    pub store: S,
+    /// `load(row, part)`: a total that `store` wrote, from any warp of the launch.
+    pub load: L,
+    /// One `u32` per row, zero when the launch starts (it leaves them zero); or null, and the
+    /// rows of several parts are left to `finish_rows` in a second launch.
+    pub tickets: *mut u32,
+}
+
+/// One warp per (row, part) pair folds its chunk of `rows` in scan order (ascending index, or
+/// descending when `reverse`) with `combine(earlier, later)`; `emit(row, total)` is called once
+/// per row from one lane (`None` for an empty row), by the warp that folded the row's only part
+/// or, for rows of several parts, by the warp whose part arrived last (with tickets; without,
+/// only the partials are stored).
 ///
 /// # Safety
 /// Called from every thread of a 1-D launch whose blocks are whole warps; `load(i)` must be safe
-/// for every index of every row of `rows`.
+/// for every index of every row of `rows`, and `meet` must hold what its fields say, with a
+/// ticket for every row when `meet.parts > 1`.
+#[inline(always)]
+pub unsafe fn reduce_rows<T: DeviceElem, S, L>(
+    rows: impl Rows,
+    reverse: bool,
+    load: impl Fn(usize) -> T,
+    combine: impl Fn(T, T) -> T,
+    meet: Meeting<S, L>,
+    emit: impl Fn(usize, Option<T>),
+) where
+    S: Fn(usize, usize, Option<T>),
+    L: Fn(usize, usize) -> Option<T>,
+{
+    // SAFETY: the caller's contract.
+    unsafe {
+        let (arrive, finish) = meeting(&meet, &combine, &emit, |r, p, l, c| fold_partials(r, p, l, c));
+        walk_ordered(rows, meet.parts, reverse, load, &combine, arrive, finish)
+    }
+}
+
+/// [`reduce_rows`] for a commutative operator (partials and elements combined in any order).
+///
+/// # Safety
+/// As [`reduce_rows`].
+#[inline(always)]
+pub unsafe fn reduce_rows_striped<T: DeviceElem, S, L>(
+    rows: impl Rows,
+    load: impl Fn(usize) -> T,
+    combine: impl Fn(T, T) -> T,
+    meet: Meeting<S, L>,
+    emit: impl Fn(usize, Option<T>),
+) where
+    S: Fn(usize, usize, Option<T>),
+    L: Fn(usize, usize) -> Option<T>,
+{
+    // SAFETY: the caller's contract.
+    unsafe {
+        let (arrive, finish) = meeting(&meet, &combine, &emit, |r, p, l, c| fold_partials_striped(r, p, l, c));
+        walk_striped(rows, meet.parts, load, &combine, arrive, finish)
+    }
+}
+
+/// The two ends of a meeting for a walker: `arrive(row, part, total)` for the lane that brings a
+/// pair's total ([`arrive_at`]), and `finish(row)` for the warp that brought a row's last part,
+/// which folds the row's partials with `fold` and emits the row from lane 0.
+///
+/// # Safety
+/// `meet` holds what its fields say (the contract of [`reduce_rows`]).
+#[inline(always)]
+unsafe fn meeting<'a, T: DeviceElem, S, L, C, E>(
+    meet: &'a Meeting<S, L>,
+    combine: &'a C,
+    emit: &'a E,
+    fold: impl Fn(usize, usize, &L, &C) -> Option<T> + 'a,
+) -> (impl Fn(usize, usize, Option<T>) -> bool + 'a, impl Fn(usize) + 'a)
+where
+    S: Fn(usize, usize, Option<T>),
+    L: Fn(usize, usize) -> Option<T>,
+    C: Fn(T, T) -> T,
+    E: Fn(usize, Option<T>),
+{
+    // SAFETY: this function's contract.
+    let arrive = move |row, part, total| unsafe { arrive_at(meet, row, part, total, emit) };
+    let finish = move |row| {
+        let total = fold(row, meet.parts, &meet.load, combine);
+        if device::lane() == 0 {
+            emit(row, total);
+        }
+    };
+    (arrive, finish)
+}
+
+/// Chunk totals for a scan's first phase: folds chunk(bounds(row), part, parts) of every row in
+/// scan order with `combine(earlier, later)` and calls `emit(row, part, total)` exactly once per
+/// pair from one lane (`None` for an empty chunk).
+///
+/// # Safety
+/// As [`reduce_rows`], without `meet`.
 #[inline(always)]
 pub unsafe fn reduce_chunks<T: DeviceElem>(
     rows: impl Rows,
@@ -43,6 +147,88 @@ pub unsafe fn reduce_chunks<T: DeviceElem>(
     load: impl Fn(usize) -> T,
     combine: impl Fn(T, T) -> T,
     emit: impl Fn(usize, usize, Option<T>),
+) {
+    let arrive = |row, part, total| {
+        emit(row, part, total);
+        false
+    };
+    // SAFETY: the caller's contract; no pair finishes a row.
+    unsafe { walk_ordered(rows, parts, reverse, load, combine, arrive, |_| {}) }
+}
+
+/// [`reduce_chunks`] for a commutative operator (no `reverse`: the order does not matter),
+/// `emit` called from the first lane of a group.
+///
+/// # Safety
+/// As [`reduce_chunks`].
+#[inline(always)]
+pub unsafe fn reduce_chunks_striped<T: DeviceElem>(
+    rows: impl Rows,
+    parts: usize,
+    load: impl Fn(usize) -> T,
+    combine: impl Fn(T, T) -> T,
+    emit: impl Fn(usize, usize, Option<T>),
+) {
+    let arrive = |row, part, total| {
+        emit(row, part, total);
+        false
+    };
+    // SAFETY: the caller's contract; no pair finishes a row.
+    unsafe { walk_striped(rows, parts, load, combine, arrive, |_| {}) }
+}
+
+/// A pair's total arrives (from one lane): emitted at once when its row has one part, else
+/// stored, published, and a ticket taken. Returns whether this was the row's last part, after
+/// which the partials of every part are visible to the calling thread.
+///
+/// # Safety
+/// `meet`'s contract, for `row`.
+#[inline(always)]
+unsafe fn arrive_at<T: DeviceElem, S, L>(
+    meet: &Meeting<S, L>,
+    row: usize,
+    part: usize,
+    total: Option<T>,
+    emit: &impl Fn(usize, Option<T>),
+) -> bool
+where
+    S: Fn(usize, usize, Option<T>),
+{
+    if meet.parts == 1 {
+        emit(row, total);
+        return false;
+    }
+    (meet.store)(row, part, total);
+    if meet.tickets.is_null() {
+        return false;
+    }
+    // Release: the partial is visible before the ticket that announces it.
+    device::thread_fence();
+    // SAFETY: the caller's contract: a ticket per row.
+    let before = unsafe { device::fetch_inc_wrap32(meet.tickets.add(row), (meet.parts - 1) as u32) };
+    let last = before as usize == meet.parts - 1;
+    if last {
+        // Acquire: the other parts' partials, published before their tickets, are visible.
+        device::thread_fence();
+    }
+    last
+}
+
+/// Walks the (row, part) pairs warp by warp in scan order (see the module documentation);
+/// `arrive(row, part, total)` is called from lane 0, and when it returns true the whole warp
+/// calls `finish(row)`.
+///
+/// # Safety
+/// As [`reduce_chunks`].
+#[inline(always)]
+unsafe fn walk_ordered<T: DeviceElem>(
+    rows: impl Rows,
+    parts: usize,
+    reverse: bool,
+    load: impl Fn(usize) -> T,
+    combine: impl Fn(T, T) -> T,
+    arrive: impl Fn(usize, usize, Option<T>) -> bool,
+    finish: impl Fn(usize),
 ) {
     let lane = device::lane();
     let pairs = rows.count() * parts;
@@ -69,48 +255,53 @@ pub unsafe fn reduce_chunks<T: DeviceElem>(
             }
             base += TILE;
         }
-        if lane == 0 {
-            emit(row, part, total);
+        let last = lane == 0 && arrive(row, part, total);
+        if device::shfl_idx(last as u32, 0) != 0 {
+            finish_together(row, &finish);
         }
         pair += device::grid_warps();
     }
 }
 
-/// Phase 2. One warp per row: combines load(row, 0..parts) in order (skipping None) and calls
-/// emit(row, total) once per row from one lane.
+/// The second launch of rows of several parts stored without tickets: one warp per row (grid
+/// stride) folds `load(row, 0..parts)` in part order and calls `emit(row, total)` from lane 0.
 ///
 /// # Safety
 /// Called from every thread of a 1-D launch whose blocks are whole warps; `load(row, k)` must be
 /// safe for every `row < rows` and `k < parts`.
 #[inline(always)]
-pub unsafe fn reduce_partials<T: DeviceElem>(
+pub unsafe fn finish_rows<T: DeviceElem>(
     rows: usize,
     parts: usize,
     load: impl Fn(usize, usize) -> Option<T>,
     combine: impl Fn(T, T) -> T,
     emit: impl Fn(usize, Option<T>),
 ) {
-    let lane = device::lane();
+    each_row(rows, |row| fold_partials(row, parts, &load, &combine), emit)
+}
+
+/// [`finish_rows`] in any order, for a commutative operator.
+///
+/// # Safety
+/// As [`finish_rows`].
+#[inline(always)]
+pub unsafe fn finish_rows_striped<T: DeviceElem>(
+    rows: usize,
+    parts: usize,
+    load: impl Fn(usize, usize) -> Option<T>,
+    combine: impl Fn(T, T) -> T,
+    emit: impl Fn(usize, Option<T>),
+) {
+    each_row(rows, |row| fold_partials_striped(row, parts, &load, &combine), emit)
+}
+
+/// One warp per row, grid stride: `emit(row, fold(row))` from lane 0.
+#[inline(always)]
+fn each_row<T>(rows: usize, fold: impl Fn(usize) -> Option<T>, emit: impl Fn(usize, Option<T>)) {
     let mut row = device::global_warp();
     while row < rows {
-        let mut total: Option<T> = None; // lane 0's
-        let mut base = 0;
-        while base < parts {
-            let first = base + lane as usize * ITEMS;
-            let mut mine: Option<T> = None;
-            for j in 0..ITEMS {
-                if first + j < parts {
-                    mine = cat(mine, load(row, first + j), &combine);
-                }
-            }
-            let has = device::ballot(mine.is_some());
-            let tile = warp::reduce(mine.unwrap_or(T::zero()), has, &combine);
-            if lane == 0 && has != 0 {
-                total = cat(total, Some(tile), &combine);
-            }
-            base += TILE;
-        }
-        if lane == 0 {
+        let total = fold(row);
+        if device::lane() == 0 {
             emit(row, total);
         }
         row += device::grid_warps();
@@ -120,25 +311,27 @@ pub unsafe fn reduce_partials<T: DeviceElem>(
 /// Loads a lane of the striped skeletons issues before it combines them.
 const UNROLL: usize = 8;
 
-/// Lanes per pair in `reduce_chunks_striped` for chunks of `average` elements: about 4 elements
-/// per lane, a power of two from 1 to 32.
+/// Lanes per pair in `walk_striped` for chunks of `average` elements: about 4 elements per
+/// lane, a power of two from 1 to 32.
 #[inline(always)]
 fn group_size(average: usize) -> usize {
     1 << (average / 4).clamp(1, WARP).ilog2()
 }
 
-/// Phase 1 for a commutative operator: the same contract as [`reduce_chunks`] without `reverse`
-/// (the order of the operands does not matter), `emit` called from the first lane of a group.
+/// The striped walk of the pairs (see the module documentation): `arrive` is called from the
+/// first lane of each group, and the whole warp then calls `finish(row)` for each row whose last
+/// part one of its groups brought.
 ///
 /// # Safety
 /// As [`reduce_chunks`].
 #[inline(always)]
-pub unsafe fn reduce_chunks_striped<T: DeviceElem>(
+unsafe fn walk_striped<T: DeviceElem>(
     rows: impl Rows,
     parts: usize,
     load: impl Fn(usize) -> T,
     combine: impl Fn(T, T) -> T,
-    emit: impl Fn(usize, usize, Option<T>),
+    arrive: impl Fn(usize, usize, Option<T>) -> bool,
+    finish: impl Fn(usize),
 ) {
     let pairs = rows.count() * parts;
     if pairs == 0 {
@@ -178,50 +371,86 @@ pub unsafe fn reduce_chunks_striped<T: DeviceElem>(
         }
         let has = device::ballot(acc.is_some());
         let total = warp::reduce_groups(acc.unwrap_or(T::zero()), has, group, &combine);
+        let mut last = false;
         if member == 0 && pair < pairs {
             let any = has & warp::lanes(lane as u32, (lane + group) as u32) != 0;
-            emit(row, part, any.then_some(total));
+            last = arrive(row, part, any.then_some(total));
+        }
+        // The rows this warp finishes, one at a time (the row of the group led by lane `l`).
+        let mut finished = device::ballot(last);
+        while finished != 0 {
+            let leader = finished.trailing_zeros() as usize;
+            finished &= finished - 1;
+            finish_together((base + leader / group) / parts, &finish);
         }
         base += device::grid_warps() * per_warp;
     }
 }
 
-/// Phase 2 for a commutative operator: the contract of [`reduce_partials`], the partials of a
-/// row taken in any order.
-///
-/// # Safety
-/// As [`reduce_partials`].
+/// Runs `finish(row)` on the whole warp after the lane that took the row's last ticket: the
+/// warp barrier carries that lane's acquire to the others, and each lane fences before it reads.
 #[inline(always)]
-pub unsafe fn reduce_partials_striped<T: DeviceElem>(
-    rows: usize,
+fn finish_together(row: usize, finish: &impl Fn(usize)) {
+    device::sync_warp();
+    device::thread_fence();
+    finish(row);
+}
+
+/// The total of a row's `parts` partials in part order (absent ones skipped), in lane 0. All 32
+/// lanes call it with the same row.
+#[inline(always)]
+fn fold_partials<T: DeviceElem>(
+    row: usize,
     parts: usize,
-    load: impl Fn(usize, usize) -> Option<T>,
-    combine: impl Fn(T, T) -> T,
-    emit: impl Fn(usize, Option<T>),
-) {
-    let lane = device::lane() as usize;
-    let mut row = device::global_warp();
-    while row < rows {
-        let mut acc: Option<T> = None;
-        let mut k = lane;
-        while k + (UNROLL - 1) * WARP < parts {
-            let xs: [Option<T>; UNROLL] = core::array::from_fn(|j| load(row, k + j * WARP));
-            for &x in &xs {
-                acc = cat(acc, x, &combine);
+    load: &impl Fn(usize, usize) -> Option<T>,
+    combine: &impl Fn(T, T) -> T,
+) -> Option<T> {
+    let lane = device::lane();
+    let mut total: Option<T> = None; // lane 0's
+    let mut base = 0;
+    while base < parts {
+        let first = base + lane as usize * ITEMS;
+        let mut mine: Option<T> = None;
+        for j in 0..ITEMS {
+            if first + j < parts {
+                mine = cat(mine, load(row, first + j), combine);
             }
-            k += UNROLL * WARP;
         }
-        while k < parts {
-            acc = cat(acc, load(row, k), &combine);
-            k += WARP;
+        let has = device::ballot(mine.is_some());
+        let tile = warp::reduce(mine.unwrap_or(T::zero()), has, combine);
+        if lane == 0 && has != 0 {
+            total = cat(total, Some(tile), combine);
         }
-        let has = device::ballot(acc.is_some());
-        let total = warp::reduce(acc.unwrap_or(T::zero()), has, &combine);
-        if lane == 0 {
-            emit(row, (has != 0).then_some(total));
-        }
-        row += device::grid_warps();
+        base += TILE;
     }
+    total
+}
+
+/// [`fold_partials`] in any order, for a commutative operator.
+#[inline(always)]
+fn fold_partials_striped<T: DeviceElem>(
+    row: usize,
+    parts: usize,
+    load: &impl Fn(usize, usize) -> Option<T>,
+    combine: &impl Fn(T, T) -> T,
+) -> Option<T> {
+    let lane = device::lane() as usize;
+    let mut acc: Option<T> = None;
+    let mut k = lane;
+    while k + (UNROLL - 1) * WARP < parts {
+        let xs: [Option<T>; UNROLL] = core::array::from_fn(|j| load(row, k + j * WARP));
+        for &x in &xs {
+            acc = cat(acc, x, combine);
+        }
+        k += UNROLL * WARP;
+    }
+    while k < parts {
+        acc = cat(acc, load(row, k), combine);
+        k += WARP;
+    }
+    let has = device::ballot(acc.is_some());
+    let total = warp::reduce(acc.unwrap_or(T::zero()), has, combine);
+    (has != 0).then_some(total)
 }
 
 /// Folds one tile whose lane holds `n` items (`get(j)`, j < n) and whose lanes with items are

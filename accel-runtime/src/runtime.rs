@@ -4,7 +4,9 @@
 //! [`Runtime::run_cpu`], so that accel's parallel loops never compete with the application's own
 //! use of rayon's global pool. With the `cuda` feature a runtime may hold a [`Gpu`] instead, and
 //! generated code calls [`Runtime::run`] with both versions of a program; a CUDA runtime starts
-//! its CPU pool only if something runs on the CPU.
+//! its CPU pool only if something runs on the CPU. A CUDA runtime may hold several devices
+//! ([`Runtime::cuda_devices`]); programs run on the first, and the streams of chunks that spread
+//! work over all of them build on this.
 
 use crate::cpu::Ctx;
 #[cfg(feature = "cuda")]
@@ -38,8 +40,10 @@ pub enum BackendKind {
 pub struct Runtime {
     /// Started at construction for the CPU backend, on first use for CUDA.
     pool: OnceLock<Pool>,
+    /// The devices of a CUDA runtime, distinct, the first one running programs; empty for the
+    /// CPU backend.
     #[cfg(feature = "cuda")]
-    gpu: Option<Gpu>,
+    gpus: Vec<Gpu>,
 }
 
 enum Pool {
@@ -75,6 +79,20 @@ fn request_from_env(value: Option<&str>) -> Result<Request> {
 
 fn start_pool(threads: usize) -> std::result::Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("accel-cpu-{i}")).build()
+}
+
+/// Device ordinals for a CUDA runtime: at least one, none twice (a device holds one context
+/// per process, so a repeated ordinal would be the same device twice).
+fn check_ordinals(ordinals: &[usize]) -> Result<()> {
+    let repeated = ordinals.iter().enumerate().find(|&(i, o)| ordinals[..i].contains(o));
+    match (ordinals, repeated) {
+        ([], _) => Err(Error::invalid_argument("Runtime::cuda_devices", "no device ordinal was given")),
+        (_, Some((_, o))) => Err(Error::invalid_argument(
+            "Runtime::cuda_devices",
+            format!("device {o} is listed twice; list each device once"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A pool with one thread per core, or rayon's global pool if none can be started.
@@ -146,7 +164,7 @@ impl Runtime {
         Runtime {
             pool: OnceLock::from(pool),
             #[cfg(feature = "cuda")]
-            gpu: None,
+            gpus: Vec::new(),
         }
     }
 
@@ -159,23 +177,65 @@ impl Runtime {
     /// The CUDA backend on device `ordinal`.
     #[cfg(feature = "cuda")]
     pub fn cuda_device(ordinal: usize) -> Result<Runtime> {
-        Ok(Runtime { pool: OnceLock::new(), gpu: Some(Gpu::open(ordinal)?) })
+        Runtime::cuda_devices(&[ordinal])
+    }
+
+    /// The CUDA backend on the devices `ordinals` (distinct, at least one), opened in that order;
+    /// programs run on the first. `Error::NoDevice` names the first that cannot be opened.
+    ///
+    /// ```no_run
+    /// # fn main() -> accel_core::Result<()> {
+    /// let rt = accel_runtime::Runtime::cuda_devices(&[0, 1])?;
+    /// assert_eq!(rt.gpus().len(), 2);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "cuda")]
+    pub fn cuda_devices(ordinals: &[usize]) -> Result<Runtime> {
+        check_ordinals(ordinals)?;
+        let gpus = ordinals.iter().map(|&ordinal| Gpu::open(ordinal)).collect::<Result<Vec<_>>>()?;
+        Ok(Runtime { pool: OnceLock::new(), gpus })
+    }
+
+    /// The CUDA backend on every device the driver sees, in ordinal order.
+    #[cfg(feature = "cuda")]
+    pub fn cuda_all() -> Result<Runtime> {
+        match Gpu::device_count() {
+            // Opening device 0 says why there is none.
+            0 => Runtime::cuda_device(0),
+            count => Runtime::cuda_devices(&(0..count).collect::<Vec<_>>()),
+        }
     }
 
     /// The CUDA backend on device `ordinal`: in this build, always `Error::NoDevice`.
     #[cfg(not(feature = "cuda"))]
     pub fn cuda_device(ordinal: usize) -> Result<Runtime> {
+        Runtime::cuda_devices(&[ordinal])
+    }
+
+    /// The CUDA backend on devices `ordinals`: in this build, an `Error::InvalidArgument` for
+    /// ordinals that are empty or repeated, else `Error::NoDevice`.
+    #[cfg(not(feature = "cuda"))]
+    pub fn cuda_devices(ordinals: &[usize]) -> Result<Runtime> {
+        check_ordinals(ordinals)?;
         Err(Error::NoDevice {
             reason: format!(
-                "CUDA device {ordinal} was requested but this build of accel has no CUDA backend; enable the \
-                 `cuda` feature, or unset ACCEL_BACKEND"
+                "CUDA device {} was requested but this build of accel has no CUDA backend; enable the `cuda` \
+                 feature, or unset ACCEL_BACKEND",
+                ordinals[0]
             ),
         })
     }
 
+    /// The CUDA backend on every device: in this build, always `Error::NoDevice`.
+    #[cfg(not(feature = "cuda"))]
+    pub fn cuda_all() -> Result<Runtime> {
+        Runtime::cuda_device(0)
+    }
+
     pub fn backend(&self) -> BackendKind {
         #[cfg(feature = "cuda")]
-        if self.gpu.is_some() {
+        if !self.gpus.is_empty() {
             return BackendKind::Cuda;
         }
         BackendKind::Cpu
@@ -198,16 +258,22 @@ impl Runtime {
     /// ```
     pub fn synchronize(&self) -> Result<()> {
         #[cfg(feature = "cuda")]
-        if let Some(gpu) = &self.gpu {
-            return gpu.synchronize();
+        for gpu in &self.gpus {
+            gpu.synchronize()?;
         }
         Ok(())
     }
 
-    /// The device of a CUDA runtime.
+    /// The device that runs the programs of a CUDA runtime (its first).
     #[cfg(feature = "cuda")]
     pub fn gpu(&self) -> Option<&Gpu> {
-        self.gpu.as_ref()
+        self.gpus.first()
+    }
+
+    /// Every device of a CUDA runtime, in the order it was opened with; empty on the CPU.
+    #[cfg(feature = "cuda")]
+    pub fn gpus(&self) -> &[Gpu] {
+        &self.gpus
     }
 
     fn pool(&self) -> &Pool {
@@ -263,7 +329,7 @@ impl Runtime {
         cpu: impl FnOnce(&Ctx) -> Result<T> + Send,
         gpu: impl FnOnce(&Gpu) -> Result<T>,
     ) -> Result<T> {
-        match &self.gpu {
+        match self.gpu() {
             Some(device) => gpu(device),
             None => self.run_cpu(cpu),
         }
@@ -275,8 +341,8 @@ impl fmt::Debug for Runtime {
         let mut s = f.debug_struct("Runtime");
         s.field("backend", &self.backend());
         #[cfg(feature = "cuda")]
-        if let Some(gpu) = &self.gpu {
-            return s.field("gpu", gpu).finish();
+        if !self.gpus.is_empty() {
+            return s.field("gpus", &self.gpus).finish();
         }
         s.field("threads", &self.threads()).finish()
     }
@@ -298,11 +364,20 @@ mod tests {
         assert_eq!(Runtime::for_request(Request::Cpu).unwrap().backend(), BackendKind::Cpu);
     }
 
+    #[test]
+    fn device_ordinals_are_checked_before_any_device_is_opened() {
+        for (ordinals, says) in [(&[][..], "no device ordinal"), (&[1, 0, 1][..], "device 1 is listed twice")] {
+            let e = Runtime::cuda_devices(ordinals).unwrap_err();
+            assert!(matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains(says), "{e}");
+        }
+    }
+
     #[cfg(not(feature = "cuda"))]
     #[test]
     fn without_the_cuda_feature() {
         assert_eq!(Runtime::for_request(Request::Auto).unwrap().backend(), BackendKind::Cpu);
-        for e in [Runtime::for_request(Request::Cuda).unwrap_err(), Runtime::cuda_device(1).unwrap_err()] {
+        let errors = [Runtime::for_request(Request::Cuda), Runtime::cuda_device(1), Runtime::cuda_all()];
+        for e in errors.into_iter().map(Result::unwrap_err) {
             assert!(matches!(e, Error::NoDevice { .. }) && e.to_string().contains("enable the `cuda` feature"), "{e}");
         }
     }

@@ -24,6 +24,7 @@ fn main() {
         Test { name: "out_of_memory_is_an_error", needs_device: true, run: out_of_memory_is_an_error },
         Test { name: "kernels_load_once_and_launch", needs_device: true, run: kernels_load_once_and_launch },
         Test { name: "the_error_slot", needs_device: true, run: the_error_slot },
+        Test { name: "a_runtime_holds_every_device", needs_device: true, run: a_runtime_holds_every_device },
     ])
 }
 
@@ -90,6 +91,12 @@ fn memory_round_trips() {
     assert_eq!(&got[..10], &[0; 10]);
     assert_eq!(&got[10..2010], &bytes[1000..3000]);
     assert_eq!(&got[2010..], &[0; 990][..]);
+
+    // Past the pinned staging buffer of small downloads (64 KiB): straight into pageable memory.
+    let large: Vec<u8> = (0..100_003u32).map(|i| (i * 13 % 253) as u8).collect();
+    let c = gpu.upload(&large).unwrap();
+    assert_eq!(gpu.download(&c, 0, large.len()).unwrap(), large);
+    assert_eq!(gpu.download(&c, 65_000, 1_000).unwrap(), &large[65_000..66_000]);
 
     let mut into = vec![0u8; 16];
     gpu.download_into(&a, 4984, &mut into).unwrap();
@@ -181,4 +188,15 @@ fn the_error_slot() {
     let slot = gpu.take_device_error().unwrap().expect("the kernel's report");
     assert_eq!((slot[0], slot[1], slot[2]), (5, 7, 0));
     assert_eq!(gpu.take_device_error().unwrap(), None);
+}
+
+fn a_runtime_holds_every_device() {
+    let count = Gpu::device_count();
+    let rt = Runtime::cuda_all().unwrap();
+    let ordinals: Vec<usize> = rt.gpus().iter().map(Gpu::ordinal).collect();
+    assert_eq!(ordinals, (0..count).collect::<Vec<_>>());
+    assert_eq!(rt.gpu().map(Gpu::ordinal), Some(0));
+    rt.synchronize().unwrap();
+    let e = Runtime::cuda_devices(&[0, count]).unwrap_err();
+    assert!(matches!(e, Error::NoDevice { .. }) && e.to_string().contains("CUDA_VISIBLE_DEVICES"), "{e}");
 }

@@ -255,7 +255,10 @@ fn prologue(cg: &Gen, op: &ArrayOp, ty: &Type) -> syn::Result<(Words, Vec<Ident>
             w.bind(quote!(__p), p);
             let pf = w.word();
             w.bind(quote!(__pf), quote!(#pf as *mut bool));
-            if iface.scratch == Scratch::Scan {
+            if iface.scratch == Scratch::Reduce {
+                let t = w.word();
+                w.bind(quote!(__tickets), quote!(#t as *mut u32));
+            } else {
                 let c = w.array(&elem, 1);
                 w.bind(quote!(__c), c);
                 let cf = w.word();
@@ -625,8 +628,8 @@ fn store_partial(p: &str, flags: &str) -> TokenStream {
     }
 }
 
-/// fold, fold1, fold_all, fold_seg: per-chunk totals, then per-row totals with the seed (row
-/// `r`'s total is result `r`).
+/// fold, fold1, fold_all, fold_seg: per-chunk totals, and the row totals with the seed (row `r`'s
+/// total is result `r`) from the last part of each row to finish, or from a second kernel.
 fn reduce(
     cg: &Gen,
     seeded: bool,
@@ -653,35 +656,32 @@ fn reduce(
     };
     let epilogue = results.setup();
     let write = results.write(quote!(__r), total);
+    let store = store_partial("__p", "__pf");
+    let load = partial("__p", "__pf");
+    // A commutative operator may fold in any order: the striped skeleton.
+    let (rows_fn, order) = if kernel::is_commutative(f) {
+        (quote!(reduce::reduce_rows_striped), quote!())
+    } else {
+        (quote!(reduce::reduce_rows), quote!(false,))
+    };
+    let finish_fn =
+        if kernel::is_commutative(f) { quote!(reduce::finish_rows_striped) } else { quote!(reduce::finish_rows) };
     let setup = quote! {
         let __f = #fl;
         let __rows = #rows;
         #epilogue
-        let __finish = |__r: usize, __t: Option<#elem>| #write;
-    };
-    let store = store_partial("__p", "__pf");
-    // A commutative operator may fold in any order: the striped skeletons.
-    let commutative = kernel::is_commutative(f);
-    let (chunks_fn, order) = if commutative {
-        (quote!(reduce::reduce_chunks_striped), quote!())
-    } else {
-        (quote!(reduce::reduce_chunks), quote!(false,))
+        let __emit = |__r: usize, __t: Option<#elem>| #write;
     };
     let chunks = quote! {
         #setup
-        let __store = #store;
-        #chunks_fn(__rows, __parts, #order |__i| __a0.get_linear(__i), __f, |__r, __k, __t| {
-            if __parts == 1 { __finish(__r, __t) } else { __store(__r, __k, __t) }
-        })
+        let __meet = reduce::Meeting { parts: __parts, store: #store, load: #load, tickets: __tickets };
+        #rows_fn(__rows, #order |__i| __a0.get_linear(__i), __f, __meet, __emit)
     };
-    let load = partial("__p", "__pf");
-    let partials_fn =
-        if commutative { quote!(reduce::reduce_partials_striped) } else { quote!(reduce::reduce_partials) };
     let finish = quote! {
         #setup
-        #partials_fn(__rows.count(), __parts, #load, __f, __finish)
+        #finish_fn(__rows.count(), __parts, #load, __f, __emit)
     };
-    Ok(vec![(role::CHUNKS, chunks), (role::FINISH, finish)])
+    Ok(vec![(role::REDUCE, chunks), (role::FINISH, finish)])
 }
 
 /// The scan family over rows (plain or segmented): chunk totals, carries, then the scan.
@@ -1047,7 +1047,7 @@ mod tests {
         let leaves = reduced_elem(kernel::epilogue_source(op).unwrap_or(op)).map_or(0, |e| e.leaves().len());
         let scratch = match iface.scratch {
             Scratch::None => 0,
-            Scratch::Reduce => 3 + leaves,
+            Scratch::Reduce => 4 + leaves,
             Scratch::Scan => 5 + 2 * leaves,
             Scratch::Permute => 1,
             Scratch::Offsets => 3,
@@ -1118,12 +1118,13 @@ mod tests {
             "fn dotp(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> { generate(xs.len(), |i| xs[i] * ys[i]).sum() }",
         );
         let src = module_source(std::slice::from_ref(&p)).unwrap();
-        let chunks = kernel::kernel_name(&p, 0, role::CHUNKS);
-        // The error slot; the result (1 column); parts, partials (1 dimension, 1 column) and their
-        // flags; the seed; the delayed operand's one dimension; `xs` and `ys` (2 each).
-        assert_eq!(params_of(&src, &chunks), 12);
+        let reduce = kernel::kernel_name(&p, 0, role::REDUCE);
+        // The error slot; the result (1 column); parts, partials (1 dimension, 1 column), their
+        // flags and the tickets; the seed; the delayed operand's one dimension; `xs` and `ys` (2
+        // each).
+        assert_eq!(params_of(&src, &reduce), 13);
         assert_eq!(src.matches("_n1_").count(), 0, "the generate has no kernel");
-        assert!(src.contains("let __a0 = Delayed { shape : [w7 as usize]"), "{src}");
+        assert!(src.contains("let __a0 = Delayed { shape : [w8 as usize]"), "{src}");
     }
 
     #[test]

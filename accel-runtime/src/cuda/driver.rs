@@ -16,7 +16,7 @@ use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::sys;
 use std::ffi::{CStr, c_void};
 use std::ptr;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 pub(super) type DriverResult<T> = std::result::Result<T, DriverError>;
 
@@ -41,6 +41,8 @@ const ENTRY_POINTS: &[&str] = &[
     "cuMemAlloc_v2",
     "cuMemFree_v2",
     "cuMemsetD8Async",
+    "cuMemHostAlloc",
+    "cuMemFreeHost",
     "cuMemcpyHtoDAsync_v2",
     "cuMemcpyDtoHAsync_v2",
     "cuMemcpyDtoDAsync_v2",
@@ -113,6 +115,23 @@ pub(super) fn is_out_of_memory(e: DriverError) -> bool {
     e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY
 }
 
+/// Whether `e` is a kernel fault that CUDA keeps for the rest of the process: every later call
+/// in any context of the process fails with it (releasing the context does not clear it).
+pub(super) fn is_sticky(e: DriverError) -> bool {
+    use sys::CUresult::*;
+    matches!(
+        e.0,
+        CUDA_ERROR_ILLEGAL_ADDRESS
+            | CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | CUDA_ERROR_MISALIGNED_ADDRESS
+            | CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | CUDA_ERROR_INVALID_PC
+            | CUDA_ERROR_HARDWARE_STACK_ERROR
+            | CUDA_ERROR_ASSERT
+            | CUDA_ERROR_LAUNCH_FAILED
+    )
+}
+
 /// A loaded module; unloaded only through [`Context::unload`].
 pub(super) struct Module(sys::CUmodule);
 
@@ -136,12 +155,25 @@ pub(super) struct LoadError {
     pub(super) log: String,
 }
 
-/// A device's primary context and the one non-blocking stream that all work is issued on.
+/// A device's primary context, the one non-blocking stream that all work is issued on, and the
+/// pinned buffer that small downloads land in.
 pub(super) struct Context {
     device: sys::CUdevice,
     context: sys::CUcontext,
     stream: sys::CUstream,
+    staging: Mutex<Staging>,
 }
+
+/// Downloads of at most this many bytes go through [`Staging`].
+const STAGING_BYTES: usize = 64 << 10;
+
+/// Page-locked host memory (allocated on the first small download, freed with the context): the
+/// device writes into it directly, where a download into pageable memory waits for the driver to
+/// stage it and copy it again. Small downloads (a scalar result, the error slot) are latency.
+struct Staging(*mut u8);
+
+// SAFETY: a pointer to host memory that only the holder of the context's lock reads or writes.
+unsafe impl Send for Staging {}
 
 // SAFETY: the context and stream are identifiers that any thread may use once the context is bound
 // to it (each method binds it first); the driver serialises concurrent calls internally.
@@ -156,7 +188,8 @@ impl Context {
         let device = result::device::get(ordinal)?;
         // SAFETY: `device` came from cuDeviceGet; the retain is released in `drop`.
         let context = unsafe { result::primary_ctx::retain(device) }?;
-        let mut cx = Context { device, context, stream: ptr::null_mut() };
+        let mut cx =
+            Context { device, context, stream: ptr::null_mut(), staging: Mutex::new(Staging(ptr::null_mut())) };
         cx.bind()?;
         cx.stream = result::stream::create(result::stream::StreamKind::NonBlocking)?;
         Ok(cx)
@@ -237,12 +270,32 @@ impl Context {
     /// `address .. address + dst.len()` lies inside a live allocation of this context.
     pub(super) unsafe fn download(&self, dst: &mut [u8], address: u64) -> DriverResult<()> {
         self.bind()?;
-        // SAFETY: the caller's contract. The stream is synchronised before `dst`'s borrow ends, so
-        // the copy never writes to it afterwards.
-        unsafe {
-            result::memcpy_dtoh_async(dst, address, self.stream)?;
-            result::stream::synchronize(self.stream)
+        if dst.is_empty() || dst.len() > STAGING_BYTES {
+            // SAFETY: the caller's contract. The stream is synchronised before `dst`'s borrow
+            // ends, so the copy never writes to it afterwards.
+            return unsafe {
+                result::memcpy_dtoh_async(dst, address, self.stream)?;
+                result::stream::synchronize(self.stream)
+            };
         }
+        let mut staging = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
+        if staging.0.is_null() {
+            // SAFETY: a fresh allocation, freed once in `drop`, zeroed before it is read as bytes.
+            unsafe {
+                staging.0 = result::malloc_host(STAGING_BYTES, 0)?.cast();
+                ptr::write_bytes(staging.0, 0, STAGING_BYTES);
+            }
+        }
+        // SAFETY: `staging` holds STAGING_BYTES bytes of pinned memory that nobody else touches
+        // while the lock is held; the stream is synchronised before the lock is released, so the
+        // copy never writes to it afterwards. The device range is the caller's contract.
+        unsafe {
+            let pinned = std::slice::from_raw_parts_mut(staging.0, dst.len());
+            result::memcpy_dtoh_async(pinned, address, self.stream)?;
+            result::stream::synchronize(self.stream)?;
+            dst.copy_from_slice(pinned);
+        }
+        Ok(())
     }
 
     /// Copies `bytes` bytes between device ranges, in stream order.
@@ -366,6 +419,12 @@ impl Drop for Context {
                 let _ = result::stream::synchronize(self.stream);
                 let _ = result::stream::destroy(self.stream);
             }
+        }
+        let staging = self.staging.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if !staging.0.is_null() {
+            // SAFETY: allocated by `download` with cuMemHostAlloc, freed once; the stream that
+            // wrote into it was synchronised above.
+            let _ = unsafe { result::free_host(staging.0.cast()) };
         }
         // SAFETY: balances the retain in `open`.
         let _ = unsafe { result::primary_ctx::release(self.device) };

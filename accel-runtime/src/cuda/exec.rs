@@ -25,6 +25,12 @@ use accel_core::{Error, Result, shape};
 use accel_kernels::abi::{self, ERROR_SLOT_WORDS, GENERATE_UNROLL, SINGLE_PASS_CHUNK, TILE, WARP};
 use std::sync::Arc;
 
+/// The largest input (elements) whose reduction finishes in one launch. Measured on an H100
+/// (docs/benchmarks.md): one launch saves some 5 µs up to 2^20 elements, breaks even at 2^24,
+/// and above that (or with hundreds of thousands of two-part rows) the fences and the one warp's
+/// serial fold of thousands of partials cost more than the second launch.
+const ONE_LAUNCH_MAX: usize = 1 << 22;
+
 impl Gpu {
     /// Runs `program` on `args`; its kernels are in `module`, named after `prefix`, the
     /// program's `kernel_prefix()`.
@@ -540,14 +546,19 @@ impl<'a> Exec<'a> {
                 }
                 // Under an epilogue the output's element type may differ from the partials'.
                 let out = self.alloc_array(&out_elem(ty)?, out_shape)?;
-                let split = self.split(self.kernel(id, role::CHUNKS)?, rows, avg_len);
+                let split = self.split(self.kernel(id, role::REDUCE)?, rows, avg_len);
                 let (scratch, _keep) = self.scratch(&combined_elem(f, name)?, &split, Flags::None)?;
+                // Rows of several parts meet in the same launch for small inputs, where a second
+                // launch costs more than the meeting (see `accel_kernels::reduce`).
+                let one_launch = split.parts > 1 && a_len <= ONE_LAUNCH_MAX;
+                let tickets = if one_launch { Some(self.gpu.tickets(split.rows)?) } else { None };
                 let mut w = vec![slot];
                 array_words(&out, &mut w);
                 w.extend(&scratch);
+                w.push(tickets.as_ref().map_or(0, |t| t.ptr()));
                 w.extend(&tail);
-                self.launch(id, role::CHUNKS, true, split.rows * split.parts, &w)?;
-                if split.parts > 1 {
+                self.launch(id, role::REDUCE, true, split.rows * split.parts, &w)?;
+                if split.parts > 1 && !one_launch {
                     self.launch(id, role::FINISH, true, split.rows, &w)?;
                 }
                 Ok(DValue::Array(out))

@@ -10,7 +10,10 @@
 //! Ordering: all work of a `Gpu` goes onto its one stream in the order the calls are made, so
 //! copies, launches and the reuse of freed memory need no events. Only [`Gpu::download`],
 //! [`Gpu::synchronize`] and [`Gpu::take_device_error`] wait for the device, and they are where a
-//! kernel's asynchronous fault shows up as `Error::Backend`.
+//! kernel's asynchronous fault shows up as `Error::Backend`. A download of up to 64 KiB (a
+//! scalar result, an error slot) lands in a pinned buffer of the context, one DMA after the wait,
+//! instead of going through the driver's staging of pageable memory. One-launch reductions share
+//! the device's ticket counters ([`Gpu::tickets`]), which the one stream keeps from overlapping.
 //!
 //! Threads: `Gpu`, `DeviceBuffer` and `Kernel` are `Send + Sync`. Each call makes the device's
 //! context current on the calling thread first; calls from several threads interleave on the one
@@ -77,6 +80,8 @@ pub struct Gpu {
     clean_slots: Mutex<Vec<DeviceBuffer>>,
     /// The programs run on this device, prepared once each.
     programs: Mutex<prepared::Programs>,
+    /// The ticket counters of one-launch reductions (see [`Gpu::tickets`]).
+    tickets: Mutex<Option<Arc<DeviceBuffer>>>,
 }
 
 impl Gpu {
@@ -86,7 +91,9 @@ impl Gpu {
     }
 
     /// Opens device `ordinal`. `Error::NoDevice` says why it cannot be used (no driver library,
-    /// initialisation failed, no such device, compute capability below 8.0, ...) and what to do.
+    /// initialisation failed, no such device, compute capability below 8.0, ...) and what to do;
+    /// `Error::Backend`, that a kernel fault earlier in the process left CUDA unusable (CUDA
+    /// clears such a fault only when the process ends).
     pub fn open(ordinal: usize) -> Result<Gpu> {
         let no_device = |reason: String| Error::NoDevice { reason };
         driver::driver().map_err(no_device)?;
@@ -105,6 +112,15 @@ impl Gpu {
             }));
         }
         let cannot_open = |e: DriverError| {
+            if driver::is_sticky(e) {
+                return backend_error(
+                    format!(
+                        "opening CUDA device {ordinal}: an earlier kernel fault in this process left CUDA unusable \
+                         until the process ends; restart the program"
+                    ),
+                    e,
+                );
+            }
             no_device(format!(
                 "CUDA device {ordinal} cannot be opened ({}); check `nvidia-smi` (a device in exclusive-process mode \
                  may be taken), or set ACCEL_BACKEND=cpu",
@@ -141,6 +157,7 @@ impl Gpu {
             error_slot,
             clean_slots: Mutex::default(),
             programs: Mutex::default(),
+            tickets: Mutex::default(),
         })
     }
 
@@ -210,6 +227,27 @@ impl Gpu {
     /// Takes back a slot that is still all zero after all work that used it.
     pub(crate) fn recycle_slot(&self, slot: DeviceBuffer) {
         lock(&self.clean_slots).push(slot);
+    }
+
+    /// At least `rows` ticket counters (`u32`) for a one-launch reduction
+    /// (`accel_kernels::reduce`): zero when the kernel starts, and zero again when it ends, so
+    /// every reduction on the stream (they run one after another) uses the same ones. Grown, and
+    /// zeroed in stream order, when a reduction has more rows than any before. The caller holds
+    /// the buffer until its launch is queued: a buffer replaced meanwhile by another thread goes
+    /// back to the caching allocator only then, so no later allocation can be queued before it.
+    pub(crate) fn tickets(&self, rows: usize) -> Result<Arc<DeviceBuffer>> {
+        let bytes = rows
+            .checked_mul(size_of::<u32>())
+            .ok_or_else(|| Error::invalid_argument("fold", format!("{rows} rows are too many to reduce")))?;
+        let mut tickets = lock(&self.tickets);
+        match &*tickets {
+            Some(buffer) if buffer.len() >= bytes => Ok(Arc::clone(buffer)),
+            _ => {
+                let buffer = Arc::new(self.alloc_zeroed(bytes.next_power_of_two().max(1024))?);
+                *tickets = Some(Arc::clone(&buffer));
+                Ok(buffer)
+            }
+        }
     }
 
     /// The error slot's contents if a kernel recorded a failure (word 0 is not 0), after all work

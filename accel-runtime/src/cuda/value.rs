@@ -103,19 +103,11 @@ impl DSegments {
 impl DValue {
     /// A tuple value, normalised like `Value::tuple`: a tuple of elements is an element.
     pub fn tuple(parts: Vec<DValue>) -> DValue {
-        if parts.iter().all(|p| matches!(p, DValue::Elem(_))) {
-            DValue::Elem(ElemValue::Tuple(
-                parts
-                    .into_iter()
-                    .map(|p| match p {
-                        DValue::Elem(e) => e,
-                        _ => unreachable!("checked above"),
-                    })
-                    .collect(),
-            ))
-        } else {
-            DValue::Tuple(parts)
+        if !parts.iter().all(|p| matches!(p, DValue::Elem(_))) {
+            return DValue::Tuple(parts);
         }
+        let elems = parts.into_iter().filter_map(|p| if let DValue::Elem(e) = p { Some(e) } else { None });
+        DValue::Elem(ElemValue::Tuple(elems.collect()))
     }
 
     pub fn proj(self, i: usize) -> Result<DValue> {

@@ -9,9 +9,20 @@
 //! directly as the consumer's operand is a delayed operand, and `imap` directly on a reduction or
 //! scan is an epilogue, so they exercise the fused device code whether or not the passes run.
 //! Both are compared with the interpreter, like every other trial.
+//!
+//! Fusion, end to end: each rule's program has the kernel count its plan promises, and the
+//! backend's result on the fused program equals the interpreter's on the source program.
+//!
+//! Integer element types keep the comparisons exact; float programs use integer-valued floats
+//! where they reduce (sums of those are exact in any grouping). `fusion_off` checks the switch.
 
+use crate::compare::*;
+use crate::harness::Rng;
 use crate::harness::*;
+use crate::strategies::*;
+use accel::Error;
 use accel::prelude::*;
+use proptest::prelude::*;
 
 #[accel]
 fn chain_dotp(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> {
@@ -213,129 +224,129 @@ fn abs_dot(xs: &[f32], ys: &[f32]) -> f32 {
     xs.iter().zip(ys).map(|(x, y)| (f64::from(*x) * f64::from(*y)).abs()).sum::<f64>() as f32
 }
 
-fn dot_products() -> Check {
-    each_size("fusion::dotp", Tier::Large, |n, rng| {
+fn dot_products(on: &Target) -> Check {
+    on.each_size("fusion::dotp", Tier::Large, |n, rng| {
         let (a, b) = (rng.vec::<f32>(n), rng.vec::<f32>(n));
         let (xs, ys) = (Vector::from_vec(a.clone()), Vector::from_vec(b.clone()));
         let abs = abs_dot(&a, &b);
-        let (g, r) = both!(chain_dotp(&xs, &ys));
+        let (g, r) = both!(on, chain_dotp(&xs, &ys));
         summed("zip_with then sum", &[g.get()], &[r.get()], &[abs])?;
-        let (g, r) = both!(fused_dotp(&xs, &ys));
+        let (g, r) = both!(on, fused_dotp(&xs, &ys));
         summed("sum of a delayed zip", &[g.get()], &[r.get()], &[abs])
     })
 }
 
-fn row_reductions() -> Check {
-    each_shape("fusion::row_squares", Tier::Medium, |r, c, rng| {
+fn row_reductions(on: &Target) -> Check {
+    on.each_shape("fusion::row_squares", Tier::Medium, |r, c, rng| {
         let data = rng.vec::<f64>(r * c);
         let m = Matrix::from_shape_vec([r, c], data.clone())?;
         let squares: Vec<f64> = data.iter().map(|x| x * x).collect();
         let abs = reference!(chain_row_squares(&Matrix::from_shape_vec([r, c], squares)?));
-        let (g, w) = both!(chain_row_squares(&m));
+        let (g, w) = both!(on, chain_row_squares(&m));
         summed_arrays("map then sum of rows", &g, &w, &abs)?;
-        let (g, w) = both!(fused_row_squares(&m));
+        let (g, w) = both!(on, fused_row_squares(&m));
         summed_arrays("sum of rows of a delayed matrix", &g, &w, &abs)?;
         if c > 0 || r == 0 {
             let data = rng.vec::<f32>(r * c);
-            let (g, w) = both!(fused_fold1_rows(&Matrix::from_shape_vec([r, c], data)?));
+            let (g, w) = both!(on, fused_fold1_rows(&Matrix::from_shape_vec([r, c], data)?));
             same("fold1 of delayed rows under an epilogue", &g, &w)?;
         }
         Ok(())
     })
 }
 
-fn segmented() -> Check {
-    each_size("fusion::segmented", Tier::Medium, |n, rng| {
+fn segmented(on: &Target) -> Check {
+    on.each_size("fusion::segmented", Tier::Medium, |n, rng| {
         let xs = Vector::from_vec(rng.vec::<i64>(n));
         let lens = rng.lengths(n, false);
         let l32 = Vector::from_vec(lens.iter().map(|&l| l as i32).collect());
-        let (g, r) = both!(chain_seg_sums(&xs, &l32));
+        let (g, r) = both!(on, chain_seg_sums(&xs, &l32));
         same("map then fold_seg", &g, &r)?;
-        let (g, r) = both!(fused_seg_sums(&xs, &l32));
+        let (g, r) = both!(on, fused_seg_sums(&xs, &l32));
         same("fold_seg of a delayed vector", &g, &r)?;
         let lu = Vector::from_vec(lens.iter().map(|&l| l as u32).collect());
-        let (g, r) = both!(chain_seg_scan_reversed(&xs, &lu));
+        let (g, r) = both!(on, chain_seg_scan_reversed(&xs, &lu));
         same("backpermute then scanl_seg", &g, &r)?;
-        let (g, r) = both!(fused_seg_scan_reversed(&xs, &lu));
+        let (g, r) = both!(on, fused_seg_scan_reversed(&xs, &lu));
         same("scanl_seg of a delayed vector", &g, &r)
     })
 }
 
-fn scans() -> Check {
-    each_size("fusion::scans", Tier::Large, |n, rng| {
+fn scans(on: &Target) -> Check {
+    on.each_size("fusion::scans", Tier::Large, |n, rng| {
         let xs = Vector::from_vec(rng.vec::<i32>(n));
-        let (g, r) = both!(chain_prefix_squares(&xs));
+        let (g, r) = both!(on, chain_prefix_squares(&xs));
         same("map then scanl1", &g, &r)?;
-        let (g, r) = both!(fused_prefix_squares(&xs));
+        let (g, r) = both!(on, fused_prefix_squares(&xs));
         same("scanl1 of a delayed vector", &g, &r)?;
-        let (g, r) = both!(chain_scan_then_map(&xs));
+        let (g, r) = both!(on, chain_scan_then_map(&xs));
         same("scanl1 then map", &g, &r)?;
-        let (g, r) = both!(fused_scan_then_map(&xs));
+        let (g, r) = both!(on, fused_scan_then_map(&xs));
         same("scanl1 of a delayed vector under an epilogue", &g, &r)
     })
 }
 
-fn permutes() -> Check {
-    each_size("fusion::permute", Tier::Medium, |n, rng| {
+fn permutes(on: &Target) -> Check {
+    on.each_size("fusion::permute", Tier::Medium, |n, rng| {
         let keys = Vector::from_vec(rng.vec::<u32>(n));
         let bins = 1 + rng.below(n.clamp(1, 5000));
-        let (g, r) = both!(chain_histogram(&keys, bins));
+        let (g, r) = both!(on, chain_histogram(&keys, bins));
         same("map then permute into fill", &g, &r)?;
-        let (g, r) = both!(fused_histogram(&keys, bins));
+        let (g, r) = both!(on, fused_histogram(&keys, bins));
         same("permute of a delayed source", &g, &r)?;
-        let (g, r) = both!(fused_histogram_delayed_defaults(&keys, bins));
+        let (g, r) = both!(on, fused_histogram_delayed_defaults(&keys, bins));
         same("permute into delayed defaults", &g, &r)?;
         let dst = Vector::from_vec(rng.indices(n, bins));
-        let (g, r) = both!(fused_scatter_pairs(&Vector::from_vec(rng.vec::<u32>(n)), &dst, bins));
+        let (g, r) = both!(on, fused_scatter_pairs(&Vector::from_vec(rng.vec::<u32>(n)), &dst, bins));
         same("permute of delayed pairs into delayed defaults", &g, &r)
     })
 }
 
-fn stencils() -> Check {
-    each_shape("fusion::stencil3x3", Tier::Medium, |r, c, rng| {
+fn stencils(on: &Target) -> Check {
+    on.each_shape("fusion::stencil3x3", Tier::Medium, |r, c, rng| {
         let m = Matrix::from_shape_vec([r, c], rng.vec::<f32>(r * c))?;
-        let (g, w) = both!(chain_blur(&m));
-        close_arrays("map then stencil3x3", &g, &w, 100.0)?;
-        let ((g0, g1), (w0, w1)) = both!(fused_blur(&m));
-        close_arrays("stencil3x3 Clamp of a delayed matrix", &g0, &w0, 100.0)?;
-        close_arrays("stencil3x3 Constant of a delayed matrix", &g1, &w1, 100.0 + r as f64)
+        let (g, w) = both!(on, chain_blur(&m));
+        close_arrays(on, "map then stencil3x3", &g, &w, 100.0)?;
+        let ((g0, g1), (w0, w1)) = both!(on, fused_blur(&m));
+        close_arrays(on, "stencil3x3 Clamp of a delayed matrix", &g0, &w0, 100.0)?;
+        close_arrays(on, "stencil3x3 Constant of a delayed matrix", &g1, &w1, 100.0 + r as f64)
     })?;
-    each_size("fusion::stencil3", Tier::Medium, |n, rng| {
-        let (g, r) = both!(fused_stencil3(&Vector::from_vec(rng.vec::<i64>(n))));
+    on.each_size("fusion::stencil3", Tier::Medium, |n, rng| {
+        let (g, r) = both!(on, fused_stencil3(&Vector::from_vec(rng.vec::<i64>(n))));
         same("stencil3 Wrap of a delayed vector", &g, &r)
     })
 }
 
-fn filters_and_expand() -> Check {
-    each_size("fusion::filter_expand", Tier::Medium, |n, rng| {
+fn filters_and_expand(on: &Target) -> Check {
+    on.each_size("fusion::filter_expand", Tier::Medium, |n, rng| {
         let xs = Vector::from_vec(rng.vec::<f64>(n));
-        let (g, r) = both!(chain_positive_squares(&xs));
-        close_arrays("map then filter", &g, &r, 2500.0)?;
-        let ((g0, g1), (r0, r1)) = both!(fused_positive_squares(&xs));
-        close_arrays("filter of a delayed vector", &g0, &r0, 2500.0)?;
+        let (g, r) = both!(on, chain_positive_squares(&xs));
+        close_arrays(on, "map then filter", &g, &r, 2500.0)?;
+        let ((g0, g1), (r0, r1)) = both!(on, fused_positive_squares(&xs));
+        close_arrays(on, "filter of a delayed vector", &g0, &r0, 2500.0)?;
         same("filter of delayed pairs", &g1, &r1)?;
         let us = Vector::from_vec(rng.vec::<u32>(n));
-        let (g, r) = both!(chain_expand(&us));
+        let (g, r) = both!(on, chain_expand(&us));
         same("map then expand", &g, &r)?;
-        let (g, r) = both!(fused_expand(&us));
+        let (g, r) = both!(on, fused_expand(&us));
         same("expand of a delayed vector", &g, &r)
     })
 }
 
-fn epilogues() -> Check {
-    each_size("fusion::mean", Tier::Large, |n, rng| {
+fn epilogues(on: &Target) -> Check {
+    on.each_size("fusion::mean", Tier::Large, |n, rng| {
         let data = rng.vec::<f32>(n);
         let xs = Vector::from_vec(data.clone());
         let abs = (data.iter().map(|x| f64::from(x.abs())).sum::<f64>() / n.max(1) as f64) as f32;
-        let (g, r) = both!(chain_mean(&xs));
+        let (g, r) = both!(on, chain_mean(&xs));
         summed("sum then a scalar division", &[g.get()], &[r.get()], &[abs])?;
-        let (g, r) = both!(fused_mean(&xs));
+        let (g, r) = both!(on, fused_mean(&xs));
         summed("sum under an epilogue", &[g.get()], &[r.get()], &[abs])
     })?;
-    each_shape("fusion::epilogues", Tier::Medium, |r, c, rng| {
+    on.each_shape("fusion::epilogues", Tier::Medium, |r, c, rng| {
         let m = Matrix::from_shape_vec([r, c], rng.vec::<i32>(r * c))?;
         let lens = Vector::from_vec(rng.lengths(c, false).into_iter().map(|l| l as u64).collect());
-        let ((g0, g1, g2, g3), (w0, w1, w2, w3)) = both!(fused_epilogues(&m, &lens));
+        let ((g0, g1, g2, g3), (w0, w1, w2, w3)) = both!(on, fused_epilogues(&m, &lens));
         same("fold of rows under an epilogue", &g0, &w0)?;
         same("fold_seg under an epilogue (to pairs)", &g1, &w1)?;
         same("scanr of rows under an epilogue", &g2, &w2)?;
@@ -343,16 +354,16 @@ fn epilogues() -> Check {
     })
 }
 
-fn tuple_reductions() -> Check {
-    each_size("fusion::sum_and_squares", Tier::Medium, |n, rng| {
+fn tuple_reductions(on: &Target) -> Check {
+    on.each_size("fusion::sum_and_squares", Tier::Medium, |n, rng| {
         let data = rng.vec::<f64>(n);
         let xs = Vector::from_vec(data.clone());
         let abs = data.iter().map(|x| x.abs()).sum::<f64>();
         let sq = data.iter().map(|x| x * x).sum::<f64>();
-        let (g, r) = both!(chain_sum_and_squares(&xs));
+        let (g, r) = both!(on, chain_sum_and_squares(&xs));
         summed("map to pairs then fold_all .0", &[g.get().0], &[r.get().0], &[abs])?;
         summed("map to pairs then fold_all .1", &[g.get().1], &[r.get().1], &[sq])?;
-        let ((g, gv), (r, rv)) = both!(fused_sum_and_squares(&xs));
+        let ((g, gv), (r, rv)) = both!(on, fused_sum_and_squares(&xs));
         summed("fold_all of delayed pairs .0", &[g.get().0], &[r.get().0], &[abs])?;
         summed("fold_all of delayed pairs .1", &[g.get().1], &[r.get().1], &[sq])?;
         // The variance cancels: bound it by the mean square it comes from.
@@ -362,42 +373,42 @@ fn tuple_reductions() -> Check {
 }
 
 /// Errors raised inside fused code are the interpreter's, then the device is usable again.
-fn errors_in_fused_code() -> Check {
-    for n in [1, 2, 33, 257, 4097, 65_537, (1 << 20) + 1].into_iter().filter(|&n| fits(n)) {
+fn errors_in_fused_code(on: &Target) -> Check {
+    for n in [1, 2, 33, 257, 4097, 65_537, (1 << 20) + 1].into_iter().filter(|&n| on.fits(n)) {
         let mut rng = Rng::new("fusion::errors", n);
         let xs = Vector::from_vec(rng.vec::<i32>(n));
         let mut ds: Vec<i32> = (0..n).map(|_| 1 + rng.below(50) as i32).collect();
         let at = rng.below(n);
         ds[at] = 0;
-        let (g, r) = both_raw!(fused_divide_sum(&xs, &Vector::from_vec(ds)));
-        let e = same_error(&format!("x / 0 in a delayed operand (n = {n}, at {at})"), g, r)?;
+        let (g, r) = both_raw!(on, fused_divide_sum(&xs, &Vector::from_vec(ds)));
+        let e = same_error(on, &format!("x / 0 in a delayed operand (n = {n}, at {at})"), g, r)?;
         is_variant("x / 0 in a delayed operand", &e, "DivisionByZero")?;
 
         let ys = Vector::from_vec(rng.vec::<i64>(n));
         let mut idx = rng.indices(n + 5, n);
         let at = rng.below(idx.len());
         idx[at] = n + rng.below(10);
-        let (g, r) = both_raw!(fused_gather_sum(&ys, &Vector::from_vec(idx)));
-        let e = same_error(&format!("xs[j] out of range in a delayed operand (n = {n}, at {at})"), g, r)?;
+        let (g, r) = both_raw!(on, fused_gather_sum(&ys, &Vector::from_vec(idx)));
+        let e = same_error(on, &format!("xs[j] out of range in a delayed operand (n = {n}, at {at})"), g, r)?;
         is_variant("xs[j] out of range in a delayed operand", &e, "IndexOutOfBounds")?;
     }
     for (r, c) in [(1, 0), (4097, 0)] {
         let m = Matrix::from_shape_vec([r, c], Vec::<f32>::new())?;
-        let (g, w) = both_raw!(fused_fold1_rows(&m));
+        let (g, w) = both_raw!(on, fused_fold1_rows(&m));
         // The error names the reduction, not the epilogue that launched it.
         let (gd, wd) = (format!("{:?}", g.as_ref().err()), format!("{:?}", w.as_ref().err()));
-        let e = same_error(&format!("fold1 of {r} empty delayed rows under an epilogue"), g, w)?;
+        let e = same_error(on, &format!("fold1 of {r} empty delayed rows under an epilogue"), g, w)?;
         is_variant("fold1 of empty rows", &e, "EmptyReduction")?;
         if gd != wd {
             return Err(format!("fold1 of empty rows: the GPU says {gd}, the interpreter {wd}").into());
         }
     }
     let xs = Vector::from_vec(vec![3i32, 4]);
-    let (g, r) = both!(fused_prefix_squares(&xs));
+    let (g, r) = both!(on, fused_prefix_squares(&xs));
     same("a good fused program after the errors", &g, &r)
 }
 
-pub fn cases() -> Vec<Case> {
+fn sweeps() -> Vec<Test> {
     vec![
         heavy("fusion::dotp", dot_products),
         case("fusion::row_squares", row_reductions),
@@ -410,4 +421,230 @@ pub fn cases() -> Vec<Case> {
         case("fusion::sum_and_squares", tuple_reductions),
         exclusive("fusion::errors", errors_in_fused_code),
     ]
+}
+
+#[accel]
+fn dotp(xs: Vector<i64>, ys: Vector<i64>) -> Scalar<i64> {
+    xs.zip_with(ys, |x, y| x * y).fold_all(0, |a, b| a + b)
+}
+
+#[accel(fusion = false)]
+fn dotp_unfused(xs: Vector<i64>, ys: Vector<i64>) -> Scalar<i64> {
+    xs.zip_with(ys, |x, y| x * y).fold_all(0, |a, b| a + b)
+}
+
+#[accel]
+fn map_chain(xs: Vector<i32>) -> Vector<i32> {
+    xs.map(|x| x + 1).map(|x| x * 3).imap(|i, x| x - i as i32).reverse()
+}
+
+#[accel]
+fn sum_and_squares(xs: Vector<i64>) -> (Scalar<i64>, Scalar<i64>) {
+    (xs.sum(), xs.map(|x| x * x).sum())
+}
+
+#[accel]
+fn mean(xs: Vector<f64>) -> Scalar<f64> {
+    let s = xs.sum();
+    unit(s.get() / xs.len().max(1) as f64)
+}
+
+#[accel]
+fn normalise(xs: Vector<f64>) -> Vector<f64> {
+    let s = xs.map(|x| x.abs()).sum();
+    xs.map(|x| x / s.get().max(1.0))
+}
+
+#[accel]
+fn histogram(xs: Vector<u32>, bins: usize) -> Vector<u32> {
+    xs.map(|_| 1u32).permute(
+        fill(bins, 0u32),
+        |i| if bins > 0 { Some(xs[i] as usize % bins) } else { None },
+        |a, b| a + b,
+    )
+}
+
+#[accel]
+fn scan_then_map(xs: Vector<i32>) -> Vector<i32> {
+    xs.map(|x| x - 3).scanl1(|a, b| a + b).map(|x| x * 2)
+}
+
+#[accel]
+fn rows_of_a_map(m: Matrix<i64>) -> Vector<i64> {
+    m.map(|x| x * x).fold(0, |a, b| a + b)
+}
+
+#[accel]
+fn stencil_of_a_map(m: Matrix<i32>) -> Matrix<i32> {
+    m.map(|x| x * 2).stencil3x3(Clamp, |n| n[0][0] + n[1][1] - n[2][2])
+}
+
+#[accel]
+fn segments_of_a_map(xs: Vector<i32>, lens: Vector<usize>) -> (Vector<i32>, Vector<i32>) {
+    (xs.map(|x| x * 3).fold_seg(0, |a, b| a + b, lens), xs.map(|x| x - 1).scanl1_seg(|a, b| a.max(b), lens))
+}
+
+#[accel]
+fn filter_of_a_map(xs: Vector<i32>) -> Vector<i32> {
+    xs.map(|x| x * 7 + 1).filter(|x| x % 3 == 0)
+}
+
+#[accel]
+fn shared_costly(xs: Vector<f32>) -> Vector<f32> {
+    let ys = xs.map(|x| x.exp());
+    ys.zip_with(ys.reverse(), |a, b| a + b)
+}
+
+#[accel]
+fn gather_of_a_map(xs: Vector<i32>, shift: usize) -> Vector<i32> {
+    xs.map(|x| x + 1).backpermute(xs.len(), |i| i + shift)
+}
+
+/// Runs `f` on the CPU backend and on the interpreter and asserts equal results.
+macro_rules! same {
+    ($on:ident, $f:ident($($arg:expr),* $(,)?)) => {{
+        let (got, want) = both!($on, $f($($arg),*));
+        check_eq!(got, want);
+    }};
+}
+
+/// The plan's kernel count, so that a test says which rule it checks.
+fn kernels(plan: accel::Plan) -> usize {
+    plan.kernel_count()
+}
+
+fn plans_have_the_promised_kernel_counts(_on: &Target) -> Check {
+    assert_eq!(kernels(dotp::plan()), 1);
+    assert_eq!(kernels(dotp_unfused::plan()), 2);
+    assert_eq!(kernels(map_chain::plan()), 1);
+    assert_eq!(kernels(sum_and_squares::plan()), 1);
+    assert_eq!(kernels(mean::plan()), 1);
+    assert_eq!(kernels(normalise::plan()), 2);
+    assert!(kernels(histogram::plan()) <= 2);
+    assert_eq!(kernels(scan_then_map::plan()), 1);
+    assert_eq!(kernels(rows_of_a_map::plan()), 1);
+    assert_eq!(kernels(stencil_of_a_map::plan()), 1);
+    // Each segmented consumer builds its segments from `lens` (a scan) and fuses the map.
+    assert_eq!(kernels(segments_of_a_map::plan()), 4);
+    assert_eq!(kernels(filter_of_a_map::plan()), 1);
+    assert_eq!(kernels(shared_costly::plan()), 2);
+    assert_eq!(kernels(gather_of_a_map::plan()), 1);
+    let text = dotp::plan().to_string();
+    assert!(text.contains("[zip_with + fold_all]"), "{text}");
+    Ok(())
+}
+
+/// Integer-valued floats in a range where every sum of a few thousand is exact.
+fn whole_f64s(n: usize) -> impl Strategy<Value = Vec<f64>> {
+    vec_of((-1000i32..1000).prop_map(f64::from), n)
+}
+
+fn reductions_with_fused_producers(on: &Target) -> Check {
+    props(64, (size(), any::<u64>()), |(n, seed)| {
+        let xs = Vector::from_vec(pseudo_i64(n, seed));
+        let ys = Vector::from_vec(pseudo_i64(n + seed as usize % 3, seed ^ 1));
+        same!(on, dotp(&xs, &ys));
+        same!(on, dotp_unfused(&xs, &ys));
+        check_eq!(dotp(on.rt()?, &xs, &ys).unwrap(), dotp_unfused(on.rt()?, &xs, &ys).unwrap());
+        same!(on, sum_and_squares(&xs));
+        Ok(())
+    })
+}
+
+fn elementwise_chains(on: &Target) -> Check {
+    props(64, size().prop_flat_map(|n| vec_of(i32s(), n)), |xs| {
+        let xs = Vector::from_vec(xs);
+        same!(on, map_chain(&xs));
+        same!(on, scan_then_map(&xs));
+        same!(on, filter_of_a_map(&xs));
+        same!(on, gather_of_a_map(&xs, 0));
+        Ok(())
+    })
+}
+
+fn epilogues_and_siblings_on_floats(on: &Target) -> Check {
+    props(64, size().prop_flat_map(whole_f64s), |xs| {
+        let xs = Vector::from_vec(xs);
+        same!(on, mean(&xs));
+        same!(on, normalise(&xs));
+        Ok(())
+    })
+}
+
+fn permute_and_segments(on: &Target) -> Check {
+    props(64, (size().prop_flat_map(|n| vec_of(u32s(), n)), 0usize..40), |(xs, bins)| {
+        let v = Vector::from_vec(xs.clone());
+        same!(on, histogram(&v, bins));
+        let ints = Vector::from_vec(xs.iter().map(|&x| x as i32).collect::<Vec<_>>());
+        let mut lens = Vec::new();
+        let mut left = xs.len();
+        for (k, &x) in xs.iter().enumerate() {
+            if left == 0 {
+                break;
+            }
+            let l = (x as usize % 9).min(left);
+            lens.push(if k % 4 == 3 { 0 } else { l });
+            left -= lens[lens.len() - 1];
+        }
+        lens.push(left);
+        let lens = Vector::from_vec(lens);
+        same!(on, segments_of_a_map(&ints, &lens));
+        Ok(())
+    })
+}
+
+fn matrices(on: &Target) -> Check {
+    props(64, matrix_of(i32s()), |(shape, m)| {
+        let m = Matrix::from_shape_vec([shape.0, shape.1], m).unwrap();
+        same!(on, stencil_of_a_map(&m));
+        let wide =
+            Matrix::from_shape_vec([shape.0, shape.1], m.to_vec().iter().map(|&x| i64::from(x)).collect()).unwrap();
+        same!(on, rows_of_a_map(&wide));
+        Ok(())
+    })
+}
+
+fn shared_arrays_are_computed_once(on: &Target) -> Check {
+    props(64, size().prop_flat_map(|n| vec_of(f32s(), n)), |xs| {
+        let xs = Vector::from_vec(xs.iter().map(|x| x.clamp(-20.0, 20.0)).collect());
+        // `exp` on the GPU is within a few ulp of the host's; sums of positives do not cancel.
+        let (got, want) = both!(on, shared_costly(&xs));
+        close_arrays(on, "exp shared by two readers", &got, &want, 0.0)
+    })
+}
+
+/// Deterministic pseudo-random `i64`s in `-1000..1000` (small enough that products and sums
+/// of a few thousand never wrap, though wrapping would be exact too).
+fn pseudo_i64(n: usize, seed: u64) -> Vec<i64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((s >> 33) % 2000) as i64 - 1000
+        })
+        .collect()
+}
+
+fn a_fused_gather_reports_its_source_out_of_range(on: &Target) -> Check {
+    let xs = Vector::from_vec(vec![1, 2, 3, 4, 5]);
+    let got = gather_of_a_map(on.rt()?, &xs, 2);
+    let want = gather_of_a_map::reference(&xs, 2);
+    check_eq!(&got, &want);
+    check!(matches!(got, Err(Error::IndexOutOfBounds { .. })), "{got:?}");
+    Ok(())
+}
+
+pub fn tests() -> Vec<Test> {
+    let mut tests = sweeps();
+    tests.extend([
+        case("fusion::reductions_with_fused_producers", reductions_with_fused_producers),
+        case("fusion::elementwise_chains", elementwise_chains),
+        case("fusion::epilogues_and_siblings_on_floats", epilogues_and_siblings_on_floats),
+        case("fusion::permute_and_segments", permute_and_segments),
+        case("fusion::matrices", matrices),
+        case("fusion::shared_arrays_are_computed_once", shared_arrays_are_computed_once),
+        case("fusion::plans_have_the_promised_kernel_counts", plans_have_the_promised_kernel_counts),
+        case("fusion::a_fused_gather_reports_its_source_out_of_range", a_fused_gather_reports_its_source_out_of_range),
+    ]);
+    tests
 }

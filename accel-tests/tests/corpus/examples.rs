@@ -1,31 +1,32 @@
 //! The examples of `examples/src` (dot product, SAXPY, Black-Scholes, histogram, Mandelbrot,
 //! blur, primes) on the GPU against the interpreter, at a few sizes each.
 
+use crate::compare::*;
 use crate::harness::*;
 use accel::prelude::*;
 use accel_examples::{black_scholes, blur, dotp, filter, histogram, mandelbrot, saxpy};
 
-fn dot_product() -> Check {
-    each_size("examples::dotp", Tier::Medium, |n, rng| {
+fn dot_product(on: &Target) -> Check {
+    on.each_size("examples::dotp", Tier::Medium, |n, rng| {
         let (x, y) = (rng.f32s(n, -1.0, 1.0), rng.f32s(n + 3, -1.0, 1.0));
         let abs: f64 = x.iter().zip(&y).map(|(a, b)| f64::from(a.abs()) * f64::from(b.abs())).sum();
         let (xs, ys) = (Vector::from_vec(x), Vector::from_vec(y));
-        let (g, r) = both!(dotp::dotp(&xs, &ys));
+        let (g, r) = both!(on, dotp::dotp(&xs, &ys));
         summed("dotp", &[g.get()], &[r.get()], &[abs as f32])
     })
 }
 
-fn saxpy_example() -> Check {
-    each_size("examples::saxpy", Tier::Medium, |n, rng| {
+fn saxpy_example(on: &Target) -> Check {
+    on.each_size("examples::saxpy", Tier::Medium, |n, rng| {
         let a = rng.f64_in(-2.0, 2.0) as f32;
         let (xs, ys) = (Vector::from_vec(rng.f32s(n + 5, -1.0, 1.0)), Vector::from_vec(rng.f32s(n, -1.0, 1.0)));
-        let (g, r) = both!(saxpy::saxpy(a, &xs, &ys));
-        close_arrays("saxpy", &g, &r, 1.0)
+        let (g, r) = both!(on, saxpy::saxpy(a, &xs, &ys));
+        close_arrays(on, "saxpy", &g, &r, 1.0)
     })
 }
 
-fn black_scholes_example() -> Check {
-    each_size("examples::black_scholes", Tier::Small, |n, rng| {
+fn black_scholes_example(on: &Target) -> Check {
+    on.each_size("examples::black_scholes", Tier::Small, |n, rng| {
         let price = rng.f32s(n, 5.0, 30.0);
         let strike = rng.f32s(n, 1.0, 100.0);
         let years = rng.f32s(n + 1, 0.25, 10.0);
@@ -33,14 +34,14 @@ fn black_scholes_example() -> Check {
         // `exp` and `erf` may differ from the host's by an ulp, so the scale is that magnitude.
         let scale: Vec<f64> = price.iter().zip(&strike).map(|(&s, &k)| f64::from(s.max(k))).collect();
         let (p, s, y) = (Vector::from_vec(price), Vector::from_vec(strike), Vector::from_vec(years));
-        let ((gc, gp), (rc, rp)) = both!(black_scholes::black_scholes(&p, &s, &y));
-        close_scaled("calls", &gc.to_vec(), &rc.to_vec(), &scale)?;
-        close_scaled("puts", &gp.to_vec(), &rp.to_vec(), &scale)
+        let ((gc, gp), (rc, rp)) = both!(on, black_scholes::black_scholes(&p, &s, &y));
+        close_scaled(on, "calls", &gc.to_vec(), &rc.to_vec(), &scale)?;
+        close_scaled(on, "puts", &gp.to_vec(), &rp.to_vec(), &scale)
     })
 }
 
-fn histogram_example() -> Check {
-    each_size("examples::histogram", Tier::Medium, |n, rng| {
+fn histogram_example(on: &Target) -> Check {
+    on.each_size("examples::histogram", Tier::Medium, |n, rng| {
         let mut xs = rng.f32s(n, -1.2, 1.2);
         if n > 2 {
             xs[0] = -1.0;
@@ -48,43 +49,43 @@ fn histogram_example() -> Check {
         }
         let xs = Vector::from_vec(xs);
         for bins in [1, 17, 256] {
-            let (g, r) = both!(histogram::histogram(&xs, -1.0, 1.0, bins));
+            let (g, r) = both!(on, histogram::histogram(&xs, -1.0, 1.0, bins));
             same(&format!("histogram into {bins} bins"), &g, &r)?;
         }
         Ok(())
     })
 }
 
-fn mandelbrot_example() -> Check {
+fn mandelbrot_example(on: &Target) -> Check {
     for (rows, cols, max_iter) in
         [(0, 5, 10), (3, 0, 10), (1, 1, 10), (17, 1, 50), (1, 17, 0), (33, 65, 100), (100, 120, 200)]
     {
-        let (g, r) = both!(mandelbrot::mandelbrot(rows, cols, max_iter));
+        let (g, r) = both!(on, mandelbrot::mandelbrot(rows, cols, max_iter));
         same(&format!("mandelbrot {rows}x{cols}, {max_iter} iterations"), &g, &r)?;
     }
     Ok(())
 }
 
-fn blur_example() -> Check {
-    each_shape("examples::blur", Tier::Medium, |r, c, rng| {
+fn blur_example(on: &Target) -> Check {
+    on.each_shape("examples::blur", Tier::Medium, |r, c, rng| {
         let img = Matrix::from_shape_vec([r, c], rng.f32s(r * c, 0.0, 1.0))?;
-        let (g, w) = both!(blur::blur(&img));
-        close_arrays("blur", &g, &w, 1.0)
+        let (g, w) = both!(on, blur::blur(&img));
+        close_arrays(on, "blur", &g, &w, 1.0)
     })
 }
 
-fn primes_example() -> Check {
-    each_size("examples::primes", Tier::Small, |n, rng| {
+fn primes_example(on: &Target) -> Check {
+    on.each_size("examples::primes", Tier::Small, |n, rng| {
         let mut xs: Vec<u32> = (0..n).map(|_| rng.below(10_000) as u32).collect();
         for (x, special) in xs.iter_mut().zip([0, 1, 2, 3, 4, 25, 4_294_967_291, u32::MAX]) {
             *x = special;
         }
-        let (g, r) = both!(filter::primes(&Vector::from_vec(xs)));
+        let (g, r) = both!(on, filter::primes(&Vector::from_vec(xs)));
         same("primes", &g, &r)
     })
 }
 
-pub fn cases() -> Vec<Case> {
+fn sweeps() -> Vec<Test> {
     vec![
         case("examples::dotp", dot_product),
         case("examples::saxpy", saxpy_example),
@@ -94,4 +95,8 @@ pub fn cases() -> Vec<Case> {
         case("examples::blur", blur_example),
         case("examples::primes", primes_example),
     ]
+}
+
+pub fn tests() -> Vec<Test> {
+    sweeps().into_iter().map(Test::cuda_only).collect()
 }

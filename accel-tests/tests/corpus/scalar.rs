@@ -7,40 +7,16 @@
 //! exactly (floats bit for bit, any NaN equal to any NaN) — except `erf`, whose oracle is a
 //! series written here (the backends use `libm`), compared within a few ulps.
 
-#[macro_use]
-mod common;
-
+use crate::compare::*;
+use crate::control::collatz_steps;
+use crate::control::iterate_tuple;
+use crate::control::iterate_u64;
+use crate::control::newton_sqrt;
+use crate::elementwise::scalar_params;
+use crate::harness::*;
+use crate::strategies::*;
 use accel::prelude::*;
-use common::*;
 use proptest::prelude::*;
-
-#[accel]
-fn iterate_u64(xs: Vector<u64>, k: usize) -> Vector<u64> {
-    xs.map(|x| iterate(k, x, |y| y * y + 1))
-}
-
-#[accel]
-fn iterate_f32_tuple(xs: Vector<f32>, k: usize) -> Vector<(f32, i32)> {
-    xs.map(|x| iterate(k, (x, 0), |s| (s.0 * 0.5 + s.1 as f32, s.1 + 1)))
-}
-
-#[accel]
-fn collatz_steps(xs: Vector<u64>) -> Vector<u32> {
-    xs.map(|x| while_loop((x, 0u32), |s| s.0 > 1, |s| (if s.0 % 2 == 0 { s.0 / 2 } else { 3 * s.0 + 1 }, s.1 + 1)).1)
-}
-
-#[accel]
-fn newton_sqrt(xs: Vector<f64>) -> Vector<f64> {
-    // Newton's iteration for sqrt(x), at most 60 steps, until the step is tiny.
-    xs.map(|x| {
-        let s = while_loop(
-            (x.abs() + 1.0, 0),
-            |s| s.1 < 60 && (s.0 * s.0 - x.abs()).abs() > 1e-9 * x.abs(),
-            |s| ((s.0 + x.abs() / s.0) * 0.5, s.1 + 1),
-        );
-        s.0
-    })
-}
 
 #[accel]
 fn casts_from_f64(xs: Vector<f64>) -> Vector<(i32, i64, u32, u64, f32, usize)> {
@@ -269,11 +245,6 @@ fn int_constants(k: i32) -> Scalar<(i32, i32, i64, u32, u64, usize)> {
     unit((i32::MAX + k, i32::MIN, i64::MIN, u32::MAX, u64::MAX, usize::MAX))
 }
 
-#[accel]
-fn scalar_params(a: i32, b: u64, c: f32, d: bool, e: usize, f: f64) -> Scalar<(i32, u64, f32, bool, usize, f64)> {
-    unit((a * 3, b + 1, c * 0.5, !d, e * 2, f - 1.0))
-}
-
 /// Floats that exercise the special cases of the math functions: signed zeros, infinities, NaN,
 /// the domain edges of `asin`/`acos`/`ln`, huge and tiny magnitudes, halves for `round`.
 fn special_f64s() -> impl Strategy<Value = f64> + Clone {
@@ -359,7 +330,8 @@ fn bool_pairs() -> impl Strategy<Value = (Vec<bool>, Vec<bool>)> {
 }
 
 /// Compares vectors of float 6-tuples field by field, bit for bit.
-fn six_bits<T: Float>(
+fn six_bits<T: Float + Approx>(
+    on: &Target,
     what: &str,
     cpu: &[(T, T, T, T, T, T)],
     interp: &[(T, T, T, T, T, T)],
@@ -370,47 +342,45 @@ fn six_bits<T: Float>(
         v.iter().map(|t| [t.0, t.1, t.2, t.3, t.4, t.5][k]).collect()
     };
     for (k, name) in names.iter().enumerate() {
-        all_same_bits(&format!("{what} {name}"), &field(cpu, k), &field(interp, k), &field(want, k))?;
+        all_same_bits(on, &format!("{what} {name}"), &field(cpu, k), &field(interp, k), &field(want, k))?;
     }
     Ok(())
 }
 
 /// Compares `(min, max, max(x, -x), min(x, -x))` field by field with [`all_same_min_max`].
-fn min_max<T: Float>(what: &str, cpu: &[(T, T, T, T)], interp: &[(T, T, T, T)], want: &[(T, T, T, T)]) -> Check {
+fn min_max<T: Float>(
+    on: &Target,
+    what: &str,
+    cpu: &[(T, T, T, T)],
+    interp: &[(T, T, T, T)],
+    want: &[(T, T, T, T)],
+) -> Check {
     let field = |v: &[(T, T, T, T)], k: usize| -> Vec<T> { v.iter().map(|t| [t.0, t.1, t.2, t.3][k]).collect() };
     for (k, name) in ["x.min(y)", "x.max(y)", "max(x, -x)", "min(x, -x)"].iter().enumerate() {
-        all_same_min_max(&format!("{what} {name}"), &field(cpu, k), &field(interp, k), &field(want, k))?;
+        all_same_min_max(on, &format!("{what} {name}"), &field(cpu, k), &field(interp, k), &field(want, k))?;
     }
     Ok(())
 }
 
-proptest! {
-    #![proptest_config(config(24))]
-
-    #[test]
-    fn iterate_applies_f_n_times(
-        xs in vec_sized(u64s(), small_size()),
-        k in 0usize..40,
-        fs in vec_sized(f32s(), small_size()),
-    ) {
+fn iterate_applies_f_n_times(on: &Target) -> Check {
+    props(24, (vec_sized(u64s(), small_size()), 0usize..40, vec_sized(f32s(), small_size())), |(xs, k, fs)| {
         let v = Vector::from_vec(xs.clone());
-        let (cpu, interp) = both!(iterate_u64(&v, k));
+        let (cpu, interp) = both!(on, iterate_u64(&v, k));
         let want: Vec<u64> = xs.iter().map(|&x| (0..k).fold(x, |y, _| y.wrapping_mul(y).wrapping_add(1))).collect();
-        all_same("iterate u64", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        all_same(on, "iterate u64", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let v = Vector::from_vec(fs.clone());
-        let (cpu, interp) = both!(iterate_f32_tuple(&v, k));
+        let (cpu, interp) = both!(on, iterate_tuple(&v, k));
         let want: Vec<(f32, i32)> =
             fs.iter().map(|&x| (0..k).fold((x, 0), |s, _| (s.0 * 0.5 + s.1 as f32, s.1 + 1))).collect();
-        all_same("iterate (f32, i32)", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+        all_same(on, "iterate (f32, i32)", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        Ok(())
+    })
+}
 
-    #[test]
-    fn while_loop_runs_while_the_condition_holds(
-        xs in vec_sized(1u64..100_000, small_size()),
-        fs in vec_sized(special_f64s(), small_size()),
-    ) {
+fn while_loop_runs_while_the_condition_holds(on: &Target) -> Check {
+    props(24, (vec_sized(1u64..100_000, small_size()), vec_sized(special_f64s(), small_size())), |(xs, fs)| {
         let v = Vector::from_vec(xs.clone());
-        let (cpu, interp) = both!(collatz_steps(&v));
+        let (cpu, interp) = both!(on, collatz_steps(&v));
         let want: Vec<u32> = xs
             .iter()
             .map(|&x| {
@@ -422,9 +392,9 @@ proptest! {
                 k
             })
             .collect();
-        all_same("while_loop (Collatz steps)", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        all_same(on, "while_loop (Collatz steps)", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let v = Vector::from_vec(fs.clone());
-        let (cpu, interp) = both!(newton_sqrt(&v));
+        let (cpu, interp) = both!(on, newton_sqrt(&v));
         let want: Vec<f64> = fs
             .iter()
             .map(|&x| {
@@ -435,166 +405,201 @@ proptest! {
                 s.0
             })
             .collect();
-        all_same_bits("while_loop (Newton)", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+        all_same_bits(on, "while_loop (Newton)", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        Ok(())
+    })
+}
 
-    #[test]
-    fn casts_are_rust_as(
-        fs in vec_sized(special_f64s(), size()),
-        gs in vec_sized(special_f32s(), size()),
-        is in vec_sized(i64s(), size()),
-        js in vec_sized(i32s(), size()),
-        us in vec_sized(u64s(), size()),
-        (bs, ws) in size().prop_flat_map(|n| (prop::collection::vec(any::<bool>(), n), vec_of(u32s(), n))),
-    ) {
-        let v = Vector::from_vec(fs.clone());
-        let (cpu, interp) = both!(casts_from_f64(&v));
-        let want: Vec<_> = fs.iter().map(|&x| (x as i32, x as i64, x as u32, x as u64, x as f32, x as usize)).collect();
-        // NaN survives `as f32`: compare that field by bits, the others exactly.
-        let ((c_int, c_f), (i_int, i_f), (w_int, w_f)) =
-            (split_casts(&cpu.to_vec()), split_casts(&interp.to_vec()), split_casts(&want));
-        all_same("casts from f64 (integers)", &c_int, &i_int, &w_int)?;
-        all_same_bits("casts from f64 (as f32)", &c_f, &i_f, &w_f)?;
-        let v = Vector::from_vec(gs.clone());
-        let (cpu, interp) = both!(casts_from_f32(&v));
-        let want: Vec<_> = gs.iter().map(|&x| (x as i32, x as i64, x as u32, x as u64, x as f64, x as usize)).collect();
-        // NaN survives `as f64`: compare that field by bits, the others exactly.
-        let ((c_int, c_f), (i_int, i_f), (w_int, w_f)) =
-            (split_casts(&cpu.to_vec()), split_casts(&interp.to_vec()), split_casts(&want));
-        all_same("casts from f32 (integers)", &c_int, &i_int, &w_int)?;
-        all_same_bits("casts from f32 (as f64)", &c_f, &i_f, &w_f)?;
-        let v = Vector::from_vec(is.clone());
-        let (cpu, interp) = both!(casts_from_i64(&v));
-        let want: Vec<_> = is.iter().map(|&x| (x as i32, x as u32, x as u64, x as f32, x as f64, x as usize)).collect();
-        all_same("casts from i64", &cpu.to_vec(), &interp.to_vec(), &want)?;
-        let v = Vector::from_vec(js.clone());
-        let (cpu, interp) = both!(casts_from_i32(&v));
-        let want: Vec<_> = js.iter().map(|&x| (x as i64, x as u32, x as u64, x as f32, x as f64, x as usize)).collect();
-        all_same("casts from i32", &cpu.to_vec(), &interp.to_vec(), &want)?;
-        let v = Vector::from_vec(us.clone());
-        let (cpu, interp) = both!(casts_from_u64(&v));
-        let want: Vec<_> = us.iter().map(|&x| (x as i32, x as i64, x as u32, x as f32, x as f64, x as usize)).collect();
-        all_same("casts from u64", &cpu.to_vec(), &interp.to_vec(), &want)?;
-        let (b, w) = (Vector::from_vec(bs.clone()), Vector::from_vec(ws.clone()));
-        let (cpu, interp) = both!(casts_from_bool_u32(&b, &w));
-        let want: Vec<_> = bs
-            .iter()
-            .zip(&ws)
-            .map(|(&b, &u)| (b as i32, b as u64, b as usize, u as i64 - b as i64, (b as u32) << 3, u as f32))
-            .collect();
-        all_same("casts from bool and u32", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+fn casts_are_rust_as(on: &Target) -> Check {
+    props(
+        24,
+        (
+            vec_sized(special_f64s(), size()),
+            vec_sized(special_f32s(), size()),
+            vec_sized(i64s(), size()),
+            vec_sized(i32s(), size()),
+            vec_sized(u64s(), size()),
+            size().prop_flat_map(|n| (prop::collection::vec(any::<bool>(), n), vec_of(u32s(), n))),
+        ),
+        |(fs, gs, is, js, us, (bs, ws))| {
+            let v = Vector::from_vec(fs.clone());
+            let (cpu, interp) = both!(on, casts_from_f64(&v));
+            let want: Vec<_> =
+                fs.iter().map(|&x| (x as i32, x as i64, x as u32, x as u64, x as f32, x as usize)).collect();
+            // NaN survives `as f32`: compare that field by bits, the others exactly.
+            let ((c_int, c_f), (i_int, i_f), (w_int, w_f)) =
+                (split_casts(&cpu.to_vec()), split_casts(&interp.to_vec()), split_casts(&want));
+            all_same(on, "casts from f64 (integers)", &c_int, &i_int, &w_int)?;
+            all_same_bits(on, "casts from f64 (as f32)", &c_f, &i_f, &w_f)?;
+            let v = Vector::from_vec(gs.clone());
+            let (cpu, interp) = both!(on, casts_from_f32(&v));
+            let want: Vec<_> =
+                gs.iter().map(|&x| (x as i32, x as i64, x as u32, x as u64, x as f64, x as usize)).collect();
+            // NaN survives `as f64`: compare that field by bits, the others exactly.
+            let ((c_int, c_f), (i_int, i_f), (w_int, w_f)) =
+                (split_casts(&cpu.to_vec()), split_casts(&interp.to_vec()), split_casts(&want));
+            all_same(on, "casts from f32 (integers)", &c_int, &i_int, &w_int)?;
+            all_same_bits(on, "casts from f32 (as f64)", &c_f, &i_f, &w_f)?;
+            let v = Vector::from_vec(is.clone());
+            let (cpu, interp) = both!(on, casts_from_i64(&v));
+            let want: Vec<_> =
+                is.iter().map(|&x| (x as i32, x as u32, x as u64, x as f32, x as f64, x as usize)).collect();
+            all_same(on, "casts from i64", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            let v = Vector::from_vec(js.clone());
+            let (cpu, interp) = both!(on, casts_from_i32(&v));
+            let want: Vec<_> =
+                js.iter().map(|&x| (x as i64, x as u32, x as u64, x as f32, x as f64, x as usize)).collect();
+            all_same(on, "casts from i32", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            let v = Vector::from_vec(us.clone());
+            let (cpu, interp) = both!(on, casts_from_u64(&v));
+            let want: Vec<_> =
+                us.iter().map(|&x| (x as i32, x as i64, x as u32, x as f32, x as f64, x as usize)).collect();
+            all_same(on, "casts from u64", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            let (b, w) = (Vector::from_vec(bs.clone()), Vector::from_vec(ws.clone()));
+            let (cpu, interp) = both!(on, casts_from_bool_u32(&b, &w));
+            let want: Vec<_> = bs
+                .iter()
+                .zip(&ws)
+                .map(|(&b, &u)| (b as i32, b as u64, b as usize, u as i64 - b as i64, (b as u32) << 3, u as f32))
+                .collect();
+            all_same(on, "casts from bool and u32", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            Ok(())
+        },
+    )
+}
 
-    #[test]
-    fn float_functions_f64((xs, ys) in two(special_f64s(), special_f64s())) {
+fn float_functions_f64(on: &Target) -> Check {
+    props(24, two(special_f64s(), special_f64s()), |(xs, ys)| {
         let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
-        let (cpu, interp) = both!(math_f64_a(&v));
+        let (cpu, interp) = both!(on, math_f64_a(&v));
         let want: Vec<_> = xs.iter().map(|&x| (x.sqrt(), x.exp(), x.ln(), x.log2(), x.log10(), x.sin())).collect();
-        six_bits("f64", &cpu.to_vec(), &interp.to_vec(), &want, ["sqrt", "exp", "ln", "log2", "log10", "sin"])?;
-        let (cpu, interp) = both!(math_f64_b(&v));
+        six_bits(on, "f64", &cpu.to_vec(), &interp.to_vec(), &want, ["sqrt", "exp", "ln", "log2", "log10", "sin"])?;
+        let (cpu, interp) = both!(on, math_f64_b(&v));
         let want: Vec<_> = xs.iter().map(|&x| (x.cos(), x.tan(), x.asin(), x.acos(), x.atan(), x.sinh())).collect();
-        six_bits("f64", &cpu.to_vec(), &interp.to_vec(), &want, ["cos", "tan", "asin", "acos", "atan", "sinh"])?;
-        let (cpu, interp) = both!(math_f64_c(&v));
+        six_bits(on, "f64", &cpu.to_vec(), &interp.to_vec(), &want, ["cos", "tan", "asin", "acos", "atan", "sinh"])?;
+        let (cpu, interp) = both!(on, math_f64_c(&v));
         let want: Vec<_> =
             xs.iter().map(|&x| (x.cosh(), x.tanh(), x.floor(), x.ceil(), x.round(), x.trunc())).collect();
-        six_bits("f64", &cpu.to_vec(), &interp.to_vec(), &want, ["cosh", "tanh", "floor", "ceil", "round", "trunc"])?;
-        let (cpu, interp) = both!(math_f64_d(&v, &w));
+        six_bits(
+            on,
+            "f64",
+            &cpu.to_vec(),
+            &interp.to_vec(),
+            &want,
+            ["cosh", "tanh", "floor", "ceil", "round", "trunc"],
+        )?;
+        let (cpu, interp) = both!(on, math_f64_d(&v, &w));
         let want: Vec<_> = xs
             .iter()
             .zip(&ys)
             .map(|(&x, &y)| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.mul_add(y, 0.75), y.atan2(x), x % y))
             .collect();
         six_bits(
+            on,
             "f64",
             &cpu.to_vec(),
             &interp.to_vec(),
             &want,
             ["atan2", "powf", "powi", "mul_add", "f64::atan2", "%"],
         )?;
-        let (cpu, interp) = both!(math_f64_e(&v));
+        let (cpu, interp) = both!(on, math_f64_e(&v));
         let (cpu, interp) = (cpu.to_vec(), interp.to_vec());
         let ((c3, cb, ce), (i3, ib, ie)) = (split_math_e(&cpu), split_math_e(&interp));
         let w3: Vec<(f64, f64, f64)> = xs.iter().map(|&x| (x.abs(), x.abs().sqrt(), -x)).collect();
         let wb: Vec<(bool, bool)> = xs.iter().map(|&x| (x.is_nan(), x.is_finite())).collect();
         let f = |v: &[(f64, f64, f64)], k: usize| -> Vec<f64> { v.iter().map(|t| [t.0, t.1, t.2][k]).collect() };
-        all_same_bits("f64 abs", &f(&c3, 0), &f(&i3, 0), &f(&w3, 0))?;
-        all_same_bits("f64 f64::sqrt", &f(&c3, 1), &f(&i3, 1), &f(&w3, 1))?;
-        all_same_bits("f64 -x", &f(&c3, 2), &f(&i3, 2), &f(&w3, 2))?;
-        all_same("f64 is_nan/is_finite", &cb, &ib, &wb)?;
+        all_same_bits(on, "f64 abs", &f(&c3, 0), &f(&i3, 0), &f(&w3, 0))?;
+        all_same_bits(on, "f64 f64::sqrt", &f(&c3, 1), &f(&i3, 1), &f(&w3, 1))?;
+        all_same_bits(on, "f64 -x", &f(&c3, 2), &f(&i3, 2), &f(&w3, 2))?;
+        all_same(on, "f64 is_nan/is_finite", &cb, &ib, &wb)?;
         // erf: the backends share libm's `erf` (bit-identical); the series oracle agrees within
         // 1e-13 relative (its own error is about 1e-14).
-        same_bits("f64 erf (CPU vs interpreter)", &ce, &ie)?;
+        same_bits(on, "f64 erf (CPU vs interpreter)", &ce, &ie)?;
         let want: Vec<f64> = xs.iter().map(|&x| erf_oracle(x)).collect();
         let bound: Vec<f64> = want.iter().map(|w| 1e-13 * w.abs() + 1e-300).collect();
-        close("f64 erf (vs series)", &ce, &want, &bound)?;
-    }
+        bounded(on, "f64 erf (vs series)", &ce, &want, &bound)?;
+        Ok(())
+    })
+}
 
-    #[test]
-    fn float_functions_f32((xs, ys) in two(special_f32s(), special_f32s())) {
+fn float_functions_f32(on: &Target) -> Check {
+    props(24, two(special_f32s(), special_f32s()), |(xs, ys)| {
         let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
-        let (cpu, interp) = both!(math_f32_a(&v));
+        let (cpu, interp) = both!(on, math_f32_a(&v));
         let want: Vec<_> = xs.iter().map(|&x| (x.sqrt(), x.exp(), x.ln(), x.log2(), x.log10(), x.sin())).collect();
-        six_bits("f32", &cpu.to_vec(), &interp.to_vec(), &want, ["sqrt", "exp", "ln", "log2", "log10", "sin"])?;
-        let (cpu, interp) = both!(math_f32_b(&v));
+        six_bits(on, "f32", &cpu.to_vec(), &interp.to_vec(), &want, ["sqrt", "exp", "ln", "log2", "log10", "sin"])?;
+        let (cpu, interp) = both!(on, math_f32_b(&v));
         let want: Vec<_> = xs.iter().map(|&x| (x.cos(), x.tan(), x.asin(), x.acos(), x.atan(), x.sinh())).collect();
-        six_bits("f32", &cpu.to_vec(), &interp.to_vec(), &want, ["cos", "tan", "asin", "acos", "atan", "sinh"])?;
-        let (cpu, interp) = both!(math_f32_c(&v));
+        six_bits(on, "f32", &cpu.to_vec(), &interp.to_vec(), &want, ["cos", "tan", "asin", "acos", "atan", "sinh"])?;
+        let (cpu, interp) = both!(on, math_f32_c(&v));
         let want: Vec<_> =
             xs.iter().map(|&x| (x.cosh(), x.tanh(), x.floor(), x.ceil(), x.round(), x.trunc())).collect();
-        six_bits("f32", &cpu.to_vec(), &interp.to_vec(), &want, ["cosh", "tanh", "floor", "ceil", "round", "trunc"])?;
-        let (cpu, interp) = both!(math_f32_d(&v, &w));
+        six_bits(
+            on,
+            "f32",
+            &cpu.to_vec(),
+            &interp.to_vec(),
+            &want,
+            ["cosh", "tanh", "floor", "ceil", "round", "trunc"],
+        )?;
+        let (cpu, interp) = both!(on, math_f32_d(&v, &w));
         let want: Vec<_> = xs
             .iter()
             .zip(&ys)
             .map(|(&x, &y)| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.mul_add(y, 0.75), y.atan2(x), x % y))
             .collect();
         six_bits(
+            on,
             "f32",
             &cpu.to_vec(),
             &interp.to_vec(),
             &want,
             ["atan2", "powf", "powi", "mul_add", "f32::atan2", "%"],
         )?;
-        let (cpu, interp) = both!(math_f32_e(&v));
+        let (cpu, interp) = both!(on, math_f32_e(&v));
         let (cpu, interp) = (cpu.to_vec(), interp.to_vec());
         let ((c3, cb, ce), (i3, ib, ie)) = (split_math_e(&cpu), split_math_e(&interp));
         let w3: Vec<(f32, f32, f32)> = xs.iter().map(|&x| (x.abs(), x.abs().sqrt(), -x)).collect();
         let wb: Vec<(bool, bool)> = xs.iter().map(|&x| (x.is_nan(), x.is_finite())).collect();
         let f = |v: &[(f32, f32, f32)], k: usize| -> Vec<f32> { v.iter().map(|t| [t.0, t.1, t.2][k]).collect() };
-        all_same_bits("f32 abs", &f(&c3, 0), &f(&i3, 0), &f(&w3, 0))?;
-        all_same_bits("f32 f32::sqrt", &f(&c3, 1), &f(&i3, 1), &f(&w3, 1))?;
-        all_same_bits("f32 -x", &f(&c3, 2), &f(&i3, 2), &f(&w3, 2))?;
-        all_same("f32 is_nan/is_finite", &cb, &ib, &wb)?;
+        all_same_bits(on, "f32 abs", &f(&c3, 0), &f(&i3, 0), &f(&w3, 0))?;
+        all_same_bits(on, "f32 f32::sqrt", &f(&c3, 1), &f(&i3, 1), &f(&w3, 1))?;
+        all_same_bits(on, "f32 -x", &f(&c3, 2), &f(&i3, 2), &f(&w3, 2))?;
+        all_same(on, "f32 is_nan/is_finite", &cb, &ib, &wb)?;
         // erf in f32 (libm's `erff`, correct to about one ulp): within 4 f32 ulps of the f64
         // series, relative, plus the smallest normal for results near zero.
-        same_bits("f32 erf (CPU vs interpreter)", &ce, &ie)?;
+        same_bits(on, "f32 erf (CPU vs interpreter)", &ce, &ie)?;
         let want: Vec<f64> = xs.iter().map(|&x| erf_oracle(x as f64)).collect();
         let bound: Vec<f64> =
             want.iter().map(|w| 4.0 * f32::EPSILON as f64 * w.abs() + f32::MIN_POSITIVE as f64).collect();
-        close("f32 erf (vs series)", &ce, &want, &bound)?;
-    }
+        bounded(on, "f32 erf (vs series)", &ce, &want, &bound)?;
+        Ok(())
+    })
+}
 
-    #[test]
-    fn float_min_max((xs, ys) in two(special_f64s(), special_f64s()), (fs, gs) in two(special_f32s(), special_f32s())) {
+fn float_min_max(on: &Target) -> Check {
+    props(24, (two(special_f64s(), special_f64s()), two(special_f32s(), special_f32s())), |((xs, ys), (fs, gs))| {
         // Mix in equal pairs and pairs of opposite zeros.
         let ys: Vec<f64> =
             ys.iter().zip(&xs).enumerate().map(|(i, (&y, &x))| if i % 4 == 0 { -x } else { y }).collect();
         let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
-        let (cpu, interp) = both!(min_max_f64(&v, &w));
+        let (cpu, interp) = both!(on, min_max_f64(&v, &w));
         let want: Vec<_> = xs.iter().zip(&ys).map(|(&x, &y)| (x.min(y), x.max(y), x.max(-x), x.min(-x))).collect();
-        min_max("f64", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        min_max(on, "f64", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let gs: Vec<f32> =
             gs.iter().zip(&fs).enumerate().map(|(i, (&y, &x))| if i % 4 == 0 { -x } else { y }).collect();
         let (v, w) = (Vector::from_vec(fs.clone()), Vector::from_vec(gs.clone()));
-        let (cpu, interp) = both!(min_max_f32(&v, &w));
+        let (cpu, interp) = both!(on, min_max_f32(&v, &w));
         let want: Vec<_> = fs.iter().zip(&gs).map(|(&x, &y)| (x.min(y), x.max(y), x.max(-x), x.min(-x))).collect();
-        min_max("f32", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+        min_max(on, "f32", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        Ok(())
+    })
+}
 
-    #[test]
-    fn signed_integers_wrap((xs, ys) in two(i32s(), i32s()), (ls, ms) in two(i64s(), i64s())) {
+fn signed_integers_wrap(on: &Target) -> Check {
+    props(24, (two(i32s(), i32s()), two(i64s(), i64s())), |((xs, ys), (ls, ms))| {
         let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
-        let (cpu, interp) = both!(arith_i32(&v, &w));
+        let (cpu, interp) = both!(on, arith_i32(&v, &w));
         let want: Vec<_> = xs
             .iter()
             .zip(&ys)
@@ -609,13 +614,13 @@ proptest! {
                 )
             })
             .collect();
-        all_same("i32 + - * neg / %", &cpu.to_vec(), &interp.to_vec(), &want)?;
-        let (cpu, interp) = both!(misc_i32(&v, &w));
+        all_same(on, "i32 + - * neg / %", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        let (cpu, interp) = both!(on, misc_i32(&v, &w));
         let want: Vec<_> =
             xs.iter().zip(&ys).map(|(&x, &y)| (x.wrapping_abs(), x.min(y), x.max(y), x & y, x | y, x ^ y)).collect();
-        all_same("i32 abs min max & | ^", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        all_same(on, "i32 abs min max & | ^", &cpu.to_vec(), &interp.to_vec(), &want)?;
         let (v, w) = (Vector::from_vec(ls.clone()), Vector::from_vec(ms.clone()));
-        let (cpu, interp) = both!(arith_i64(&v, &w));
+        let (cpu, interp) = both!(on, arith_i64(&v, &w));
         let want: Vec<_> = ls
             .iter()
             .zip(&ms)
@@ -630,152 +635,162 @@ proptest! {
                 )
             })
             .collect();
-        all_same("i64 + - * neg / %", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+        all_same(on, "i64 + - * neg / %", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        Ok(())
+    })
+}
 
-    #[test]
-    fn unsigned_integers_wrap(
-        (xs, ys) in two(u32s(), u32s()),
-        (ls, ms) in two(u64s(), u64s()),
-        (ss, ts) in two(any::<usize>(), any::<usize>()),
-    ) {
-        let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
-        let (cpu, interp) = both!(arith_u32(&v, &w));
-        let want: Vec<_> = xs
-            .iter()
-            .zip(&ys)
-            .map(|(&x, &y)| {
-                (
-                    x.wrapping_add(y),
-                    x.wrapping_sub(y),
-                    x.wrapping_mul(y),
-                    x.checked_div(y).unwrap_or(0),
-                    x.checked_rem(y).unwrap_or(0),
-                    !x,
-                )
-            })
-            .collect();
-        all_same("u32 + - * / % !", &cpu.to_vec(), &interp.to_vec(), &want)?;
-        let (v, w) = (Vector::from_vec(ls.clone()), Vector::from_vec(ms.clone()));
-        let (cpu, interp) = both!(arith_u64(&v, &w));
-        let want: Vec<_> = ls
-            .iter()
-            .zip(&ms)
-            .map(|(&x, &y)| {
-                (
-                    x.wrapping_add(y),
-                    x.wrapping_sub(y),
-                    x.wrapping_mul(y),
-                    x.checked_div(y).unwrap_or(0),
-                    x.min(y) & (x | y),
-                    x ^ !y,
-                )
-            })
-            .collect();
-        all_same("u64 + - * / min & | ^ !", &cpu.to_vec(), &interp.to_vec(), &want)?;
-        let (v, w) = (Vector::from_vec(ss.clone()), Vector::from_vec(ts.clone()));
-        let (cpu, interp) = both!(arith_usize(&v, &w));
-        let want: Vec<_> = ss
-            .iter()
-            .zip(&ts)
-            .map(|(&x, &y)| {
-                (
-                    x.wrapping_add(y),
-                    x.wrapping_sub(y),
-                    x.wrapping_mul(y),
-                    x.checked_div(y).unwrap_or(0),
-                    x.max(y),
-                    x >> (y % 64),
-                )
-            })
-            .collect();
-        all_same("usize + - * / max >>", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+fn unsigned_integers_wrap(on: &Target) -> Check {
+    props(
+        24,
+        (two(u32s(), u32s()), two(u64s(), u64s()), two(any::<usize>(), any::<usize>())),
+        |((xs, ys), (ls, ms), (ss, ts))| {
+            let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
+            let (cpu, interp) = both!(on, arith_u32(&v, &w));
+            let want: Vec<_> = xs
+                .iter()
+                .zip(&ys)
+                .map(|(&x, &y)| {
+                    (
+                        x.wrapping_add(y),
+                        x.wrapping_sub(y),
+                        x.wrapping_mul(y),
+                        x.checked_div(y).unwrap_or(0),
+                        x.checked_rem(y).unwrap_or(0),
+                        !x,
+                    )
+                })
+                .collect();
+            all_same(on, "u32 + - * / % !", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            let (v, w) = (Vector::from_vec(ls.clone()), Vector::from_vec(ms.clone()));
+            let (cpu, interp) = both!(on, arith_u64(&v, &w));
+            let want: Vec<_> = ls
+                .iter()
+                .zip(&ms)
+                .map(|(&x, &y)| {
+                    (
+                        x.wrapping_add(y),
+                        x.wrapping_sub(y),
+                        x.wrapping_mul(y),
+                        x.checked_div(y).unwrap_or(0),
+                        x.min(y) & (x | y),
+                        x ^ !y,
+                    )
+                })
+                .collect();
+            all_same(on, "u64 + - * / min & | ^ !", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            let (v, w) = (Vector::from_vec(ss.clone()), Vector::from_vec(ts.clone()));
+            let (cpu, interp) = both!(on, arith_usize(&v, &w));
+            let want: Vec<_> = ss
+                .iter()
+                .zip(&ts)
+                .map(|(&x, &y)| {
+                    (
+                        x.wrapping_add(y),
+                        x.wrapping_sub(y),
+                        x.wrapping_mul(y),
+                        x.checked_div(y).unwrap_or(0),
+                        x.max(y),
+                        x >> (y % 64),
+                    )
+                })
+                .collect();
+            all_same(on, "usize + - * / max >>", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            Ok(())
+        },
+    )
+}
 
-    #[test]
-    fn shifts_reduce_the_amount_modulo_the_width(
-        (xs, ss) in two(i32s(), -100i32..100),
-        (ls, ms) in two(i64s(), i64s()),
-        (us, ws) in two(u32s(), u64s()),
-    ) {
-        let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ss.clone()));
-        let (cpu, interp) = both!(shifts_i32(&v, &w));
-        let want: Vec<_> = xs
-            .iter()
-            .zip(&ss)
-            .map(|(&x, &s)| {
-                (
-                    x.wrapping_shl(amount(s as i128, 32)),
-                    x.wrapping_shr(amount(s as i128, 32)),
-                    x.wrapping_shl(amount(s as u64 as i128, 32)),
-                    !x,
-                )
-            })
-            .collect();
-        all_same("i32 << >> !", &cpu.to_vec(), &interp.to_vec(), &want)?;
-        let (v, w) = (Vector::from_vec(ls.clone()), Vector::from_vec(ms.clone()));
-        let (cpu, interp) = both!(shifts_i64(&v, &w));
-        let want: Vec<_> = ls
-            .iter()
-            .zip(&ms)
-            .map(|(&x, &s)| {
-                (
-                    x.wrapping_shl(amount(s as i128, 64)),
-                    x.wrapping_shr(amount(s as i128, 64)),
-                    x.wrapping_shr(amount(s as u32 as i128, 64)),
-                    x.wrapping_shl(amount(s as i32 as i128, 64)),
-                )
-            })
-            .collect();
-        all_same("i64 << >> (arithmetic)", &cpu.to_vec(), &interp.to_vec(), &want)?;
-        let (v, w) = (Vector::from_vec(us.clone()), Vector::from_vec(ws.clone()));
-        let (cpu, interp) = both!(shifts_unsigned(&v, &w));
-        let want: Vec<_> = us
-            .iter()
-            .zip(&ws)
-            .map(|(&x, &s)| {
-                (
-                    x.wrapping_shl(amount(s as i128, 32)),
-                    x.wrapping_shr(amount(s as i128, 32)),
-                    (x as u64).wrapping_shl(amount(s as i128, 64)),
-                    s.wrapping_shr(amount(x as i128, 64)) | s.wrapping_shl(1),
-                )
-            })
-            .collect();
-        all_same("u32/u64 << >>", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+fn shifts_reduce_the_amount_modulo_the_width(on: &Target) -> Check {
+    props(
+        24,
+        (two(i32s(), -100i32..100), two(i64s(), i64s()), two(u32s(), u64s())),
+        |((xs, ss), (ls, ms), (us, ws))| {
+            let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ss.clone()));
+            let (cpu, interp) = both!(on, shifts_i32(&v, &w));
+            let want: Vec<_> = xs
+                .iter()
+                .zip(&ss)
+                .map(|(&x, &s)| {
+                    (
+                        x.wrapping_shl(amount(s as i128, 32)),
+                        x.wrapping_shr(amount(s as i128, 32)),
+                        x.wrapping_shl(amount(s as u64 as i128, 32)),
+                        !x,
+                    )
+                })
+                .collect();
+            all_same(on, "i32 << >> !", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            let (v, w) = (Vector::from_vec(ls.clone()), Vector::from_vec(ms.clone()));
+            let (cpu, interp) = both!(on, shifts_i64(&v, &w));
+            let want: Vec<_> = ls
+                .iter()
+                .zip(&ms)
+                .map(|(&x, &s)| {
+                    (
+                        x.wrapping_shl(amount(s as i128, 64)),
+                        x.wrapping_shr(amount(s as i128, 64)),
+                        x.wrapping_shr(amount(s as u32 as i128, 64)),
+                        x.wrapping_shl(amount(s as i32 as i128, 64)),
+                    )
+                })
+                .collect();
+            all_same(on, "i64 << >> (arithmetic)", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            let (v, w) = (Vector::from_vec(us.clone()), Vector::from_vec(ws.clone()));
+            let (cpu, interp) = both!(on, shifts_unsigned(&v, &w));
+            let want: Vec<_> = us
+                .iter()
+                .zip(&ws)
+                .map(|(&x, &s)| {
+                    (
+                        x.wrapping_shl(amount(s as i128, 32)),
+                        x.wrapping_shr(amount(s as i128, 32)),
+                        (x as u64).wrapping_shl(amount(s as i128, 64)),
+                        s.wrapping_shr(amount(x as i128, 64)) | s.wrapping_shl(1),
+                    )
+                })
+                .collect();
+            all_same(on, "u32/u64 << >>", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            Ok(())
+        },
+    )
+}
 
-    #[test]
-    fn bool_operations_and_comparisons(
-        (bs, cs) in bool_pairs(),
-        (xs, ys) in two(special_f64s(), special_f64s()),
-        (is, us) in two(i64s(), u32s()),
-    ) {
-        let (v, w) = (Vector::from_vec(bs.clone()), Vector::from_vec(cs.clone()));
-        let (cpu, interp) = both!(bools(&v, &w));
-        let want: Vec<_> =
-            bs.iter().zip(&cs).map(|(&a, &b)| (a && b, a || b, !a, a ^ b, a & b, (a | b) == (a != b))).collect();
-        all_same("bool && || ! ^ & |", &cpu.to_vec(), &interp.to_vec(), &want)?;
-        // Repeat a few x values in y so that equality holds sometimes.
-        let ys: Vec<f64> = ys.iter().zip(&xs).enumerate().map(|(i, (&y, &x))| if i % 3 == 0 { x } else { y }).collect();
-        let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
-        let (cpu, interp) = both!(compare_f64(&v, &w));
-        let want: Vec<_> = xs.iter().zip(&ys).map(|(&x, &y)| (x == y, x != y, x < y, x <= y, x > y, x >= y)).collect();
-        all_same("f64 comparisons (IEEE, NaN unordered)", &cpu.to_vec(), &interp.to_vec(), &want)?;
-        let (v, w) = (Vector::from_vec(is.clone()), Vector::from_vec(us.clone()));
-        let (cpu, interp) = both!(compare_ints(&v, &w));
-        let want: Vec<_> = is
-            .iter()
-            .zip(&us)
-            .map(|(&x, &y)| (x < y as i64, x == y as i64, y as i64 >= x, y != 7, (x as u32) > y, x <= -1))
-            .collect();
-        all_same("integer comparisons", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+fn bool_operations_and_comparisons(on: &Target) -> Check {
+    props(
+        24,
+        (bool_pairs(), two(special_f64s(), special_f64s()), two(i64s(), u32s())),
+        |((bs, cs), (xs, ys), (is, us))| {
+            let (v, w) = (Vector::from_vec(bs.clone()), Vector::from_vec(cs.clone()));
+            let (cpu, interp) = both!(on, bools(&v, &w));
+            let want: Vec<_> =
+                bs.iter().zip(&cs).map(|(&a, &b)| (a && b, a || b, !a, a ^ b, a & b, (a | b) == (a != b))).collect();
+            all_same(on, "bool && || ! ^ & |", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            // Repeat a few x values in y so that equality holds sometimes.
+            let ys: Vec<f64> =
+                ys.iter().zip(&xs).enumerate().map(|(i, (&y, &x))| if i % 3 == 0 { x } else { y }).collect();
+            let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
+            let (cpu, interp) = both!(on, compare_f64(&v, &w));
+            let want: Vec<_> =
+                xs.iter().zip(&ys).map(|(&x, &y)| (x == y, x != y, x < y, x <= y, x > y, x >= y)).collect();
+            all_same(on, "f64 comparisons (IEEE, NaN unordered)", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            let (v, w) = (Vector::from_vec(is.clone()), Vector::from_vec(us.clone()));
+            let (cpu, interp) = both!(on, compare_ints(&v, &w));
+            let want: Vec<_> = is
+                .iter()
+                .zip(&us)
+                .map(|(&x, &y)| (x < y as i64, x == y as i64, y as i64 >= x, y != 7, (x as u32) > y, x <= -1))
+                .collect();
+            all_same(on, "integer comparisons", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            Ok(())
+        },
+    )
+}
 
-    #[test]
-    fn tuples_lets_and_projections(xs in vec_sized(i32s(), size())) {
+fn tuples_lets_and_projections(on: &Target) -> Check {
+    props(24, vec_sized(i32s(), size()), |xs| {
         let v = Vector::from_vec(xs.clone());
-        let (cpu, interp) = both!(tuples_and_lets(&v));
+        let (cpu, interp) = both!(on, tuples_and_lets(&v));
         let want: Vec<(i32, (i32, bool))> = xs
             .iter()
             .map(|&x| {
@@ -783,52 +798,62 @@ proptest! {
                 (b.wrapping_sub(x), (0, b > 0))
             })
             .collect();
-        all_same("tuples", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+        all_same(on, "tuples", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        Ok(())
+    })
+}
 
-    #[test]
-    fn index_reads_of_arrays_in_scope(
-        xs in vec_sized(f32s(), size()),
-        ((r, c), m) in matrix_of(i32s()),
-        ps in size().prop_flat_map(|n| prop::collection::vec((u64s(), any::<bool>()), n)),
-    ) {
-        let (v, mm) = (Vector::from_vec(xs.clone()), Matrix::from_shape_vec([r, c], m.clone()).unwrap());
-        let pv: Vector<(u64, bool)> = ps.iter().copied().collect();
-        let ((a_cpu, b_cpu, c_cpu), (a_int, b_int, c_int)) = both!(index_reads(&v, &mm, &pv));
-        let n = xs.len();
-        let want_a: Vec<f32> = (0..n).map(|i| xs[n - 1 - i] * 2.0 + xs[(i * 7) % n]).collect();
-        all_same_bits("xs[i] reads", &a_cpu.to_vec(), &a_int.to_vec(), &want_a)?;
-        let want_b: Vec<i32> = (0..c)
-            .flat_map(|i| (0..r).map(move |j| (i, j)))
-            .map(|(i, j)| m[j * c + i].wrapping_sub(m[j * c + (c - 1 - i)]))
-            .collect();
-        all_same("m[(i, j)] reads", &b_cpu.to_vec(), &b_int.to_vec(), &want_b)?;
-        prop_assert_eq!(b_cpu.shape(), [c, r]);
-        let want_c: Vec<u64> =
-            ps.iter().enumerate().map(|(i, p)| if p.1 { ps[(i + 1) % ps.len()].0 } else { p.0 }).collect();
-        all_same("tuple array reads", &c_cpu.to_vec(), &c_int.to_vec(), &want_c)?;
-    }
+fn index_reads_of_arrays_in_scope(on: &Target) -> Check {
+    props(
+        24,
+        (
+            vec_sized(f32s(), size()),
+            matrix_of(i32s()),
+            size().prop_flat_map(|n| prop::collection::vec((u64s(), any::<bool>()), n)),
+        ),
+        |(xs, ((r, c), m), ps)| {
+            let (v, mm) = (Vector::from_vec(xs.clone()), Matrix::from_shape_vec([r, c], m.clone()).unwrap());
+            let pv: Vector<(u64, bool)> = ps.iter().copied().collect();
+            let ((a_cpu, b_cpu, c_cpu), (a_int, b_int, c_int)) = both!(on, index_reads(&v, &mm, &pv));
+            let n = xs.len();
+            let want_a: Vec<f32> = (0..n).map(|i| xs[n - 1 - i] * 2.0 + xs[(i * 7) % n]).collect();
+            all_same_bits(on, "xs[i] reads", &a_cpu.to_vec(), &a_int.to_vec(), &want_a)?;
+            let want_b: Vec<i32> = (0..c)
+                .flat_map(|i| (0..r).map(move |j| (i, j)))
+                .map(|(i, j)| m[j * c + i].wrapping_sub(m[j * c + (c - 1 - i)]))
+                .collect();
+            all_same(on, "m[(i, j)] reads", &b_cpu.to_vec(), &b_int.to_vec(), &want_b)?;
+            check_eq!(b_cpu.shape(), [c, r]);
+            let want_c: Vec<u64> =
+                ps.iter().enumerate().map(|(i, p)| if p.1 { ps[(i + 1) % ps.len()].0 } else { p.0 }).collect();
+            all_same(on, "tuple array reads", &c_cpu.to_vec(), &c_int.to_vec(), &want_c)?;
+            Ok(())
+        },
+    )
+}
 
-    #[test]
-    fn len_and_shape(n in size(), (r, c) in shape(), (a, b, d) in (0usize..4, 0usize..5, 0usize..6)) {
+fn len_and_shape(on: &Target) -> Check {
+    props(24, (size(), shape(), (0usize..4, 0usize..5, 0usize..6)), |(n, (r, c), (a, b, d))| {
         let v = Vector::from_vec(vec![1.0f32; n]);
         let m = Matrix::from_shape_vec([r, c], vec![2u64; r * c]).unwrap();
         let cube = Array::from_shape_vec([a, b, d], vec![3i32; a * b * d]).unwrap();
-        let (cpu, interp) = both!(lengths_and_shapes(&v, &m, &cube));
-        all_same("len and shape", &[cpu.get()], &[interp.get()], &[(n, n, r * c, c, (a, b, d), r)])?;
-    }
-
-    #[test]
-    fn scalar_parameters(a in i32s(), b in u64s(), c in f32s(), d in any::<bool>(), e in any::<usize>(), f in f64s()) {
-        let (cpu, interp) = both!(scalar_params(a, b, c, d, e, f));
-        let want = (a.wrapping_mul(3), b.wrapping_add(1), c * 0.5, !d, e.wrapping_mul(2), f - 1.0);
-        all_same("scalar parameters", &[cpu.get()], &[interp.get()], &[want])?;
-    }
+        let (cpu, interp) = both!(on, lengths_and_shapes(&v, &m, &cube));
+        all_same(on, "len and shape", &[cpu.get()], &[interp.get()], &[(n, n, r * c, c, (a, b, d), r)])?;
+        Ok(())
+    })
 }
 
-#[test]
-fn named_constants() -> accel::Result<()> {
-    let (a, b, c) = float_constants(rt(), 2.0)?;
+fn scalar_parameters(on: &Target) -> Check {
+    props(24, (i32s(), u64s(), f32s(), any::<bool>(), any::<usize>(), f64s()), |(a, b, c, d, e, f)| {
+        let (cpu, interp) = both!(on, scalar_params(a, b, c, d, e, f));
+        let want = (a.wrapping_mul(3), b.wrapping_add(1), c * 0.5, !d, e.wrapping_mul(2), f - 1.0);
+        all_same(on, "scalar parameters", &[cpu.get()], &[interp.get()], &[want])?;
+        Ok(())
+    })
+}
+
+fn named_constants(on: &Target) -> Check {
+    let (a, b, c) = float_constants(on.rt()?, 2.0)?;
     let (ra, rb, rc) = float_constants::reference(2.0)?;
     use std::f64::consts;
     let want_a = (f32::MAX, f32::MIN, f32::EPSILON, f32::MIN_POSITIVE, f32::INFINITY, std::f32::consts::E);
@@ -844,16 +869,36 @@ fn named_constants() -> accel::Result<()> {
     assert_eq!((a.get(), ra.get()), (want_a, want_a));
     assert_eq!((b.get(), rb.get()), (want_b, want_b));
     assert_eq!((c.get(), rc.get()), (want_c, want_c));
-    let (k, rk) = (int_constants(rt(), 1)?, int_constants::reference(1)?);
+    let (k, rk) = (int_constants(on.rt()?, 1)?, int_constants::reference(1)?);
     let want = (i32::MIN, i32::MIN, i64::MIN, u32::MAX, u64::MAX, usize::MAX);
     assert_eq!((k.get(), rk.get()), (want, want));
     Ok(())
 }
 
-#[test]
-fn non_finite_named_constants() -> accel::Result<()> {
+fn non_finite_named_constants(on: &Target) -> Check {
     let want = (f32::INFINITY, f32::NEG_INFINITY, true, f64::INFINITY, f64::NEG_INFINITY, true);
-    assert_eq!(non_finite_constants(rt(), 2.0)?.get(), want, "CPU backend");
+    assert_eq!(non_finite_constants(on.rt()?, 2.0)?.get(), want, "CPU backend");
     assert_eq!(non_finite_constants::reference(2.0)?.get(), want, "interpreter");
     Ok(())
+}
+
+pub fn tests() -> Vec<Test> {
+    vec![
+        case("scalar::iterate_applies_f_n_times", iterate_applies_f_n_times),
+        case("scalar::while_loop_runs_while_the_condition_holds", while_loop_runs_while_the_condition_holds),
+        case("scalar::casts_are_rust_as", casts_are_rust_as),
+        case("scalar::float_functions_f64", float_functions_f64),
+        case("scalar::float_functions_f32", float_functions_f32),
+        case("scalar::float_min_max", float_min_max),
+        case("scalar::signed_integers_wrap", signed_integers_wrap),
+        case("scalar::unsigned_integers_wrap", unsigned_integers_wrap),
+        case("scalar::shifts_reduce_the_amount_modulo_the_width", shifts_reduce_the_amount_modulo_the_width),
+        case("scalar::bool_operations_and_comparisons", bool_operations_and_comparisons),
+        case("scalar::tuples_lets_and_projections", tuples_lets_and_projections),
+        case("scalar::index_reads_of_arrays_in_scope", index_reads_of_arrays_in_scope),
+        case("scalar::len_and_shape", len_and_shape),
+        case("scalar::scalar_parameters", scalar_parameters),
+        case("scalar::named_constants", named_constants),
+        case("scalar::non_finite_named_constants", non_finite_named_constants),
+    ]
 }

@@ -2,6 +2,7 @@
 //! (no copy through the host in between), one read on the host twice (and again after being
 //! passed on), and several threads using the one runtime at the same time.
 
+use crate::compare::*;
 use crate::harness::*;
 use accel::prelude::*;
 
@@ -30,15 +31,15 @@ fn blur_rows(m: Matrix<f32>) -> Matrix<f32> {
     m.stencil3x3(Wrap, |n| (n[1][0] + n[1][1] * 2.0 + n[1][2]) * 0.25)
 }
 
-fn chained_calls() -> Check {
-    each_size("device::chain::i64", Tier::Medium, |n, rng| {
+fn chained_calls(on: &Target) -> Check {
+    on.each_size("device::chain::i64", Tier::Medium, |n, rng| {
         let xs = Vector::from_vec(rng.vec::<i64>(n));
         // GPU results feed the next GPU call directly.
-        let a = gpu!(step(&xs));
-        let b = gpu!(keep_odd(&a));
-        let (p, t) = gpu!(prefix_and_total(&b));
-        let c = gpu!(scale_by(&p, &t));
-        let c2 = gpu!(scale_by(&p, &t));
+        let a = backend!(on, step(&xs));
+        let b = backend!(on, keep_odd(&a));
+        let (p, t) = backend!(on, prefix_and_total(&b));
+        let c = backend!(on, scale_by(&p, &t));
+        let c2 = backend!(on, scale_by(&p, &t));
         // The same chain in the interpreter.
         let ra = reference!(step(&xs));
         let rb = reference!(keep_odd(&ra));
@@ -52,40 +53,40 @@ fn chained_calls() -> Check {
     })
 }
 
-fn read_twice() -> Check {
-    each_size("device::read_twice::f32", Tier::Medium, |n, rng| {
+fn read_twice(on: &Target) -> Check {
+    on.each_size("device::read_twice::f32", Tier::Medium, |n, rng| {
         let m = Matrix::from_shape_vec([1, n], rng.vec::<f32>(n))?;
-        let g = gpu!(blur_rows(&m));
+        let g = backend!(on, blur_rows(&m));
         let w = reference!(blur_rows(&m));
         ok("downloading", g.download().map(|_| ()))?;
         let (first, second) = (g.to_vec(), g.to_vec());
         exact("two host reads of one result", &first, &second)?;
-        close_arrays("the result", &g, &w, 1.0)?;
+        close_arrays(on, "the result", &g, &w, 1.0)?;
         if n > 0 {
             exact("one element", &[g.get_linear(n - 1)], &[first[n - 1]])?;
         }
         // Read on the host, then passed back to the device.
-        let g2 = gpu!(blur_rows(&g));
+        let g2 = backend!(on, blur_rows(&g));
         let w2 = reference!(blur_rows(&w));
-        close_arrays("the result passed on after host reads", &g2, &w2, 1.0)?;
+        close_arrays(on, "the result passed on after host reads", &g2, &w2, 1.0)?;
         exact("the first result, read a third time", &g.to_vec(), &first)
     })
 }
 
-fn concurrent_calls() -> Check {
+fn concurrent_calls(on: &Target) -> Check {
     let sizes = [0usize, 1, 33, 4097, 65_537, (1 << 20) + 1];
     let results: Vec<Check> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
             .map(|t| {
                 s.spawn(move || -> Check {
                     let n = sizes[t % sizes.len()];
-                    if !fits(n) {
+                    if !on.fits(n) {
                         return Ok(());
                     }
                     let mut rng = Rng::new("device::concurrent", n + t);
                     let xs = Vector::from_vec(rng.vec::<i64>(n));
                     for round in 0..4 {
-                        let (p, total) = gpu!(prefix_and_total(&xs));
+                        let (p, total) = backend!(on, prefix_and_total(&xs));
                         let (rp, rtotal) = reference!(prefix_and_total(&xs));
                         same(&format!("thread {t}, round {round}: prefix sums"), &p, &rp)?;
                         same(&format!("thread {t}, round {round}: total"), &total, &rtotal)?;
@@ -99,10 +100,14 @@ fn concurrent_calls() -> Check {
     results.into_iter().collect()
 }
 
-pub fn cases() -> Vec<Case> {
+fn sweeps() -> Vec<Test> {
     vec![
         case("device::chain::i64", chained_calls),
         case("device::read_twice::f32", read_twice),
         case("device::concurrent::i64", concurrent_calls),
     ]
+}
+
+pub fn tests() -> Vec<Test> {
+    sweeps().into_iter().map(Test::cuda_only).collect()
 }

@@ -1,3 +1,10 @@
+//! Neighbourhoods: `stencil3 stencil5 stencil3x3 stencil5x5` with each boundary (`Clamp`,
+//! `Mirror`, `Wrap`, `Constant`) on vectors and matrices of every size, including those shorter
+//! than the stencil. Integer stencils weigh each neighbour differently, so that a wrong neighbour
+//! shows; float stencils are elementwise and compared within the elementwise tolerance. The
+//! programs with all four boundaries (4 x 25 reads per element in the interpreter) stop at 65537
+//! elements; the others add 2^20 +- 1.
+//!
 //! Neighbourhood combinators: `stencil3 stencil5 stencil3x3 stencil5x5` with the boundaries
 //! `Clamp Mirror Wrap Constant(v)`.
 //!
@@ -7,11 +14,10 @@
 //! so that a neighbour read from the wrong side, or a transposed neighbourhood, changes the
 //! result.
 
-#[macro_use]
-mod common;
-
+use crate::compare::*;
+use crate::harness::*;
+use crate::strategies::*;
 use accel::prelude::*;
-use common::*;
 use proptest::prelude::*;
 
 #[accel]
@@ -154,6 +160,113 @@ fn s5x5_f64(m: Matrix<f64>) -> Matrix<f64> {
     })
 }
 
+#[accel]
+fn s5x5_f64_edges(m: Matrix<f64>) -> (Matrix<f64>, Matrix<f64>, Matrix<f64>) {
+    (
+        m.stencil5x5(Clamp, |n| n[0][2] * 0.5 + n[4][2] - n[2][0] * 0.25 + n[2][4] * 2.0 - n[2][2]),
+        m.stencil5x5(Mirror, |n| n[0][0] - n[1][1] * 0.5 + n[3][3] * 0.125 + n[4][1]),
+        m.stencil5x5(Constant(0.25), |n| n[0][4] + n[4][0] * 3.0 - n[2][2] * 0.5 + n[1][2]),
+    )
+}
+
+fn stencil3_i64(on: &Target) -> Check {
+    on.each_size("stencil::stencil3::i64", Tier::Medium, |n, rng| {
+        let xs = Vector::from_vec(rng.vec::<i64>(n));
+        let ((g0, g1, g2, g3), (r0, r1, r2, r3)) = both!(on, s3_i64(&xs));
+        same("stencil3 Clamp", &g0, &r0)?;
+        same("stencil3 Mirror", &g1, &r1)?;
+        same("stencil3 Wrap", &g2, &r2)?;
+        same("stencil3 Constant", &g3, &r3)
+    })
+}
+
+fn stencil3_floats_and_tuples(on: &Target) -> Check {
+    on.each_size("stencil::stencil3::f32_and_tuples", Tier::Medium, |n, rng| {
+        let xs = Vector::from_vec(rng.vec::<f32>(n));
+        let ((g0, g1), (r0, r1)) = both!(on, s3_f32(&xs));
+        close_arrays(on, "stencil3 Mirror (f32)", &g0, &r0, 1.0)?;
+        close_arrays(on, "stencil3 Constant (f32)", &g1, &r1, 1.0)?;
+        let ts: Vector<(f32, i32)> = rng.vec::<f32>(n).into_iter().zip(rng.vec::<i32>(n)).collect();
+        let (g, r) = both!(on, s3_tuple(&ts));
+        let (g, r) = (g.to_vec(), r.to_vec());
+        close(on, "stencil3 Wrap (tuples) .0", &firsts(&g), &firsts(&r), 1.0)?;
+        exact("stencil3 Wrap (tuples) .1", &seconds(&g), &seconds(&r))
+    })
+}
+
+fn stencil5_i32(on: &Target) -> Check {
+    on.each_size("stencil::stencil5::i32", Tier::Small, |n, rng| {
+        let xs = Vector::from_vec(rng.vec::<i32>(n));
+        let ((g0, g1, g2, g3), (r0, r1, r2, r3)) = both!(on, s5_i32(&xs));
+        same("stencil5 Clamp", &g0, &r0)?;
+        same("stencil5 Mirror", &g1, &r1)?;
+        same("stencil5 Wrap", &g2, &r2)?;
+        same("stencil5 Constant", &g3, &r3)
+    })
+}
+
+fn stencil5_f64_bool(on: &Target) -> Check {
+    on.each_size("stencil::stencil5::f64_to_bool", Tier::Medium, |n, rng| {
+        let (g, r) = both!(on, s5_f64_to_bool(&Vector::from_vec(rng.vec::<f64>(n))));
+        same("stencil5 Clamp (local maxima)", &g, &r)
+    })
+}
+
+fn stencil3x3_i64(on: &Target) -> Check {
+    on.each_shape("stencil::stencil3x3::i64", Tier::Small, |r, c, rng| {
+        let m = Matrix::from_shape_vec([r, c], rng.vec::<i64>(r * c))?;
+        let ((g0, g1, g2, g3), (r0, r1, r2, r3)) = both!(on, s3x3_i64(&m));
+        same("stencil3x3 Clamp", &g0, &r0)?;
+        same("stencil3x3 Mirror", &g1, &r1)?;
+        same("stencil3x3 Wrap", &g2, &r2)?;
+        same("stencil3x3 Constant", &g3, &r3)
+    })
+}
+
+fn stencil3x3_f32(on: &Target) -> Check {
+    on.each_shape("stencil::stencil3x3::f32", Tier::Medium, |r, c, rng| {
+        let m = Matrix::from_shape_vec([r, c], rng.vec::<f32>(r * c))?;
+        let (g, w) = both!(on, s3x3_f32_pattern(&m));
+        close_arrays(on, "stencil3x3 Mirror (f32, pattern)", &g, &w, 1.0)
+    })
+}
+
+fn stencil5x5_i64(on: &Target) -> Check {
+    on.each_shape("stencil::stencil5x5::i64", Tier::Small, |r, c, rng| {
+        let m = Matrix::from_shape_vec([r, c], rng.vec::<i64>(r * c))?;
+        let ((g0, g1, g2, g3), (r0, r1, r2, r3)) = both!(on, s5x5_i64(&m));
+        same("stencil5x5 Clamp", &g0, &r0)?;
+        same("stencil5x5 Mirror", &g1, &r1)?;
+        same("stencil5x5 Wrap", &g2, &r2)?;
+        same("stencil5x5 Constant", &g3, &r3)
+    })
+}
+
+fn stencil5x5_f64(on: &Target) -> Check {
+    on.each_shape("stencil::stencil5x5::f64", Tier::Small, |r, c, rng| {
+        let m = Matrix::from_shape_vec([r, c], rng.vec::<f64>(r * c))?;
+        let (g, w) = both!(on, s5x5_f64(&m));
+        close_arrays(on, "stencil5x5 Wrap (f64)", &g, &w, 1.0)?;
+        let ((g0, g1, g2), (r0, r1, r2)) = both!(on, s5x5_f64_edges(&m));
+        close_arrays(on, "stencil5x5 Clamp (f64)", &g0, &r0, 1.0)?;
+        close_arrays(on, "stencil5x5 Mirror (f64)", &g1, &r1, 1.0)?;
+        close_arrays(on, "stencil5x5 Constant (f64)", &g2, &r2, 1.0)
+    })
+}
+
+fn sweeps() -> Vec<Test> {
+    vec![
+        case("stencil::stencil3::i64", stencil3_i64),
+        case("stencil::stencil3::f32_and_tuples", stencil3_floats_and_tuples),
+        case("stencil::stencil5::i32", stencil5_i32),
+        case("stencil::stencil5::f64_to_bool", stencil5_f64_bool),
+        case("stencil::stencil3x3::i64", stencil3x3_i64),
+        case("stencil::stencil3x3::f32", stencil3x3_f32),
+        case("stencil::stencil5x5::i64", stencil5x5_i64),
+        case("stencil::stencil5x5::f64", stencil5x5_f64),
+    ]
+}
+
 /// How a coordinate `i` (possibly outside `0..n`) is read: `None` means the constant.
 #[derive(Clone, Copy, Debug)]
 enum Rule {
@@ -244,83 +357,87 @@ fn vals() -> impl Strategy<Value = i64> + Clone {
     -1000i64..1000
 }
 
-proptest! {
-    #![proptest_config(config(24))]
-
-    #[test]
-    fn stencil3_with_every_boundary(xs in vec_sized(vals(), size())) {
+fn stencil3_with_every_boundary(on: &Target) -> Check {
+    props(24, vec_sized(vals(), size()), |xs| {
         let v = Vector::from_vec(xs.clone());
-        let (cpu, interp) = both!(s3_i64(&v));
+        let (cpu, interp) = both!(on, s3_i64(&v));
         let cpu = [cpu.0, cpu.1, cpu.2, cpu.3];
         let interp = [interp.0, interp.1, interp.2, interp.3];
         for (k, rule) in RULES.into_iter().enumerate() {
             let want: Vec<i64> = neighbourhoods_1d(&xs, 1, rule, -7).iter().map(|p| weigh3(p)).collect();
-            all_same(&format!("stencil3 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
+            all_same(on, &format!("stencil3 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
         }
-    }
+        Ok(())
+    })
+}
 
-    #[test]
-    fn stencil3_of_floats_and_tuples(
-        xs in vec_sized(f32s(), size()),
-        is in prop::collection::vec(small_i32s(), 0..200),
-    ) {
+fn stencil3_of_floats_and_tuples(on: &Target) -> Check {
+    props(24, (vec_sized(f32s(), size()), prop::collection::vec(small_i32s(), 0..200)), |(xs, is)| {
         let v = Vector::from_vec(xs.clone());
-        let ((m_cpu, c_cpu), (m_int, c_int)) = both!(s3_f32(&v));
+        let ((m_cpu, c_cpu), (m_int, c_int)) = both!(on, s3_f32(&v));
         let f = |p: &Vec<f32>| p[0] * 0.25 + p[1] * 0.5 - p[2] * 0.125;
         let want: Vec<f32> = neighbourhoods_1d(&xs, 1, Rule::Mirror, 0.0).iter().map(f).collect();
-        all_same_bits("stencil3 f32 Mirror", &m_cpu.to_vec(), &m_int.to_vec(), &want)?;
+        all_same_bits(on, "stencil3 f32 Mirror", &m_cpu.to_vec(), &m_int.to_vec(), &want)?;
         let want: Vec<f32> = neighbourhoods_1d(&xs, 1, Rule::Constant, 1.5).iter().map(f).collect();
-        all_same_bits("stencil3 f32 Constant", &c_cpu.to_vec(), &c_int.to_vec(), &want)?;
+        all_same_bits(on, "stencil3 f32 Constant", &c_cpu.to_vec(), &c_int.to_vec(), &want)?;
         let ps: Vec<(f32, i32)> = is.iter().map(|&i| (i as f32 * 0.5, i)).collect();
         let v: Vector<(f32, i32)> = ps.iter().copied().collect();
-        let (cpu, interp) = both!(s3_tuple(&v));
+        let (cpu, interp) = both!(on, s3_tuple(&v));
         let want: Vec<(f32, i32)> = neighbourhoods_1d(&ps, 1, Rule::Wrap, (0.0, 0))
             .iter()
             .map(|p| (p[0].0 - p[2].0, p[1].1 * 2 + p[0].1 - p[2].1))
             .collect();
-        all_same("stencil3 tuples Wrap", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+        all_same(on, "stencil3 tuples Wrap", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        Ok(())
+    })
+}
 
-    #[test]
-    fn stencil5_with_every_boundary(xs in vec_sized(small_i32s(), size())) {
+fn stencil5_with_every_boundary(on: &Target) -> Check {
+    props(24, vec_sized(small_i32s(), size()), |xs| {
         let v = Vector::from_vec(xs.clone());
-        let (cpu, interp) = both!(s5_i32(&v));
+        let (cpu, interp) = both!(on, s5_i32(&v));
         let cpu = [cpu.0, cpu.1, cpu.2, cpu.3];
         let interp = [interp.0, interp.1, interp.2, interp.3];
         for (k, rule) in RULES.into_iter().enumerate() {
             let want: Vec<i32> = neighbourhoods_1d(&xs, 2, rule, 5).iter().map(|p| weigh5(p)).collect();
-            all_same(&format!("stencil5 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
+            all_same(on, &format!("stencil5 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
         }
-    }
+        Ok(())
+    })
+}
 
-    #[test]
-    fn stencil5_to_another_type(xs in vec_sized(f64s(), size())) {
+fn stencil5_to_another_type(on: &Target) -> Check {
+    props(24, vec_sized(f64s(), size()), |xs| {
         let v = Vector::from_vec(xs.clone());
-        let (cpu, interp) = both!(s5_f64_to_bool(&v));
+        let (cpu, interp) = both!(on, s5_f64_to_bool(&v));
         let want: Vec<bool> = neighbourhoods_1d(&xs, 2, Rule::Clamp, 0.0)
             .iter()
             .map(|p| p[2] > p[0] && p[2] >= p[1] && p[2] >= p[3] && p[2] > p[4])
             .collect();
-        all_same("stencil5 local maxima", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+        all_same(on, "stencil5 local maxima", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        Ok(())
+    })
+}
 
-    #[test]
-    fn stencil3x3_with_every_boundary(((r, c), m) in matrix_of(vals())) {
+fn stencil3x3_with_every_boundary(on: &Target) -> Check {
+    props(24, matrix_of(vals()), |((r, c), m)| {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
-        let (cpu, interp) = both!(s3x3_i64(&mm));
+        let (cpu, interp) = both!(on, s3x3_i64(&mm));
         let cpu = [cpu.0, cpu.1, cpu.2, cpu.3];
         let interp = [interp.0, interp.1, interp.2, interp.3];
         for (k, rule) in RULES.into_iter().enumerate() {
             let want: Vec<i64> = neighbourhoods_2d(&m, r, c, 1, rule, 3).iter().map(|p| weigh3x3(p)).collect();
-            all_same(&format!("stencil3x3 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
-            prop_assert_eq!(cpu[k].shape(), [r, c]);
+            all_same(on, &format!("stencil3x3 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
+            check_eq!(cpu[k].shape(), [r, c]);
         }
-    }
+        Ok(())
+    })
+}
 
-    #[test]
-    fn stencil3x3_slice_pattern(((r, c), m) in matrix_of(f32s())) {
+fn stencil3x3_slice_pattern(on: &Target) -> Check {
+    props(24, matrix_of(f32s()), |((r, c), m)| {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
-        let (cpu, interp) = both!(s3x3_f32_pattern(&mm));
+        let (cpu, interp) = both!(on, s3x3_f32_pattern(&mm));
         let want: Vec<f32> = neighbourhoods_2d(&m, r, c, 1, Rule::Mirror, 0.0)
             .iter()
             .map(|p| {
@@ -328,54 +445,56 @@ proptest! {
                 (a - c + g - i) * 0.25 + (b - h) * 0.5 + d * 0.125 - f + e * 2.0
             })
             .collect();
-        all_same_bits("stencil3x3 f32 Mirror (slice pattern)", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+        all_same_bits(on, "stencil3x3 f32 Mirror (slice pattern)", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        Ok(())
+    })
+}
 
-    #[test]
-    fn stencil5x5_with_every_boundary(((r, c), m) in matrix_of(vals())) {
+fn stencil5x5_with_every_boundary(on: &Target) -> Check {
+    props(24, matrix_of(vals()), |((r, c), m)| {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
-        let (cpu, interp) = both!(s5x5_i64(&mm));
+        let (cpu, interp) = both!(on, s5x5_i64(&mm));
         let cpu = [cpu.0, cpu.1, cpu.2, cpu.3];
         let interp = [interp.0, interp.1, interp.2, interp.3];
         for (k, rule) in RULES.into_iter().enumerate() {
             let want: Vec<i64> = neighbourhoods_2d(&m, r, c, 2, rule, -2).iter().map(|p| weigh5x5(p)).collect();
-            all_same(&format!("stencil5x5 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
+            all_same(on, &format!("stencil5x5 {rule:?}"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
         }
-    }
+        Ok(())
+    })
+}
 
-    #[test]
-    fn stencil5x5_of_floats(((r, c), m) in matrix_of(f64s())) {
+fn stencil5x5_of_floats(on: &Target) -> Check {
+    props(24, matrix_of(f64s()), |((r, c), m)| {
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
-        let (cpu, interp) = both!(s5x5_f64(&mm));
+        let (cpu, interp) = both!(on, s5x5_f64(&mm));
         let want: Vec<f64> = neighbourhoods_2d(&m, r, c, 2, Rule::Wrap, 0.0)
             .iter()
             .map(|p| p[0] * 0.5 - p[24] + p[12] * 3.0 - p[4] * 0.25 + p[20] * 0.125 + p[8] - p[16] * 2.0)
             .collect();
-        all_same_bits("stencil5x5 f64 Wrap", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+        all_same_bits(on, "stencil5x5 f64 Wrap", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        Ok(())
+    })
 }
 
-proptest! {
-    // Large inputs cross the CPU backend's chunk boundaries (a few cases: the interpreter is slow).
-    #![proptest_config(config(3))]
-
-    #[test]
-    fn large_stencils(n in large_size(), seed in any::<u64>()) {
+/// Large inputs cross the CPU backend's chunk boundaries (a few cases: the interpreter is slow).
+fn large_stencils(on: &Target) -> Check {
+    props(3, (large_size(), any::<u64>()), |(n, seed)| {
         let mut rng = SplitMix::new(seed);
         let xs: Vec<i64> = (0..n).map(|_| rng.below(2000) as i64 - 1000).collect();
         let v = Vector::from_vec(xs.clone());
-        let (cpu, interp) = both!(s3_i64(&v));
+        let (cpu, interp) = both!(on, s3_i64(&v));
         let cpu = [cpu.0, cpu.1, cpu.2, cpu.3];
         let interp = [interp.0, interp.1, interp.2, interp.3];
         for (k, rule) in RULES.into_iter().enumerate() {
             let want: Vec<i64> = neighbourhoods_1d(&xs, 1, rule, -7).iter().map(|p| weigh3(p)).collect();
-            all_same(&format!("stencil3 {rule:?} (large)"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
+            all_same(on, &format!("stencil3 {rule:?} (large)"), &cpu[k].to_vec(), &interp[k].to_vec(), &want)?;
         }
         // About n elements in rows of an odd length.
         let (r, c) = (n / 257, 257);
         let m: Vec<f32> = rng.f32s(r * c, -10.0, 10.0);
         let mm = Matrix::from_shape_vec([r, c], m.clone()).unwrap();
-        let (cpu, interp) = both!(s3x3_f32_pattern(&mm));
+        let (cpu, interp) = both!(on, s3x3_f32_pattern(&mm));
         let want: Vec<f32> = neighbourhoods_2d(&m, r, c, 1, Rule::Mirror, 0.0)
             .iter()
             .map(|p| {
@@ -383,6 +502,23 @@ proptest! {
                 (a - c + g - i) * 0.25 + (b - h) * 0.5 + d * 0.125 - f + e * 2.0
             })
             .collect();
-        all_same_bits("stencil3x3 (large)", &cpu.to_vec(), &interp.to_vec(), &want)?;
-    }
+        all_same_bits(on, "stencil3x3 (large)", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        Ok(())
+    })
+}
+
+pub fn tests() -> Vec<Test> {
+    let mut tests = sweeps();
+    tests.extend([
+        case("stencil::stencil3_with_every_boundary", stencil3_with_every_boundary),
+        case("stencil::stencil3_of_floats_and_tuples", stencil3_of_floats_and_tuples),
+        case("stencil::stencil5_with_every_boundary", stencil5_with_every_boundary),
+        case("stencil::stencil5_to_another_type", stencil5_to_another_type),
+        case("stencil::stencil3x3_with_every_boundary", stencil3x3_with_every_boundary),
+        case("stencil::stencil3x3_slice_pattern", stencil3x3_slice_pattern),
+        case("stencil::stencil5x5_with_every_boundary", stencil5x5_with_every_boundary),
+        case("stencil::stencil5x5_of_floats", stencil5x5_of_floats),
+        case("stencil::large_stencils", large_stencils),
+    ]);
+    tests
 }
