@@ -30,7 +30,7 @@ fn a_faulting_kernel_is_an_error() {
     gpu.launch(&poke, 1, &[16]).unwrap();
     let e = gpu.synchronize().unwrap_err();
     assert!(matches!(&e, Error::Backend { backend, .. } if backend == "cuda"), "{e}");
-    assert!(e.to_string().contains("CUDA_ERROR_"), "{e}");
+    assert!(e.to_string().contains("CUDA_ERROR_") && e.to_string().contains("restart the program"), "{e}");
     // The error is sticky.
     assert!(gpu.download(&buffer, 0, 4).is_err());
     assert!(gpu.take_device_error().is_err());

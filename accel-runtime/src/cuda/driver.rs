@@ -106,9 +106,14 @@ pub(super) fn describe(e: DriverError) -> String {
     }
 }
 
-/// An `accel_core::Error::Backend` for a failed driver call made while doing `context`.
+/// An `accel_core::Error::Backend` for a failed driver call made while doing `context`; for a
+/// fault CUDA keeps ([`is_sticky`]), the message says what to do.
 pub(super) fn backend_error(context: impl Into<String>, e: DriverError) -> Error {
-    Error::Backend { backend: "cuda".into(), context: context.into(), message: describe(e) }
+    let mut message = describe(e);
+    if is_sticky(e) {
+        message.push_str("; a kernel fault leaves CUDA unusable until the process ends: restart the program");
+    }
+    Error::Backend { backend: "cuda".into(), context: context.into(), message }
 }
 
 pub(super) fn is_out_of_memory(e: DriverError) -> bool {

@@ -113,13 +113,7 @@ impl Gpu {
         }
         let cannot_open = |e: DriverError| {
             if driver::is_sticky(e) {
-                return backend_error(
-                    format!(
-                        "opening CUDA device {ordinal}: an earlier kernel fault in this process left CUDA unusable \
-                         until the process ends; restart the program"
-                    ),
-                    e,
-                );
+                return backend_error(format!("opening CUDA device {ordinal}"), e);
             }
             no_device(format!(
                 "CUDA device {ordinal} cannot be opened ({}); check `nvidia-smi` (a device in exclusive-process mode \

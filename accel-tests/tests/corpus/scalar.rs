@@ -468,114 +468,74 @@ fn casts_are_rust_as(on: &Target) -> Check {
     )
 }
 
-fn float_functions_f64(on: &Target) -> Check {
-    props(24, two(special_f64s(), special_f64s()), |(xs, ys)| {
-        let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
-        let (cpu, interp) = both!(on, math_f64_a(&v));
-        let want: Vec<_> = xs.iter().map(|&x| (x.sqrt(), x.exp(), x.ln(), x.log2(), x.log10(), x.sin())).collect();
-        six_bits(on, "f64", &cpu.to_vec(), &interp.to_vec(), &want, ["sqrt", "exp", "ln", "log2", "log10", "sin"])?;
-        let (cpu, interp) = both!(on, math_f64_b(&v));
-        let want: Vec<_> = xs.iter().map(|&x| (x.cos(), x.tan(), x.asin(), x.acos(), x.atan(), x.sinh())).collect();
-        six_bits(on, "f64", &cpu.to_vec(), &interp.to_vec(), &want, ["cos", "tan", "asin", "acos", "atan", "sinh"])?;
-        let (cpu, interp) = both!(on, math_f64_c(&v));
-        let want: Vec<_> =
-            xs.iter().map(|&x| (x.cosh(), x.tanh(), x.floor(), x.ceil(), x.round(), x.trunc())).collect();
-        six_bits(
-            on,
-            "f64",
-            &cpu.to_vec(),
-            &interp.to_vec(),
-            &want,
-            ["cosh", "tanh", "floor", "ceil", "round", "trunc"],
-        )?;
-        let (cpu, interp) = both!(on, math_f64_d(&v, &w));
-        let want: Vec<_> = xs
-            .iter()
-            .zip(&ys)
-            .map(|(&x, &y)| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.mul_add(y, 0.75), y.atan2(x), x % y))
-            .collect();
-        six_bits(
-            on,
-            "f64",
-            &cpu.to_vec(),
-            &interp.to_vec(),
-            &want,
-            ["atan2", "powf", "powi", "mul_add", "f64::atan2", "%"],
-        )?;
-        let (cpu, interp) = both!(on, math_f64_e(&v));
-        let (cpu, interp) = (cpu.to_vec(), interp.to_vec());
-        let ((c3, cb, ce), (i3, ib, ie)) = (split_math_e(&cpu), split_math_e(&interp));
-        let w3: Vec<(f64, f64, f64)> = xs.iter().map(|&x| (x.abs(), x.abs().sqrt(), -x)).collect();
-        let wb: Vec<(bool, bool)> = xs.iter().map(|&x| (x.is_nan(), x.is_finite())).collect();
-        let f = |v: &[(f64, f64, f64)], k: usize| -> Vec<f64> { v.iter().map(|t| [t.0, t.1, t.2][k]).collect() };
-        all_same_bits(on, "f64 abs", &f(&c3, 0), &f(&i3, 0), &f(&w3, 0))?;
-        all_same_bits(on, "f64 f64::sqrt", &f(&c3, 1), &f(&i3, 1), &f(&w3, 1))?;
-        all_same_bits(on, "f64 -x", &f(&c3, 2), &f(&i3, 2), &f(&w3, 2))?;
-        all_same(on, "f64 is_nan/is_finite", &cb, &ib, &wb)?;
-        // erf: the backends share libm's `erf` (bit-identical); the series oracle agrees within
-        // 1e-13 relative (its own error is about 1e-14).
-        same_bits(on, "f64 erf (CPU vs interpreter)", &ce, &ie)?;
-        let want: Vec<f64> = xs.iter().map(|&x| erf_oracle(x)).collect();
-        let bound: Vec<f64> = want.iter().map(|w| 1e-13 * w.abs() + 1e-300).collect();
-        bounded(on, "f64 erf (vs series)", &ce, &want, &bound)?;
-        Ok(())
-    })
+/// The float-function property of one float type: every function against std on the CPU, bit
+/// for bit (within the GPU's tolerance there), and `erf` against a series within `$erf_bound`
+/// of each result (relative to it, in f64).
+macro_rules! float_functions {
+    ($name:ident, $t:ident, $specials:ident, [$a:ident, $b:ident, $c:ident, $d:ident, $e:ident], $erf_bound:expr) => {
+        fn $name(on: &Target) -> Check {
+            let t = stringify!($t);
+            props(24, two($specials(), $specials()), |(xs, ys)| {
+                let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
+                let (cpu, interp) = both!(on, $a(&v));
+                let want: Vec<_> =
+                    xs.iter().map(|&x| (x.sqrt(), x.exp(), x.ln(), x.log2(), x.log10(), x.sin())).collect();
+                six_bits(on, t, &cpu.to_vec(), &interp.to_vec(), &want, ["sqrt", "exp", "ln", "log2", "log10", "sin"])?;
+                let (cpu, interp) = both!(on, $b(&v));
+                let want: Vec<_> =
+                    xs.iter().map(|&x| (x.cos(), x.tan(), x.asin(), x.acos(), x.atan(), x.sinh())).collect();
+                six_bits(on, t, &cpu.to_vec(), &interp.to_vec(), &want, ["cos", "tan", "asin", "acos", "atan", "sinh"])?;
+                let (cpu, interp) = both!(on, $c(&v));
+                let want: Vec<_> =
+                    xs.iter().map(|&x| (x.cosh(), x.tanh(), x.floor(), x.ceil(), x.round(), x.trunc())).collect();
+                let names = ["cosh", "tanh", "floor", "ceil", "round", "trunc"];
+                six_bits(on, t, &cpu.to_vec(), &interp.to_vec(), &want, names)?;
+                let (cpu, interp) = both!(on, $d(&v, &w));
+                let want: Vec<_> = xs
+                    .iter()
+                    .zip(&ys)
+                    .map(|(&x, &y)| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.mul_add(y, 0.75), y.atan2(x), x % y))
+                    .collect();
+                let names = ["atan2", "powf", "powi", "mul_add", concat!(stringify!($t), "::atan2"), "%"];
+                six_bits(on, t, &cpu.to_vec(), &interp.to_vec(), &want, names)?;
+                let (cpu, interp) = both!(on, $e(&v));
+                let (cpu, interp) = (cpu.to_vec(), interp.to_vec());
+                let ((c3, cb, ce), (i3, ib, ie)) = (split_math_e(&cpu), split_math_e(&interp));
+                let w3: Vec<($t, $t, $t)> = xs.iter().map(|&x| (x.abs(), x.abs().sqrt(), -x)).collect();
+                let wb: Vec<(bool, bool)> = xs.iter().map(|&x| (x.is_nan(), x.is_finite())).collect();
+                let f = |v: &[($t, $t, $t)], k: usize| -> Vec<$t> { v.iter().map(|t| [t.0, t.1, t.2][k]).collect() };
+                all_same_bits(on, &format!("{t} abs"), &f(&c3, 0), &f(&i3, 0), &f(&w3, 0))?;
+                all_same_bits(on, &format!("{t} {t}::sqrt"), &f(&c3, 1), &f(&i3, 1), &f(&w3, 1))?;
+                all_same_bits(on, &format!("{t} -x"), &f(&c3, 2), &f(&i3, 2), &f(&w3, 2))?;
+                all_same(on, &format!("{t} is_nan/is_finite"), &cb, &ib, &wb)?;
+                // The backends share libm's `erf`/`erff` (bit-identical to the interpreter).
+                same_bits(on, &format!("{t} erf (CPU vs interpreter)"), &ce, &ie)?;
+                let want: Vec<f64> = xs.iter().map(|&x| erf_oracle(f64::from(x))).collect();
+                let bound: Vec<f64> = want.iter().map(|&w| $erf_bound(w)).collect();
+                bounded(on, &format!("{t} erf (vs series)"), &ce, &want, &bound)?;
+                Ok(())
+            })
+        }
+    };
 }
 
-fn float_functions_f32(on: &Target) -> Check {
-    props(24, two(special_f32s(), special_f32s()), |(xs, ys)| {
-        let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
-        let (cpu, interp) = both!(on, math_f32_a(&v));
-        let want: Vec<_> = xs.iter().map(|&x| (x.sqrt(), x.exp(), x.ln(), x.log2(), x.log10(), x.sin())).collect();
-        six_bits(on, "f32", &cpu.to_vec(), &interp.to_vec(), &want, ["sqrt", "exp", "ln", "log2", "log10", "sin"])?;
-        let (cpu, interp) = both!(on, math_f32_b(&v));
-        let want: Vec<_> = xs.iter().map(|&x| (x.cos(), x.tan(), x.asin(), x.acos(), x.atan(), x.sinh())).collect();
-        six_bits(on, "f32", &cpu.to_vec(), &interp.to_vec(), &want, ["cos", "tan", "asin", "acos", "atan", "sinh"])?;
-        let (cpu, interp) = both!(on, math_f32_c(&v));
-        let want: Vec<_> =
-            xs.iter().map(|&x| (x.cosh(), x.tanh(), x.floor(), x.ceil(), x.round(), x.trunc())).collect();
-        six_bits(
-            on,
-            "f32",
-            &cpu.to_vec(),
-            &interp.to_vec(),
-            &want,
-            ["cosh", "tanh", "floor", "ceil", "round", "trunc"],
-        )?;
-        let (cpu, interp) = both!(on, math_f32_d(&v, &w));
-        let want: Vec<_> = xs
-            .iter()
-            .zip(&ys)
-            .map(|(&x, &y)| (x.atan2(y), x.powf(y), x.powi((y as i32) % 7), x.mul_add(y, 0.75), y.atan2(x), x % y))
-            .collect();
-        six_bits(
-            on,
-            "f32",
-            &cpu.to_vec(),
-            &interp.to_vec(),
-            &want,
-            ["atan2", "powf", "powi", "mul_add", "f32::atan2", "%"],
-        )?;
-        let (cpu, interp) = both!(on, math_f32_e(&v));
-        let (cpu, interp) = (cpu.to_vec(), interp.to_vec());
-        let ((c3, cb, ce), (i3, ib, ie)) = (split_math_e(&cpu), split_math_e(&interp));
-        let w3: Vec<(f32, f32, f32)> = xs.iter().map(|&x| (x.abs(), x.abs().sqrt(), -x)).collect();
-        let wb: Vec<(bool, bool)> = xs.iter().map(|&x| (x.is_nan(), x.is_finite())).collect();
-        let f = |v: &[(f32, f32, f32)], k: usize| -> Vec<f32> { v.iter().map(|t| [t.0, t.1, t.2][k]).collect() };
-        all_same_bits(on, "f32 abs", &f(&c3, 0), &f(&i3, 0), &f(&w3, 0))?;
-        all_same_bits(on, "f32 f32::sqrt", &f(&c3, 1), &f(&i3, 1), &f(&w3, 1))?;
-        all_same_bits(on, "f32 -x", &f(&c3, 2), &f(&i3, 2), &f(&w3, 2))?;
-        all_same(on, "f32 is_nan/is_finite", &cb, &ib, &wb)?;
-        // erf in f32 (libm's `erff`, correct to about one ulp): within 4 f32 ulps of the f64
-        // series, relative, plus the smallest normal for results near zero.
-        same_bits(on, "f32 erf (CPU vs interpreter)", &ce, &ie)?;
-        let want: Vec<f64> = xs.iter().map(|&x| erf_oracle(x as f64)).collect();
-        let bound: Vec<f64> =
-            want.iter().map(|w| 4.0 * f32::EPSILON as f64 * w.abs() + f32::MIN_POSITIVE as f64).collect();
-        bounded(on, "f32 erf (vs series)", &ce, &want, &bound)?;
-        Ok(())
-    })
-}
+// erf in f64: the series oracle agrees within 1e-13 relative (its own error is about 1e-14).
+float_functions!(
+    float_functions_f64,
+    f64,
+    special_f64s,
+    [math_f64_a, math_f64_b, math_f64_c, math_f64_d, math_f64_e],
+    |w: f64| 1e-13 * w.abs() + 1e-300
+);
+// erf in f32 (libm's `erff`, correct to about one ulp): within 4 f32 ulps of the f64 series,
+// relative, plus the smallest normal for results near zero.
+float_functions!(
+    float_functions_f32,
+    f32,
+    special_f32s,
+    [math_f32_a, math_f32_b, math_f32_c, math_f32_d, math_f32_e],
+    |w: f64| 4.0 * f64::from(f32::EPSILON) * w.abs() + f64::from(f32::MIN_POSITIVE)
+);
 
 fn float_min_max(on: &Target) -> Check {
     props(24, (two(special_f64s(), special_f64s()), two(special_f32s(), special_f32s())), |((xs, ys), (fs, gs))| {
