@@ -1,7 +1,9 @@
-//! The device interface of each collective operation: which kernels it launches and what their
-//! parameters are. The device code generator ([`crate::codegen::device`]) and the CUDA executor
-//! in `accel-runtime` both follow this module, so that the words one side writes are the words
-//! the other side reads.
+//! The device interface of each collective operation: which kernels it launches ([`roles`], each
+//! a [`Role`] that names it and sets its launch geometry) and what their parameters are
+//! ([`layout`], a typed list of [`Param`]s). The device code generator
+//! ([`crate::codegen::device`]) reads the words by walking the layout and the CUDA executor in
+//! `accel-runtime` writes them by walking the same list, so that the words one side writes are
+//! the words the other side reads.
 //!
 //! Every kernel parameter is one `u64` word (`accel_kernels::abi::Word`). The words of a kernel
 //! of node `n` are, in order:
@@ -32,6 +34,7 @@
 use crate::ir::visit;
 use crate::ir::{ArrayOp, BinaryOp, Boundary, Expr, ExprKind, Lambda, MathFn, Program, ReadSite, ScanKind, Var};
 use crate::types::{ElemType, ScalarType, Type};
+use accel_kernels::abi::{GENERATE_UNROLL, WARP};
 use std::collections::BTreeMap;
 
 /// The scratch buffers a skeleton needs besides its outputs.
@@ -40,7 +43,7 @@ pub enum Scratch {
     None,
     /// Reductions: `[parts, partials (an element vector of rows * parts), partial flags (bool
     /// pointer), tickets (one `u32` per row, zero before and after the kernel; null when
-    /// `parts == 1` or when the `FINISH` kernel combines the partials)]`. Partials and carries
+    /// `parts == 1` or when the [`Role::Finish`] kernel combines the partials)]`. Partials and carries
     /// hold the combining function's element type, which the output of an epilogue need not
     /// have.
     Reduce,
@@ -58,31 +61,63 @@ pub enum Scratch {
     Offsets,
 }
 
-/// The kernels of a node, in launch order, by the suffix of their names.
-pub mod role {
+/// A kernel of a node: what it computes in its skeleton, which names it (the suffix of its name)
+/// and sets its launch geometry ([`Role::threads`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Role {
     /// Elementwise skeletons: one kernel.
-    pub const GENERATE: &str = "generate";
-    /// Reductions: per-chunk totals, and with ticket counters the last chunk of a row to
-    /// finish combines the row's (one launch, `accel_kernels::reduce`).
-    pub const REDUCE: &str = "reduce";
+    Generate,
+    /// Reductions: per-chunk totals, and with ticket counters the last chunk of a row to finish
+    /// combines the row's (one launch, `accel_kernels::reduce`).
+    Reduce,
     /// Reductions without ticket counters, second launch: per-row totals of the chunks.
-    pub const FINISH: &str = "finish";
+    Finish,
     /// Segmented scans, phase 1: per-chunk totals.
-    pub const CHUNKS: &str = "chunks";
+    Chunks,
     /// Scans, phase 2: the carry into each chunk.
-    pub const CARRIES: &str = "carries";
-    /// Scans, phase 3: the scan itself (of a regular array's long rows: the only kernel, one
-    /// pass with decoupled look-back).
-    pub const SCAN: &str = "scan";
+    Carries,
+    /// Scans, phase 3: the scan itself (of a regular array's long rows: the only kernel, one pass
+    /// with decoupled look-back).
+    Scan,
     /// Permute with delayed defaults: the output initialised from them (manifest defaults are a
     /// device copy instead).
-    pub const DEFAULTS: &str = "defaults";
+    Defaults,
     /// Permute: the scatter.
-    pub const SCATTER: &str = "scatter";
+    Scatter,
     /// Expand, filter, segments from lengths: the counts of each source element.
-    pub const COUNTS: &str = "counts";
+    Counts,
     /// Expand and filter: the writes, once the offsets are known.
-    pub const WRITE: &str = "write";
+    Write,
+}
+
+impl Role {
+    /// The suffix of the kernel's name (see [`kernel_name`]).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Role::Generate => "generate",
+            Role::Reduce => "reduce",
+            Role::Finish => "finish",
+            Role::Chunks => "chunks",
+            Role::Carries => "carries",
+            Role::Scan => "scan",
+            Role::Defaults => "defaults",
+            Role::Scatter => "scatter",
+            Role::Counts => "counts",
+            Role::Write => "write",
+        }
+    }
+
+    /// The threads the kernel needs for `items` items of its work: elements for the elementwise
+    /// skeletons (`accel_kernels::generate`: each thread computes `GENERATE_UNROLL` of them a
+    /// step) and for counts and writes (one each), chunks or rows for the reductions and scans
+    /// (a warp each). The grid is then one wave of at most that many.
+    pub fn threads(self, items: usize) -> usize {
+        match self {
+            Role::Generate | Role::Defaults | Role::Scatter => items.div_ceil(GENERATE_UNROLL),
+            Role::Counts | Role::Write => items,
+            Role::Reduce | Role::Finish | Role::Chunks | Role::Carries | Role::Scan => items.saturating_mul(WARP),
+        }
+    }
 }
 
 /// The module-wide kernels: the exclusive prefix sums of `n + 1` `usize` counts into a separate
@@ -90,7 +125,7 @@ pub mod role {
 /// pointer, carries (length, column pointer), carry flags pointer, counts pointer, offsets
 /// pointer]`, a [`Scratch::Scan`] layout over a single `usize` column): `SCAN` alone in one pass
 /// with decoupled look-back when `parts > 1` (zeroed flags and ticket), else `CARRIES` then
-/// `SCAN`.
+/// `SCAN`, launched as [`Role::Carries`] and [`Role::Scan`] are.
 pub mod offsets_scan {
     pub const CARRIES: &str = "accel_offsets_carries";
     pub const SCAN: &str = "accel_offsets_scan";
@@ -110,7 +145,22 @@ pub enum PermuteCombine {
     Lock,
 }
 
-/// What one collective node passes to its kernels.
+impl Scratch {
+    /// The number of words of the scratch of a skeleton that combines elements of type `elem`
+    /// (partials and carries are vectors of it: a length and a column pointer per leaf).
+    pub fn words(self, elem: Option<&ElemType>) -> usize {
+        let vector = 1 + elem.map_or(0, |e| e.leaves().len());
+        match self {
+            Scratch::None => 0,
+            Scratch::Reduce => 1 + vector + 2,
+            Scratch::Scan => 1 + vector + 1 + vector + 1,
+            Scratch::Permute => 1,
+            Scratch::Offsets => 3,
+        }
+    }
+}
+
+/// What one collective node passes to its kernels, by kind; [`layout`] puts it in word order.
 pub struct Interface<'a> {
     pub scratch: Scratch,
     pub host_scalars: Vec<&'a Expr>,
@@ -119,12 +169,104 @@ pub struct Interface<'a> {
     pub captures: Vec<(Var, Type)>,
 }
 
+/// One parameter of a node's kernels: what its words hold, and how many there are
+/// ([`Param::words`]). [`layout`] lists them in word order; the device code generator reads the
+/// words by walking that list, and the executor writes them by walking it.
+#[derive(Clone, Debug)]
+pub enum Param<'a> {
+    /// The error slot pointer.
+    ErrorSlot,
+    /// A part of the node's result (the only one unless the result is a tuple), flattened.
+    Output(Type),
+    /// The skeleton's scratch; reductions and scans combine elements of the given type.
+    Scratch(Scratch, Option<ElemType>),
+    /// A scalar expression the host evaluates before the launch.
+    HostScalar(&'a Expr),
+    /// A collective operand that the host evaluates and the kernel reads from memory.
+    Operand(&'a Expr),
+    /// A delayed operand (a `Generate` node, fused form 1 of [`crate::fusion`]): only its shape,
+    /// one word per dimension; the kernel computes its elements with the closure.
+    Delayed(&'a Expr),
+    /// A free variable of the kernel's closures.
+    Capture(Var, Type),
+}
+
+impl Param<'_> {
+    /// The number of words of the parameter.
+    pub fn words(&self) -> usize {
+        match self {
+            Param::ErrorSlot => 1,
+            Param::Output(t) | Param::Capture(_, t) => word_count(t),
+            Param::Scratch(kind, elem) => kind.words(elem.as_ref()),
+            Param::HostScalar(e) | Param::Operand(e) => word_count(&e.ty),
+            Param::Delayed(e) => e.ty.as_array().map_or(0, |(_, rank)| rank),
+        }
+    }
+}
+
+impl std::fmt::Display for Param<'_> {
+    /// What the parameter holds and its words, as plans print it: `out Vector<f32> (2 words)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Param::ErrorSlot => write!(f, "error slot")?,
+            Param::Output(t) => write!(f, "out {t}")?,
+            Param::Scratch(kind, None) => write!(f, "{kind:?} scratch")?,
+            Param::Scratch(kind, Some(elem)) => write!(f, "{kind:?} scratch of {elem}")?,
+            Param::HostScalar(e) => write!(f, "host scalar {}", e.ty)?,
+            Param::Operand(e) => write!(f, "operand {}", e.ty)?,
+            Param::Delayed(e) => write!(f, "delayed {}", e.ty)?,
+            Param::Capture(v, t) => write!(f, "capture {} {t}", v.name)?,
+        }
+        match self.words() {
+            1 => write!(f, " (1 word)"),
+            n => write!(f, " ({n} words)"),
+        }
+    }
+}
+
+/// The parameters of the kernels of node `op`, whose result has type `ty`, in word order (see the
+/// module documentation).
+pub fn layout<'a>(op: &'a ArrayOp, ty: &Type) -> Vec<Param<'a>> {
+    let iface = interface(op);
+    let outputs = match ty {
+        Type::Tuple(parts) => parts.clone(),
+        t => vec![t.clone()],
+    };
+    let elem = reduced_elem(epilogue_source(op).unwrap_or(op));
+    let operand = |e: &'a Expr| if as_generate(e).is_some() { Param::Delayed(e) } else { Param::Operand(e) };
+    std::iter::once(Param::ErrorSlot)
+        .chain(outputs.into_iter().map(Param::Output))
+        .chain((iface.scratch != Scratch::None).then_some(Param::Scratch(iface.scratch, elem)))
+        .chain(iface.host_scalars.into_iter().map(Param::HostScalar))
+        .chain(iface.operands.into_iter().map(operand))
+        .chain(iface.captures.into_iter().map(|(v, t)| Param::Capture(v, t)))
+        .collect()
+}
+
+/// The element type that a reduction or scan combines (partials and carries hold it; the output
+/// of an epilogue need not).
+pub fn reduced_elem(op: &ArrayOp) -> Option<ElemType> {
+    match op {
+        ArrayOp::Fold { f, .. }
+        | ArrayOp::FoldAll { f, .. }
+        | ArrayOp::FoldSeg { f, .. }
+        | ArrayOp::Scan { f, .. }
+        | ArrayOp::ScanSeg { f, .. } => f.params[0].1.as_elem().cloned(),
+        _ => None,
+    }
+}
+
 /// Every collective node of a program in pre-order; a node's position is its id in kernel names.
 pub fn array_nodes(program: &Program) -> Vec<&ArrayOp> {
+    typed_array_nodes(program).into_iter().map(|(op, _)| op).collect()
+}
+
+/// [`array_nodes`] with the type of each node's result.
+pub fn typed_array_nodes(program: &Program) -> Vec<(&ArrayOp, &Type)> {
     let mut out = Vec::new();
     visit::pre_order(&program.body, &mut |e| {
         if let ExprKind::Array(op) = &e.kind {
-            out.push(&**op);
+            out.push((&**op, &e.ty));
         }
     });
     out
@@ -179,19 +321,19 @@ pub fn epilogue_source(op: &ArrayOp) -> Option<&ArrayOp> {
 }
 
 /// The name of kernel `role` of node `node` of `program`.
-pub fn kernel_name(program: &Program, node: usize, role: &str) -> String {
+pub fn kernel_name(program: &Program, node: usize, role: Role) -> String {
     kernel_name_in(&program.kernel_prefix(), node, role)
 }
 
 /// [`kernel_name`] from the program's [`Program::kernel_prefix`], which the `#[accel]` macro
 /// computes at compile time (computing it hashes the whole program).
-pub fn kernel_name_in(prefix: &str, node: usize, role: &str) -> String {
-    format!("{}_n{node}_{role}", prefix.trim_start_matches("r#"))
+pub fn kernel_name_in(prefix: &str, node: usize, role: Role) -> String {
+    format!("{}_n{node}_{}", prefix.trim_start_matches("r#"), role.suffix())
 }
 
 /// The kernels of a node, in launch order; empty for nodes the host handles alone. An epilogue
 /// has the kernels of its reduction or scan.
-pub fn roles(op: &ArrayOp) -> &'static [&'static str] {
+pub fn roles(op: &ArrayOp) -> &'static [Role] {
     use ArrayOp::*;
     if let Some(inner) = epilogue_source(op) {
         return roles(inner);
@@ -203,19 +345,19 @@ pub fn roles(op: &ArrayOp) -> &'static [&'static str] {
         | Map { .. }
         | IMap { .. }
         | ZipWith { .. }
-        | Backpermute { .. } => &[role::GENERATE],
+        | Backpermute { .. } => &[Role::Generate],
         Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } | Replicate { .. } | Slice { .. } => {
-            &[role::GENERATE]
+            &[Role::Generate]
         }
-        Stencil { .. } | SegmentLengths(_) => &[role::GENERATE],
-        Fold { .. } | FoldAll { .. } | FoldSeg { .. } => &[role::REDUCE, role::FINISH],
+        Stencil { .. } | SegmentLengths(_) => &[Role::Generate],
+        Fold { .. } | FoldAll { .. } | FoldSeg { .. } => &[Role::Reduce, Role::Finish],
         // Long rows of a regular array are scanned in one pass (`SCAN` alone); segments in three.
-        Scan { .. } => &[role::CARRIES, role::SCAN],
-        ScanSeg { .. } => &[role::CHUNKS, role::CARRIES, role::SCAN],
-        Permute { defaults, .. } if as_generate(defaults).is_some() => &[role::DEFAULTS, role::SCATTER],
-        Permute { .. } => &[role::SCATTER],
-        Expand { .. } | Filter { .. } => &[role::COUNTS, role::WRITE],
-        SegmentsFromLengths(_) => &[role::COUNTS],
+        Scan { .. } => &[Role::Carries, Role::Scan],
+        ScanSeg { .. } => &[Role::Chunks, Role::Carries, Role::Scan],
+        Permute { defaults, .. } if as_generate(defaults).is_some() => &[Role::Defaults, Role::Scatter],
+        Permute { .. } => &[Role::Scatter],
+        Expand { .. } | Filter { .. } => &[Role::Counts, Role::Write],
+        SegmentsFromLengths(_) => &[Role::Counts],
         Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
             &[]
         }
@@ -392,11 +534,6 @@ fn parts(op: &ArrayOp) -> (Interface<'_>, Vec<&Lambda>) {
         NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => (Scratch::None, vec![]),
     };
     (Interface { scratch, host_scalars, operands, captures: Vec::new() }, lambdas)
-}
-
-/// Whether a scan node scans right to left.
-pub fn is_reverse_scan(op: &ArrayOp) -> bool {
-    matches!(op, ArrayOp::Scan { dir: crate::ir::Direction::Right, .. })
 }
 
 /// The output kind of a scan node.
@@ -621,6 +758,83 @@ pub(crate) mod tests {
         }
     }
 
+    #[test]
+    fn roles_set_the_launch_geometry() {
+        assert_eq!(Role::Generate.threads(1000), 1000_usize.div_ceil(GENERATE_UNROLL));
+        assert_eq!(Role::Scatter.threads(1), 1);
+        assert_eq!(Role::Counts.threads(1000), 1000);
+        assert_eq!(Role::Reduce.threads(8), 8 * WARP);
+        assert_eq!(Role::Scan.threads(usize::MAX), usize::MAX);
+        assert!([Role::Generate, Role::Write, Role::Finish].iter().all(|r| r.threads(0) == 0));
+        let suffixes: std::collections::HashSet<_> = [
+            Role::Generate,
+            Role::Reduce,
+            Role::Finish,
+            Role::Chunks,
+            Role::Carries,
+            Role::Scan,
+            Role::Defaults,
+            Role::Scatter,
+            Role::Counts,
+            Role::Write,
+        ]
+        .iter()
+        .map(|r| r.suffix())
+        .collect();
+        assert_eq!(suffixes.len(), 10, "every role names its kernel apart");
+    }
+
+    #[test]
+    fn layouts_list_the_words_in_order() {
+        let p = crate::pipeline::optimise(
+            &program(
+                "fn f(xs: Vector<f32>, m: Matrix<(f32, i32)>, k: f32) -> (Scalar<f64>, Matrix<f32>) {
+                     let g = generate(xs.len(), |i| xs[i] * k);
+                     (g.fold_all(1.0, |a, b| a + b).map(|s| s as f64), m.map(|(a, b)| a * (b as f32) + k))
+                 }",
+            ),
+            crate::pipeline::Options::default(),
+        );
+        let kinds = |id: usize| {
+            let (op, ty) = typed_array_nodes(&p)[id];
+            layout(op, ty)
+                .iter()
+                .map(|param| {
+                    let kind = match param {
+                        Param::ErrorSlot => "slot".to_string(),
+                        Param::Output(t) => format!("out {t}"),
+                        Param::Scratch(kind, elem) => format!("{kind:?} of {elem:?}"),
+                        Param::HostScalar(e) => format!("scalar {}", e.ty),
+                        Param::Operand(e) => format!("operand {}", e.ty),
+                        Param::Delayed(e) => format!("delayed {}", e.ty),
+                        Param::Capture(v, t) => format!("{} {t}", v.name),
+                    };
+                    format!("{kind}: {}", param.words())
+                })
+                .collect::<Vec<_>>()
+        };
+        let nodes = array_nodes(&p);
+        let epilogue = nodes.iter().position(|op| epilogue_source(op).is_some()).expect("an epilogue");
+        // Fusion made the map over the matrix a launched generate, which reads it as a capture.
+        let matrix_map = launched(&p).iter().rposition(|&l| l).expect("a launched node");
+        assert!(matches!(nodes[matrix_map], ArrayOp::Generate { .. }));
+        // The epilogue runs the reduction: its output, the reduction's scratch (partials of the
+        // combined f32, not the f64 written) and seed, the delayed operand, every capture.
+        assert_eq!(
+            kinds(epilogue),
+            [
+                "slot: 1",
+                "out Scalar<f64>: 1",
+                "Reduce of Some(Scalar(F32)): 5",
+                "scalar f32: 1",
+                "delayed Vector<f32>: 1",
+                "xs Vector<f32>: 2",
+                "k f32: 1",
+            ]
+        );
+        assert_eq!(kinds(matrix_map), ["slot: 1", "out Matrix<f32>: 3", "m Matrix<(f32, i32)>: 4", "k f32: 1"]);
+    }
+
     fn capture_names(op: &ArrayOp) -> Vec<String> {
         interface(op).captures.iter().map(|(v, _)| v.name.clone()).collect()
     }
@@ -640,7 +854,7 @@ pub(crate) mod tests {
         assert_eq!(iface.host_scalars.len(), 1, "the seed");
         assert!(matches!(iface.operands[..], [a] if as_generate(a).is_some()));
         assert_eq!(capture_names(nodes[0]), ["xs", "ys", "a"]);
-        assert_eq!(roles(nodes[0]), [role::REDUCE, role::FINISH]);
+        assert_eq!(roles(nodes[0]), [Role::Reduce, Role::Finish]);
     }
 
     #[test]
@@ -668,7 +882,7 @@ pub(crate) mod tests {
         );
         let nodes = array_nodes(&scan);
         assert_eq!(launched(&scan), [true, false]);
-        assert_eq!(roles(nodes[0]), [role::CARRIES, role::SCAN]);
+        assert_eq!(roles(nodes[0]), [Role::Carries, Role::Scan]);
         assert_eq!(interface(nodes[0]).scratch, Scratch::Scan);
         // scanl_total has two results: never an epilogue.
         let total = program(
@@ -686,7 +900,7 @@ pub(crate) mod tests {
         );
         let nodes = array_nodes(&p);
         assert_eq!(launched(&p), [true, false, false]);
-        assert_eq!(roles(nodes[0]), [role::DEFAULTS, role::SCATTER]);
+        assert_eq!(roles(nodes[0]), [Role::Defaults, Role::Scatter]);
         let iface = interface(nodes[0]);
         assert_eq!(iface.operands.len(), 2, "the source, then the defaults");
         assert!(iface.operands.iter().all(|a| as_generate(a).is_some()));
@@ -699,7 +913,7 @@ pub(crate) mod tests {
              }",
         );
         let nodes = array_nodes(&manifest);
-        assert_eq!(roles(nodes[0]), [role::SCATTER]);
+        assert_eq!(roles(nodes[0]), [Role::Scatter]);
         assert_eq!(interface(nodes[0]).operands.len(), 1);
         assert_eq!(launched(&manifest), [true, true], "fill is no delayed array");
     }

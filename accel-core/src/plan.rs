@@ -2,8 +2,8 @@
 //!
 //! A plan is the ordered list of steps a backend executes for one program (after fusion):
 //! kernels (one skeleton instance each, with the source operations fused into it, the arrays it
-//! reads and writes, and the bytes it moves per element) and host steps (control flow, column
-//! splits). A kernel here is one collective node that the host runs ([`crate::kernel::launched`]):
+//! reads and writes, the bytes it moves per element, and its GPU launches with the words of their
+//! parameters) and host steps (control flow, column splits). A kernel here is one collective node that the host runs ([`crate::kernel::launched`]):
 //! on the GPU it may be several launches (a segmented scan's chunk totals, carries, then the
 //! scan), always with one pass over its input.
 //!
@@ -41,6 +41,10 @@ pub struct Kernel {
     pub bytes_read_per_element: usize,
     /// Bytes written per output element (for reductions: per input element, amortised).
     pub bytes_written_per_element: usize,
+    /// Its launches on the GPU, in order ([`crate::kernel::roles`]).
+    pub launches: Vec<crate::kernel::Role>,
+    /// The parameters of those launches, in word order ([`crate::kernel::layout`]), as text.
+    pub parameters: Vec<String>,
 }
 
 /// A step of a plan.
@@ -122,17 +126,21 @@ impl fmt::Display for Plan {
         let list = |ops: &[Operand]| ops.iter().map(|o| format!("{}: {}", o.name, o.ty)).collect::<Vec<_>>().join(", ");
         for step in &self.steps {
             match step {
-                Step::Kernel(k) => writeln!(
-                    f,
-                    "  k{} {:<11} [{}]  in: {}  out: {}  bytes/elem: {} read + {} written",
-                    k.id,
-                    k.skeleton,
-                    k.fused.join(" + "),
-                    list(&k.inputs),
-                    list(&k.outputs),
-                    k.bytes_read_per_element,
-                    k.bytes_written_per_element
-                )?,
+                Step::Kernel(k) => {
+                    writeln!(
+                        f,
+                        "  k{} {:<11} [{}]  in: {}  out: {}  bytes/elem: {} read + {} written",
+                        k.id,
+                        k.skeleton,
+                        k.fused.join(" + "),
+                        list(&k.inputs),
+                        list(&k.outputs),
+                        k.bytes_read_per_element,
+                        k.bytes_written_per_element
+                    )?;
+                    let launches: Vec<_> = k.launches.iter().map(|r| r.suffix()).collect();
+                    writeln!(f, "      launches: {}  words: {}", launches.join(", "), k.parameters.join(", "))?;
+                }
                 Step::Host(h) => writeln!(f, "  host: {h}")?,
             }
         }
@@ -362,6 +370,8 @@ impl Builder {
             outputs: vec![out.clone()],
             bytes_read_per_element: read,
             bytes_written_per_element: if reduces { 0 } else { elem_bytes(ty) },
+            launches: crate::kernel::roles(op).to_vec(),
+            parameters: crate::kernel::layout(op, ty).iter().map(ToString::to_string).collect(),
         };
         self.steps.push(Step::Kernel(k));
         out
@@ -401,4 +411,25 @@ fn captured_arrays(op: &ArrayOp) -> Vec<(u32, Type)> {
         });
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::{Options, optimise};
+
+    #[test]
+    fn plans_print_the_launches_and_words_of_each_kernel() {
+        let src = "fn dotp(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> {
+                       xs.zip_with(ys, |x, y| x * y).fold_all(0.0, |a, b| a + b)
+                   }";
+        let plan = Plan::build(&optimise(&crate::kernel::tests::program(src), Options::default()));
+        let text = plan.to_string();
+        let words = "words: error slot (1 word), out Scalar<f32> (1 word), Reduce scratch of f32 (5 words), host \
+                     scalar f32 (1 word), delayed Vector<f32> (1 word), capture xs Vector<f32> (2 words), capture ys \
+                     Vector<f32> (2 words)";
+        assert!(text.contains(&format!("\n      launches: reduce, finish  {words}\n")), "{text}");
+        let kernel = plan.kernels().next().expect("one kernel");
+        assert_eq!(kernel.launches, [crate::kernel::Role::Reduce, crate::kernel::Role::Finish]);
+    }
 }

@@ -7,11 +7,11 @@
 
 mod harness;
 
-use accel_runtime::cuda::{DeviceBuffer, Gpu, Kernel, PoolStats};
+use accel_runtime::cuda::{DeviceBuffer, Gpu, Kernel, PoolStats, Stream};
 use accel_runtime::{Error, Runtime};
 use harness::Test;
 
-/// `fill_u32`, `report`, `poke`, `narrow`: see the file.
+/// `fill_u32`, `report`, `poke`, `spin`, `narrow`: see the file.
 const PTX: &str = include_str!("data/driver_kernels.ptx");
 
 fn main() {
@@ -25,6 +25,22 @@ fn main() {
         Test { name: "kernels_load_once_and_launch", needs_device: true, run: kernels_load_once_and_launch },
         Test { name: "the_error_slot", needs_device: true, run: the_error_slot },
         Test { name: "a_runtime_holds_every_device", needs_device: true, run: a_runtime_holds_every_device },
+        Test { name: "streams_run_in_order_and_wait", needs_device: true, run: streams_run_in_order_and_wait },
+        Test {
+            name: "memory_freed_on_one_stream_is_reused_on_another_after_it",
+            needs_device: true,
+            run: memory_freed_on_one_stream_is_reused_on_another_after_it,
+        },
+        Test {
+            name: "memory_used_on_two_streams_is_reused_after_both",
+            needs_device: true,
+            run: memory_used_on_two_streams_is_reused_after_both,
+        },
+        Test {
+            name: "a_recorded_kernel_use_delays_reuse_and_download",
+            needs_device: true,
+            run: a_recorded_kernel_use_delays_reuse_and_download,
+        },
     ])
 }
 
@@ -42,6 +58,7 @@ fn handles_are_send_and_sync() {
     check::<Gpu>();
     check::<DeviceBuffer>();
     check::<Kernel>();
+    check::<Stream>();
     check::<Runtime>();
 }
 
@@ -199,4 +216,141 @@ fn a_runtime_holds_every_device() {
     rt.synchronize().unwrap();
     let e = Runtime::cuda_devices(&[0, count]).unwrap_err();
     assert!(matches!(e, Error::NoDevice { .. }) && e.to_string().contains("CUDA_VISIBLE_DEVICES"), "{e}");
+}
+
+/// Elements of the buffers of the stream tests: 4 MiB, so that a write takes a while.
+const N: usize = 1 << 20;
+
+/// How long `spin` holds up a stream where a test needs a race to show: far longer than any of
+/// the tests' copies or fills take.
+const HOLD_NS: u64 = 50_000_000;
+
+/// Kernels of the stream tests: `fill(stream, buffer, value)` queues `buffer[i] = value + i` for
+/// `i < N`, `hold(stream)` holds the stream up for `HOLD_NS`.
+struct StreamKernels {
+    fill: Kernel,
+    spin: Kernel,
+    grid: u32,
+}
+
+impl StreamKernels {
+    fn new(gpu: &Gpu) -> StreamKernels {
+        let fill = gpu.kernel(PTX, "fill_u32").unwrap();
+        let grid = gpu.resident_grid(&fill, N);
+        StreamKernels { fill, spin: gpu.kernel(PTX, "spin").unwrap(), grid }
+    }
+
+    fn fill(&self, stream: &Stream, buffer: &DeviceBuffer, value: u32) {
+        stream.launch(&self.fill, self.grid, &[buffer.ptr(), N as u64, u64::from(value)]).unwrap();
+    }
+
+    fn hold(&self, stream: &Stream, factor: u64) {
+        stream.launch(&self.spin, 1, &[HOLD_NS * factor]).unwrap();
+    }
+}
+
+/// Whether `bytes` are the `N` words `value + i`.
+fn filled_with(bytes: &[u8], value: u32) -> bool {
+    let got = words(bytes);
+    got.len() == N && got.iter().enumerate().all(|(i, &w)| w == value + i as u32)
+}
+
+fn streams_run_in_order_and_wait() {
+    let gpu = gpu();
+    let k = StreamKernels::new(&gpu);
+    let (a, b) = (gpu.stream().unwrap(), gpu.stream().unwrap());
+    assert_ne!(format!("{a:?}"), format!("{b:?}"));
+    // `b` copies what `a` writes after a hold: only right if `b` waits for `a`.
+    let x = a.alloc(N * 4).unwrap();
+    k.hold(&a, 1);
+    k.fill(&a, &x, 3);
+    b.wait_for(&a).unwrap();
+    let y = b.alloc(N * 4).unwrap();
+    b.copy(&y, 0, &x, 0, N * 4).unwrap();
+    assert!(filled_with(&b.download(&y, 0, N * 4).unwrap(), 3));
+    // Ids are recycled: a dropped stream's goes to the next one.
+    let name = format!("{b:?}");
+    drop(b);
+    assert_eq!(format!("{:?}", gpu.stream().unwrap()), name);
+    // A stream, and the buffers, of another `Gpu` are refused.
+    let other = Gpu::open(0).unwrap();
+    let foreign = other.stream().unwrap();
+    for e in [
+        a.wait_for(&foreign).unwrap_err(),
+        foreign.copy(&y, 0, &x, 0, 4).unwrap_err(),
+        x.record_use(&foreign).unwrap_err(),
+        foreign.launch(&k.spin, 1, &[0]).unwrap_err(),
+    ] {
+        assert!(matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("another `Gpu`"), "{e}");
+    }
+    gpu.synchronize().unwrap();
+}
+
+fn memory_freed_on_one_stream_is_reused_on_another_after_it() {
+    let gpu = gpu();
+    let k = StreamKernels::new(&gpu);
+    let (a, b) = (gpu.stream().unwrap(), gpu.stream().unwrap());
+    // `a` writes `x` late and copies it out; `x` is dropped while that is still queued.
+    let x = a.alloc(N * 4).unwrap();
+    let out = a.alloc(N * 4).unwrap();
+    let address = x.ptr();
+    k.hold(&a, 1);
+    k.fill(&a, &x, 1);
+    a.copy(&out, 0, &x, 0, N * 4).unwrap();
+    drop(x);
+    // `b` gets the block at once, and its own work on it runs after `a`'s: had `b`'s fill run
+    // first, `a`'s would overwrite it before `b`'s download, which `b` holds back further.
+    let y = b.alloc(N * 4).unwrap();
+    assert_eq!(y.ptr(), address, "the block freed on `a` is reused");
+    k.fill(&b, &y, 1000);
+    k.hold(&b, 2);
+    assert!(filled_with(&b.download(&y, 0, N * 4).unwrap(), 1000), "`a` wrote into `b`'s buffer");
+    assert!(filled_with(&a.download(&out, 0, N * 4).unwrap(), 1), "`b` wrote into `a`'s buffer");
+}
+
+fn memory_used_on_two_streams_is_reused_after_both() {
+    let gpu = gpu();
+    let k = StreamKernels::new(&gpu);
+    let (a, b) = (gpu.stream().unwrap(), gpu.stream().unwrap());
+    // `x` lives on `a`; `b` copies it out late (the copy records `b` as a user of `x`).
+    let x = a.alloc(N * 4).unwrap();
+    let address = x.ptr();
+    k.fill(&a, &x, 7);
+    b.wait_for(&a).unwrap();
+    let out = b.alloc(N * 4).unwrap();
+    k.hold(&b, 1);
+    b.copy(&out, 0, &x, 0, N * 4).unwrap();
+    drop(x);
+    // Reused on `a`, its own stream: `a` must still wait for `b`'s copy.
+    let y = a.alloc(N * 4).unwrap();
+    assert_eq!(y.ptr(), address, "the block is reused");
+    k.fill(&a, &y, 9);
+    assert!(filled_with(&b.download(&out, 0, N * 4).unwrap(), 7), "`a` overwrote the block before `b` read it");
+    assert!(filled_with(&a.download(&y, 0, N * 4).unwrap(), 9));
+}
+
+fn a_recorded_kernel_use_delays_reuse_and_download() {
+    let gpu = gpu();
+    let k = StreamKernels::new(&gpu);
+    let (a, b) = (gpu.stream().unwrap(), gpu.stream().unwrap());
+    // `b`'s kernel writes `x` (of `a`) late; a launch cannot see its buffers, so it is recorded.
+    let x = a.alloc(N * 4).unwrap();
+    b.wait_for(&a).unwrap();
+    k.hold(&b, 1);
+    k.fill(&b, &x, 5);
+    x.record_use(&b).unwrap();
+    // A download without a stream at hand (a lazily read array's) waits for `b`.
+    let mut host = vec![0u8; N * 4];
+    x.download_into(0, &mut host).unwrap();
+    assert!(filled_with(&host, 5), "the download ran before `b`'s kernel");
+    // And so does the reuse of the block on `a`.
+    k.hold(&b, 1);
+    k.fill(&b, &x, 6);
+    let address = x.ptr();
+    drop(x);
+    let y = a.alloc(N * 4).unwrap();
+    assert_eq!(y.ptr(), address, "the block is reused");
+    k.fill(&a, &y, 8);
+    k.hold(&a, 2);
+    assert!(filled_with(&a.download(&y, 0, N * 4).unwrap(), 8), "`b`'s kernel wrote into the reused block");
 }

@@ -286,6 +286,16 @@ fn latency(rt: &Runtime, gpu: &Gpu, runs: usize) -> Result<()> {
     report("accel", "latency", n, "saxpy", 0, &mut accel_times);
     let mut fold_times = wall_times(runs, || sum(rt, &xs).map(|s| s.get()).map(drop))?;
     report("accel", "latency", n, "fold_all", 0, &mut fold_times);
+    // Where fold_all's time goes: the call and its kernel to the end of its work, and the read of
+    // a 4-byte result alone.
+    let mut call_times = wall_times(runs, || {
+        sum(rt, &xs)?;
+        gpu.synchronize()
+    })?;
+    report("accel", "latency", n, "fold_all, no read", 0, &mut call_times);
+    let word = gpu.upload(&[1, 2, 3, 4])?;
+    let mut read_times = wall_times(runs, || gpu.download(&word, 0, 4).map(drop))?;
+    report("accel", "latency", n, "read of 4 bytes", 0, &mut read_times);
     let mut chain_times = wall_times(runs, || {
         let mut x = saxpy(rt, 0.5, &xs, &ys)?;
         for _ in 1..10 {

@@ -2,14 +2,14 @@
 //! one function per group. Each loops over its result (or its input) in row-major order and
 //! applies closures one element at a time.
 
-use super::{Interp, Val, flat, ill_typed, new_array, read, size, unravel};
+use super::{Host, HostValue, Interp, Val, flat, ill_typed, new_array, read, size, unravel};
 use crate::error::{Error, Result};
 use crate::ir::{ArrayOp, Axis, Boundary, Direction, Lambda, ScanKind, StencilShape};
 use crate::types::Type;
 use crate::value::{ArrayValue, ElemValue, ScalarValue};
 
 impl Interp {
-    pub(super) fn array_op(&mut self, op: &ArrayOp, ty: &Type) -> Result<Val> {
+    pub(super) fn collective(&mut self, op: &ArrayOp, ty: &Type) -> Result<Val> {
         use ArrayOp::*;
         match op {
             Generate { .. } | Fill { .. } | Iota { .. } | Unit(_) | The(_) => self.build(op, ty),

@@ -1,7 +1,7 @@
 //! The irregular combinators (`expand`, `filter`), the array-level loop, segment descriptors,
 //! nested arrays and streams.
 
-use super::{Interp, Val, ill_typed, int_value, new_array};
+use super::{Host, Interp, Val, ill_typed, int_value, new_array};
 use crate::error::{Error, Result};
 use crate::ir::{ArrayOp, Lambda, SeqOp};
 use crate::types::{ScalarType, Type};

@@ -12,17 +12,20 @@
 //! `xs[i]` inside a closure over a large array stays O(1)).
 
 mod array;
+mod host;
 mod irregular;
 pub mod scalar;
 #[cfg(test)]
 mod tests;
 
 use crate::error::{Error, Result};
-use crate::ir::{BinaryOp, Expr, ExprKind, Lambda, Program, Var};
+use crate::ir::{ArrayOp, Expr, Program, ReadSite};
 use crate::types::{ElemType, Type};
 use crate::value::{ArrayValue, ElemValue, ScalarValue, SegmentsValue, Value};
 use std::fmt;
 use std::rc::Rc;
+
+pub use host::{Host, HostValue, int_value};
 
 /// Evaluates a program on argument values (one per parameter, checked against the parameter
 /// types: a mismatch is [`Error::InvalidArgument`] naming the parameter).
@@ -153,19 +156,6 @@ impl Val {
         Val::Array(Rc::new(a))
     }
 
-    /// A tuple of elements is an element tuple, as in [`Value::tuple`].
-    fn tuple(parts: Vec<Val>) -> Val {
-        if parts.iter().all(|p| matches!(p, Val::Elem(_))) {
-            let elems = parts.into_iter().filter_map(|p| match p {
-                Val::Elem(e) => Some(e),
-                _ => None,
-            });
-            Val::Elem(ElemValue::Tuple(elems.collect()))
-        } else {
-            Val::Tuple(parts)
-        }
-    }
-
     fn from_value(v: Value) -> Val {
         match v {
             Value::Elem(e) => Val::Elem(e),
@@ -199,22 +189,6 @@ impl Val {
             Val::Nested { .. } => "a nested array",
             Val::Seq(_) => "a stream",
             Val::Tuple(_) => "a tuple",
-        }
-    }
-
-    fn proj(self, i: usize) -> Result<Val> {
-        let field = match self {
-            Val::Tuple(mut vs) if i < vs.len() => Some(vs.swap_remove(i)),
-            Val::Elem(ElemValue::Tuple(mut es)) if i < es.len() => Some(Val::Elem(es.swap_remove(i))),
-            _ => None,
-        };
-        field.ok_or_else(|| ill_typed(format!("field {i} of a value that has none")))
-    }
-
-    fn into_elem(self) -> Result<ElemValue> {
-        match self {
-            Val::Elem(e) => Ok(e),
-            other => Err(ill_typed(format!("expected an element, found {}", other.kind()))),
         }
     }
 
@@ -254,170 +228,87 @@ impl Val {
     }
 }
 
-/// The evaluator's state: nothing but the variables in scope.
+/// The evaluator's state: nothing but the variables in scope. Scalar code and control flow are
+/// [`Host`]'s; the collective operations are this module's (`array`, `irregular`).
 #[derive(Default)]
 struct Interp {
-    /// Bindings in scope, innermost last. Variable ids are unique in a program, so looking a
-    /// variable up from the end finds its binding; scopes end by truncating.
     env: Vec<(u32, Val)>,
 }
 
-impl Interp {
-    fn lookup(&self, var: &Var) -> Result<Val> {
-        match self.env.iter().rev().find(|(id, _)| *id == var.id) {
-            Some((_, v)) => Ok(v.clone()),
-            None => Err(ill_typed(format!("unbound variable `{}` (#{})", var.name, var.id))),
+impl HostValue for Val {
+    fn from_elem(v: ElemValue) -> Val {
+        Val::Elem(v)
+    }
+
+    fn into_elem(self) -> Result<ElemValue> {
+        match self {
+            Val::Elem(e) => Ok(e),
+            other => Err(ill_typed(format!("expected an element, found {}", other.kind()))),
         }
     }
 
-    fn eval(&mut self, e: &Expr) -> Result<Val> {
-        match &e.kind {
-            ExprKind::Var(v) => self.lookup(v),
-            ExprKind::Const(c) => Ok(Val::scalar(scalar::constant(c)?)),
-            ExprKind::Let { var, value, body } => {
-                let v = self.eval(value)?;
-                self.env.push((var.id, v));
-                let result = self.eval(body);
-                self.env.pop();
-                result
-            }
-            ExprKind::Tuple(es) => {
-                let parts = es.iter().map(|e| self.eval(e)).collect::<Result<_>>()?;
-                Ok(Val::tuple(parts))
-            }
-            ExprKind::Proj(t, i) => self.eval(t)?.proj(*i),
-            ExprKind::If { cond, then, els } => {
-                if self.eval_bool(cond)? {
-                    self.eval(then)
-                } else {
-                    self.eval(els)
-                }
-            }
-            ExprKind::Unary(op, x) => {
-                let x = self.eval_scalar(x)?;
-                Ok(Val::scalar(scalar::unary(*op, x)?))
-            }
-            // `&&` and `||` evaluate their right operand only when needed.
-            ExprKind::Binary(BinaryOp::And, a, b) => {
-                Ok(Val::scalar(ScalarValue::Bool(self.eval_bool(a)? && self.eval_bool(b)?)))
-            }
-            ExprKind::Binary(BinaryOp::Or, a, b) => {
-                Ok(Val::scalar(ScalarValue::Bool(self.eval_bool(a)? || self.eval_bool(b)?)))
-            }
-            ExprKind::Binary(op, a, b) => {
-                let x = self.eval_scalar(a)?;
-                let y = self.eval_scalar(b)?;
-                Ok(Val::scalar(scalar::binary(*op, x, y)?))
-            }
-            ExprKind::Cast(x, t) => Ok(Val::scalar(self.eval_scalar(x)?.cast(*t))),
-            ExprKind::Math(f, args) => {
-                let xs = args.iter().map(|a| self.eval_scalar(a)).collect::<Result<Vec<_>>>()?;
-                Ok(Val::scalar(scalar::math(*f, &xs)?))
-            }
-            ExprKind::Index { array, index, site } => {
-                let a = self.eval_array(array)?;
-                let ix = self.eval_index(index)?;
-                Ok(Val::Elem(read(&a, &ix, site.name())?.clone()))
-            }
-            ExprKind::Shape(a) => Ok(Val::index(&self.eval_array(a)?.shape)),
-            ExprKind::Len(a) => {
-                let n = match self.eval(a)? {
-                    Val::Array(a) => a.len(),
-                    Val::Nested { segments, .. } => segments.count(),
-                    Val::Segments(s) => s.count(),
-                    Val::Seq(items) => items.len(),
-                    other => return Err(ill_typed(format!("the length of {}", other.kind()))),
-                };
-                Ok(Val::scalar(ScalarValue::Usize(n)))
-            }
-            ExprKind::Iterate { count, init, f } => {
-                let n = self.eval_count(count, "iterate")?;
-                let mut x = self.eval(init)?;
-                for _ in 0..n {
-                    x = self.apply(f, [x])?;
-                }
-                Ok(x)
-            }
-            ExprKind::WhileLoop { init, cond, step } => {
-                let mut x = self.eval(init)?;
-                while self.apply(cond, [x.clone()])?.into_bool()? {
-                    x = self.apply(step, [x])?;
-                }
-                Ok(x)
-            }
-            ExprKind::Array(op) => self.array_op(op, &e.ty),
-        }
-    }
-
-    /// Applies a closure: binds its parameters to the arguments for the time of its body.
-    fn apply(&mut self, f: &Lambda, args: impl IntoIterator<Item = Val>) -> Result<Val> {
-        let mark = self.env.len();
-        let mut params = f.params.iter();
-        let mut given = 0;
-        for arg in args {
-            given += 1;
-            if let Some((var, _)) = params.next() {
-                self.env.push((var.id, arg));
-            }
-        }
-        let result = if given == f.params.len() {
-            self.eval(&f.body)
+    /// A tuple of elements is an element tuple, as in [`Value::tuple`].
+    fn tuple(parts: Vec<Val>) -> Val {
+        if parts.iter().all(|p| matches!(p, Val::Elem(_))) {
+            let elems = parts.into_iter().filter_map(|p| match p {
+                Val::Elem(e) => Some(e),
+                _ => None,
+            });
+            Val::Elem(ElemValue::Tuple(elems.collect()))
         } else {
-            Err(ill_typed(format!("a closure of {} parameters applied to {given} arguments", f.params.len())))
-        };
-        self.env.truncate(mark);
-        result
-    }
-
-    fn apply_elem(&mut self, f: &Lambda, args: impl IntoIterator<Item = Val>) -> Result<ElemValue> {
-        self.apply(f, args)?.into_elem()
-    }
-
-    fn eval_elem(&mut self, e: &Expr) -> Result<ElemValue> {
-        self.eval(e)?.into_elem()
-    }
-
-    fn eval_opt_elem(&mut self, e: Option<&Expr>) -> Result<Option<ElemValue>> {
-        e.map(|e| self.eval_elem(e)).transpose()
-    }
-
-    fn eval_scalar(&mut self, e: &Expr) -> Result<ScalarValue> {
-        self.eval(e)?.into_scalar()
-    }
-
-    fn eval_bool(&mut self, e: &Expr) -> Result<bool> {
-        self.eval(e)?.into_bool()
-    }
-
-    fn eval_array(&mut self, e: &Expr) -> Result<Rc<ArrayValue>> {
-        self.eval(e)?.into_array()
-    }
-
-    /// An index or shape value (`()`, `usize` or a tuple of `usize`) as coordinates.
-    fn eval_index(&mut self, e: &Expr) -> Result<Vec<usize>> {
-        let v = self.eval_elem(e)?;
-        v.to_index().ok_or_else(|| ill_typed(format!("{v:?} is not an index")))
-    }
-
-    /// A count or position given as any integer type; negative is `InvalidArgument` of `op`.
-    fn eval_count(&mut self, e: &Expr, op: &str) -> Result<usize> {
-        let x = self.eval_scalar(e)?;
-        match int_value(x) {
-            Some(n) => usize::try_from(n).map_err(|_| Error::invalid_argument(op, format!("{n} is not a valid count"))),
-            None => Err(ill_typed(format!("a count of type {}", x.scalar_type()))),
+            Val::Tuple(parts)
         }
+    }
+
+    fn proj(self, i: usize) -> Result<Val> {
+        let field = match self {
+            Val::Tuple(mut vs) if i < vs.len() => Some(vs.swap_remove(i)),
+            Val::Elem(ElemValue::Tuple(mut es)) if i < es.len() => Some(Val::Elem(es.swap_remove(i))),
+            _ => None,
+        };
+        field.ok_or_else(|| ill_typed(format!("field {i} of a value that has none")))
     }
 }
 
-/// The value of an integer scalar; `None` for bools and floats.
-fn int_value(x: ScalarValue) -> Option<i128> {
-    match x {
-        ScalarValue::I32(v) => Some(v.into()),
-        ScalarValue::I64(v) => Some(v.into()),
-        ScalarValue::U32(v) => Some(v.into()),
-        ScalarValue::U64(v) => Some(v.into()),
-        ScalarValue::Usize(v) => Some(v as i128),
-        ScalarValue::Bool(_) | ScalarValue::F32(_) | ScalarValue::F64(_) => None,
+impl Host for Interp {
+    type Value = Val;
+
+    fn env(&mut self) -> &mut Vec<(u32, Val)> {
+        &mut self.env
+    }
+
+    fn index(&mut self, array: &Expr, index: &Expr, site: ReadSite) -> Result<Val> {
+        let a = self.eval_array(array)?;
+        let ix = self.eval_index(index)?;
+        Ok(Val::Elem(read(&a, &ix, site.name())?.clone()))
+    }
+
+    fn shape(&mut self, a: &Expr) -> Result<Vec<usize>> {
+        Ok(self.eval_array(a)?.shape.clone())
+    }
+
+    fn len(&mut self, v: Val) -> Result<usize> {
+        Ok(match v {
+            Val::Array(a) => a.len(),
+            Val::Nested { segments, .. } => segments.count(),
+            Val::Segments(s) => s.count(),
+            Val::Seq(items) => items.len(),
+            other => return Err(ill_typed(format!("the length of {}", other.kind()))),
+        })
+    }
+
+    fn array_op(&mut self, op: &ArrayOp, ty: &Type) -> Result<Val> {
+        self.collective(op, ty)
+    }
+
+    fn ill_typed(&self, what: String) -> Error {
+        ill_typed(what)
+    }
+}
+
+impl Interp {
+    fn eval_array(&mut self, e: &Expr) -> Result<Rc<ArrayValue>> {
+        self.eval(e)?.into_array()
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Layers, as in cudarc: `cudarc::driver::sys` is the raw FFI, `cudarc::driver::result` turns each
 //! `CUresult` into a `DriverError`, and this module owns the driver handles (primary context,
-//! stream, modules, functions) and binds the context to the calling thread before every call. The
+//! streams, modules, functions) and binds the context to the calling thread before every call. The
 //! safe layer (`Gpu`, `DeviceBuffer`, `Kernel`) attaches what it was doing to each `DriverError`
 //! through [`backend_error`]. Calls that take device addresses are `unsafe fn`s whose callers
 //! vouch that the addresses lie inside live allocations.
@@ -34,9 +34,11 @@ const ENTRY_POINTS: &[&str] = &[
     "cuDevicePrimaryCtxRelease_v2",
     "cuCtxGetCurrent",
     "cuCtxSetCurrent",
+    "cuCtxSynchronize",
     "cuStreamCreate",
     "cuStreamSynchronize",
     "cuStreamDestroy_v2",
+    "cuStreamWaitEvent",
     "cuMemGetInfo_v2",
     "cuMemAlloc_v2",
     "cuMemFree_v2",
@@ -160,14 +162,28 @@ pub(super) struct LoadError {
     pub(super) log: String,
 }
 
-/// A device's primary context, the one non-blocking stream that all work is issued on, and the
-/// pinned buffer that small downloads land in.
+/// A device's primary context, the streams created in it, and the pinned buffer that small
+/// downloads land in.
 pub(super) struct Context {
     device: sys::CUdevice,
     context: sys::CUcontext,
-    stream: sys::CUstream,
+    /// Every stream created in the context, at the index of its [`StreamId`]; destroyed with it.
+    streams: Mutex<Vec<StreamHandle>>,
     staging: Mutex<Staging>,
 }
+
+/// A non-blocking stream of a [`Context`]: a queue of work that runs in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct StreamHandle(sys::CUstream);
+
+// SAFETY: a driver handle that any thread may pass to the driver once the owning context is bound
+// to it, which every `Context` method does first; it lives as long as its context.
+unsafe impl Send for StreamHandle {}
+// SAFETY: as above; the handle is never dereferenced on the host.
+unsafe impl Sync for StreamHandle {}
+
+/// A stream's index among those of its context (see [`Context::create_stream`]).
+pub(super) type StreamId = u32;
 
 /// Downloads of at most this many bytes go through [`Staging`].
 const STAGING_BYTES: usize = 64 << 10;
@@ -180,24 +196,36 @@ struct Staging(*mut u8);
 // SAFETY: a pointer to host memory that only the holder of the context's lock reads or writes.
 unsafe impl Send for Staging {}
 
-// SAFETY: the context and stream are identifiers that any thread may use once the context is bound
+// SAFETY: the context and streams are identifiers that any thread may use once the context is bound
 // to it (each method binds it first); the driver serialises concurrent calls internally.
 unsafe impl Send for Context {}
 // SAFETY: as above; no method mutates host state.
 unsafe impl Sync for Context {}
 
 impl Context {
-    /// Retains the primary context of device `ordinal` and creates a stream in it.
+    /// Retains the primary context of device `ordinal`.
     pub(super) fn open(ordinal: usize) -> DriverResult<Context> {
         let ordinal = i32::try_from(ordinal).map_err(|_| DriverError(sys::CUresult::CUDA_ERROR_INVALID_DEVICE))?;
         let device = result::device::get(ordinal)?;
         // SAFETY: `device` came from cuDeviceGet; the retain is released in `drop`.
         let context = unsafe { result::primary_ctx::retain(device) }?;
-        let mut cx =
-            Context { device, context, stream: ptr::null_mut(), staging: Mutex::new(Staging(ptr::null_mut())) };
-        cx.bind()?;
-        cx.stream = result::stream::create(result::stream::StreamKind::NonBlocking)?;
-        Ok(cx)
+        Ok(Context { device, context, streams: Mutex::default(), staging: Mutex::new(Staging(ptr::null_mut())) })
+    }
+
+    /// A new non-blocking stream, destroyed with the context, and its id: the number of streams
+    /// created before it.
+    pub(super) fn create_stream(&self) -> DriverResult<(StreamId, StreamHandle)> {
+        self.bind()?;
+        let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
+        let id = StreamId::try_from(streams.len()).map_err(|_| DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY))?;
+        let stream = StreamHandle(result::stream::create(result::stream::StreamKind::NonBlocking)?);
+        streams.push(stream);
+        Ok((id, stream))
+    }
+
+    /// The stream with id `id` (made by [`Context::create_stream`]).
+    pub(super) fn stream(&self, id: StreamId) -> Option<StreamHandle> {
+        self.streams.lock().unwrap_or_else(PoisonError::into_inner).get(id as usize).copied()
     }
 
     /// Makes this context current on the calling thread (a thread-local setting in the driver).
@@ -218,12 +246,34 @@ impl Context {
         unsafe { result::device::get_attribute(self.device, attribute) }
     }
 
-    /// Waits until everything issued on the stream has finished; reports any earlier asynchronous
+    /// Waits until everything issued on `stream` has finished; reports any earlier asynchronous
     /// failure (a faulting kernel leaves the context unusable and every later call fails too).
-    pub(super) fn synchronize(&self) -> DriverResult<()> {
+    pub(super) fn synchronize(&self, stream: StreamHandle) -> DriverResult<()> {
         self.bind()?;
-        // SAFETY: the stream lives until `drop`.
-        unsafe { result::stream::synchronize(self.stream) }
+        // SAFETY: streams live until `drop`.
+        unsafe { result::stream::synchronize(stream.0) }
+    }
+
+    /// Waits until everything issued on every stream of the context has finished.
+    pub(super) fn synchronize_all(&self) -> DriverResult<()> {
+        self.bind()?;
+        result::ctx::synchronize()
+    }
+
+    /// Makes the work issued on `waiter` from now on wait for everything issued on `after` so far
+    /// (an event recorded on `after`, waited for on the device: the host does not wait).
+    pub(super) fn order(&self, waiter: StreamHandle, after: StreamHandle) -> DriverResult<()> {
+        if waiter == after {
+            return Ok(());
+        }
+        self.bind()?;
+        let event = Event(result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)?);
+        // SAFETY: both streams live until `drop`; the event until the end of this block, and the
+        // driver keeps a destroyed event's pending wait.
+        unsafe {
+            result::event::record(event.0, after.0)?;
+            result::stream::wait_event(waiter.0, event.0, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT)
+        }
     }
 
     /// (free, total) bytes of device memory.
@@ -248,39 +298,39 @@ impl Context {
         unsafe { result::free_sync(address) }
     }
 
-    /// Zeroes `bytes` bytes at `address`, in stream order.
+    /// Zeroes `bytes` bytes at `address`, in `stream`'s order.
     ///
     /// # Safety
     /// The range lies inside a live allocation of this context.
-    pub(super) unsafe fn zero(&self, address: u64, bytes: usize) -> DriverResult<()> {
+    pub(super) unsafe fn zero(&self, stream: StreamHandle, address: u64, bytes: usize) -> DriverResult<()> {
         self.bind()?;
-        // SAFETY: the caller's contract; the stream lives until `drop`.
-        unsafe { result::memset_d8_async(address, 0, bytes, self.stream) }
+        // SAFETY: the caller's contract; streams live until `drop`.
+        unsafe { result::memset_d8_async(address, 0, bytes, stream.0) }
     }
 
-    /// Copies `src` to `address`, in stream order. The driver stages pageable host memory before
-    /// it returns, so `src` may be reused at once; pinned memory would be read later.
+    /// Copies `src` to `address`, in `stream`'s order. The driver stages pageable host memory
+    /// before it returns, so `src` may be reused at once; pinned memory would be read later.
     ///
     /// # Safety
     /// `address .. address + src.len()` lies inside a live allocation of this context.
-    pub(super) unsafe fn upload(&self, address: u64, src: &[u8]) -> DriverResult<()> {
+    pub(super) unsafe fn upload(&self, stream: StreamHandle, address: u64, src: &[u8]) -> DriverResult<()> {
         self.bind()?;
-        // SAFETY: the caller's contract; the stream lives until `drop`.
-        unsafe { result::memcpy_htod_async(address, src, self.stream) }
+        // SAFETY: the caller's contract; streams live until `drop`.
+        unsafe { result::memcpy_htod_async(address, src, stream.0) }
     }
 
-    /// Copies device memory at `address` into `dst` after the stream's earlier work, and waits.
+    /// Copies device memory at `address` into `dst` after `stream`'s earlier work, and waits.
     ///
     /// # Safety
     /// `address .. address + dst.len()` lies inside a live allocation of this context.
-    pub(super) unsafe fn download(&self, dst: &mut [u8], address: u64) -> DriverResult<()> {
+    pub(super) unsafe fn download(&self, stream: StreamHandle, dst: &mut [u8], address: u64) -> DriverResult<()> {
         self.bind()?;
         if dst.is_empty() || dst.len() > STAGING_BYTES {
             // SAFETY: the caller's contract. The stream is synchronised before `dst`'s borrow
             // ends, so the copy never writes to it afterwards.
             return unsafe {
-                result::memcpy_dtoh_async(dst, address, self.stream)?;
-                result::stream::synchronize(self.stream)
+                result::memcpy_dtoh_async(dst, address, stream.0)?;
+                result::stream::synchronize(stream.0)
             };
         }
         let mut staging = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
@@ -296,21 +346,21 @@ impl Context {
         // copy never writes to it afterwards. The device range is the caller's contract.
         unsafe {
             let pinned = std::slice::from_raw_parts_mut(staging.0, dst.len());
-            result::memcpy_dtoh_async(pinned, address, self.stream)?;
-            result::stream::synchronize(self.stream)?;
+            result::memcpy_dtoh_async(pinned, address, stream.0)?;
+            result::stream::synchronize(stream.0)?;
             dst.copy_from_slice(pinned);
         }
         Ok(())
     }
 
-    /// Copies `bytes` bytes between device ranges, in stream order.
+    /// Copies `bytes` bytes between device ranges, in `stream`'s order.
     ///
     /// # Safety
     /// Both ranges lie inside live allocations of this context.
-    pub(super) unsafe fn copy(&self, dst: u64, src: u64, bytes: usize) -> DriverResult<()> {
+    pub(super) unsafe fn copy(&self, stream: StreamHandle, dst: u64, src: u64, bytes: usize) -> DriverResult<()> {
         self.bind()?;
-        // SAFETY: the caller's contract; the stream lives until `drop`.
-        unsafe { result::memcpy_dtod_async(dst, src, bytes, self.stream) }
+        // SAFETY: the caller's contract; streams live until `drop`.
+        unsafe { result::memcpy_dtod_async(dst, src, bytes, stream.0) }
     }
 
     /// Loads a module image; on failure the JIT compiler's error log comes back too.
@@ -366,17 +416,25 @@ impl Context {
             .map(|b| usize::try_from(b).unwrap_or(0))
     }
 
-    /// Launches `function` on `grid` blocks of `block` threads in stream order, passing `words`.
+    /// Launches `function` on `grid` blocks of `block` threads in `stream`'s order, passing
+    /// `words`.
     ///
     /// # Safety
     /// `function` belongs to a loaded module of this context and takes exactly `words.len()`
     /// parameters of 8 bytes each (the driver reads as many values as the kernel declares).
-    pub(super) unsafe fn launch(&self, function: Function, grid: u32, block: u32, words: &[u64]) -> DriverResult<()> {
+    pub(super) unsafe fn launch(
+        &self,
+        stream: StreamHandle,
+        function: Function,
+        grid: u32,
+        block: u32,
+        words: &[u64],
+    ) -> DriverResult<()> {
         self.bind()?;
         // The driver reads the values behind these pointers during the call and never writes them.
         let mut parameters: Vec<*mut c_void> = words.iter().map(|w| ptr::from_ref(w).cast_mut().cast()).collect();
         // SAFETY: the caller's contract; `parameters` outlives the call.
-        unsafe { result::launch_kernel(function.0, (grid, 1, 1), (block, 1, 1), 0, self.stream, &mut parameters) }
+        unsafe { result::launch_kernel(function.0, (grid, 1, 1), (block, 1, 1), 0, stream.0, &mut parameters) }
     }
 
     /// A fresh event of this context.
@@ -385,15 +443,15 @@ impl Context {
         result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map(Event)
     }
 
-    /// Records `event` at the current end of the stream.
-    pub(super) fn record(&self, event: &Event) -> DriverResult<()> {
+    /// Records `event` at the current end of `stream`.
+    pub(super) fn record(&self, stream: StreamHandle, event: &Event) -> DriverResult<()> {
         self.bind()?;
-        // SAFETY: the event lives until dropped; the stream lives until `drop`.
-        unsafe { result::event::record(event.0, self.stream) }
+        // SAFETY: the event lives until dropped; streams live until `drop`.
+        unsafe { result::event::record(event.0, stream.0) }
     }
 
     /// Waits for `end` and returns the milliseconds between `start` and `end`, both recorded on
-    /// the stream, `start` first.
+    /// one stream, `start` first.
     pub(super) fn elapsed_ms(&self, start: &Event, end: &Event) -> DriverResult<f32> {
         self.bind()?;
         // SAFETY: both events are live; the caller recorded them in this order.
@@ -418,17 +476,18 @@ impl Drop for Context {
     /// Errors cannot be reported from here; a context in an error state is released all the same.
     fn drop(&mut self) {
         let _ = self.bind();
-        if !self.stream.is_null() {
-            // SAFETY: the stream was created by `open` and is destroyed once, after its work.
+        for stream in self.streams.get_mut().unwrap_or_else(PoisonError::into_inner).drain(..) {
+            // SAFETY: each stream was created by `create_stream` and is destroyed once, after its
+            // work.
             unsafe {
-                let _ = result::stream::synchronize(self.stream);
-                let _ = result::stream::destroy(self.stream);
+                let _ = result::stream::synchronize(stream.0);
+                let _ = result::stream::destroy(stream.0);
             }
         }
         let staging = self.staging.get_mut().unwrap_or_else(PoisonError::into_inner);
         if !staging.0.is_null() {
-            // SAFETY: allocated by `download` with cuMemHostAlloc, freed once; the stream that
-            // wrote into it was synchronised above.
+            // SAFETY: allocated by `download` with cuMemHostAlloc, freed once; the streams that
+            // wrote into it were synchronised above.
             let _ = unsafe { result::free_host(staging.0.cast()) };
         }
         // SAFETY: balances the retain in `open`.

@@ -7,9 +7,9 @@
 //! start (work split among warps is balanced, blocks sweep memory together) and per-block
 //! partials stay small.
 
-use super::Gpu;
 use super::driver::backend_error;
 use super::module::Kernel;
+use super::{Gpu, Stream};
 use accel_core::{Error, Result};
 use accel_kernels::abi::{BLOCK_THREADS, WARP};
 use std::sync::Arc;
@@ -33,17 +33,27 @@ impl Gpu {
         self.sm_count.max(1) * kernel.resident_blocks() * (BLOCK_THREADS as usize / WARP)
     }
 
-    /// Queues `kernel` on `grid` blocks of `BLOCK_THREADS` threads, passing `words` as its
-    /// parameters; a grid of 0 launches nothing.
+    /// [`Stream::launch`] on the default stream.
+    pub fn launch(&self, kernel: &Kernel, grid: u32, words: &[u64]) -> Result<()> {
+        self.stream.launch(kernel, grid, words)
+    }
+}
+
+impl Stream {
+    /// Queues `kernel` on this stream, on `grid` blocks of `BLOCK_THREADS` threads, passing
+    /// `words` as its parameters; a grid of 0 launches nothing. A buffer allocated on another
+    /// stream whose address is among the words needs [`DeviceBuffer::record_use`] with this one.
     ///
     /// A wrong launch is an error here; a kernel that faults (an illegal address) is reported by
     /// the next call that waits for the device, and every call after it. The words are not
     /// checked: a kernel given a bad address can corrupt device memory, never host memory.
+    ///
+    /// [`DeviceBuffer::record_use`]: super::DeviceBuffer::record_use
     pub fn launch(&self, kernel: &Kernel, grid: u32, words: &[u64]) -> Result<()> {
-        if !Arc::ptr_eq(&kernel.device, &self.device) {
+        if !Arc::ptr_eq(&kernel.device, self.device()) {
             return Err(Error::invalid_argument(
                 "Gpu::launch",
-                format!("kernel `{}` was loaded by another `Gpu`", kernel.name()),
+                format!("kernel `{}` belongs to another `Gpu`", kernel.name()),
             ));
         }
         if words.len() != kernel.parameters() {
@@ -57,7 +67,7 @@ impl Gpu {
         }
         // SAFETY: the kernel belongs to a module of this device that it keeps loaded, and it takes
         // exactly `words.len()` parameters of 8 bytes (checked when it was looked up).
-        unsafe { self.device.cx.launch(kernel.function(), grid, BLOCK_THREADS, words) }
+        unsafe { self.device().cx.launch(self.handle(), kernel.function(), grid, BLOCK_THREADS, words) }
             .map_err(|e| backend_error(format!("launching kernel `{}` with grid {grid}", kernel.name()), e))
     }
 }

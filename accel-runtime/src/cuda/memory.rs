@@ -1,23 +1,25 @@
 //! Device memory: a caching allocator, the RAII buffer it hands out, and the copies.
 //!
 //! Algorithm: a request rounds up to a size class, a multiple of 512 B up to 1 MiB and of 2 MiB
-//! above. A dropped buffer goes onto its class's free list and the next request of that class
-//! takes it without a driver call. Cached blocks are retained until `cuMemAlloc` runs out of
-//! memory; then the stream is synchronised, every cached block is freed, and the allocation is
-//! retried once before it fails with `Error::OutOfDeviceMemory`.
-//!
-//! Reuse needs no synchronisation because all work runs on the device's one stream: whatever used
-//! a block before its buffer was dropped was issued before whatever uses it next.
+//! above. A dropped buffer goes onto its class's free list with the streams that used it, and the
+//! next request of that class takes it without a driver call: preferably a block that only the
+//! requesting stream used, which needs no synchronisation (the stream runs the new work after the
+//! old), else the most recently freed one, after the requesting stream is made to wait for the
+//! block's streams (module `stream` says why that is enough). Cached blocks are retained until
+//! `cuMemAlloc` runs out of memory; then the device is synchronised, every cached block is freed,
+//! and the allocation is retried once before it fails with `Error::OutOfDeviceMemory`.
 //!
 //! Limits: a request takes only blocks of its own class; the waste is under 512 B per block up to
-//! 1 MiB and under 2 MiB above (under half of the block either way).
+//! 1 MiB and under 2 MiB above (under half of the block either way). Finding a block of the
+//! requesting stream scans its class's free list when the last block freed is another stream's.
 
-use super::driver::{self, Context, backend_error};
+use super::driver::{self, Context, StreamHandle, StreamId, backend_error};
+use super::stream::Stream;
 use super::{Device, Gpu, lock};
 use accel_core::{Error, Result};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Granularity of the small classes.
 const SMALL_QUANTUM: usize = 512;
@@ -33,10 +35,47 @@ pub(super) fn size_class(bytes: usize) -> Option<usize> {
     bytes.max(1).checked_next_multiple_of(quantum)
 }
 
+/// The streams that may still use a block: the one it was allocated on, and any other that a
+/// copy, a download or [`DeviceBuffer::record_use`] named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct StreamSet {
+    home: StreamId,
+    others: Vec<StreamId>,
+}
+
+impl StreamSet {
+    fn new(home: StreamId) -> StreamSet {
+        StreamSet { home, others: Vec::new() }
+    }
+
+    fn insert(&mut self, stream: StreamId) {
+        if stream != self.home && !self.others.contains(&stream) {
+            self.others.push(stream);
+        }
+    }
+
+    /// Whether `stream` is the only stream of the set.
+    fn is_only(&self, stream: StreamId) -> bool {
+        self.home == stream && self.others.is_empty()
+    }
+
+    /// The streams of the set other than `stream`: those that work on `stream` must wait for.
+    fn except(&self, stream: StreamId) -> impl Iterator<Item = StreamId> + '_ {
+        std::iter::once(self.home).chain(self.others.iter().copied()).filter(move |&s| s != stream)
+    }
+}
+
+/// A cached block and the streams that used it.
+#[derive(Debug)]
+struct FreeBlock {
+    address: u64,
+    streams: StreamSet,
+}
+
 /// The allocator's bookkeeping, apart from the driver: free lists per class and byte counts.
 #[derive(Debug, Default)]
 pub(super) struct Pool {
-    free: HashMap<usize, Vec<u64>>,
+    free: HashMap<usize, Vec<FreeBlock>>,
     stats: PoolStats,
 }
 
@@ -50,12 +89,15 @@ pub struct PoolStats {
 }
 
 impl Pool {
-    /// A cached block of `class` bytes, now in use.
-    fn take(&mut self, class: usize) -> Option<u64> {
-        let address = self.free.get_mut(&class)?.pop()?;
+    /// A cached block of `class` bytes for work on `stream`, now in use: the most recently freed
+    /// one that only `stream` used, else the most recently freed one.
+    fn take(&mut self, class: usize, stream: StreamId) -> Option<FreeBlock> {
+        let blocks = self.free.get_mut(&class)?;
+        let position = blocks.iter().rposition(|b| b.streams.is_only(stream)).or(blocks.len().checked_sub(1))?;
+        let block = blocks.remove(position);
         self.stats.cached -= class;
         self.stats.in_use += class;
-        Some(address)
+        Some(block)
     }
 
     /// A block fresh from the driver, now in use.
@@ -63,9 +105,9 @@ impl Pool {
         self.stats.in_use += class;
     }
 
-    /// A block whose buffer was dropped.
-    fn give_back(&mut self, address: u64, class: usize) {
-        self.free.entry(class).or_default().push(address);
+    /// A block whose buffer was dropped, with the streams that used it.
+    fn give_back(&mut self, class: usize, block: FreeBlock) {
+        self.free.entry(class).or_default().push(block);
         self.stats.in_use -= class;
         self.stats.cached += class;
     }
@@ -73,19 +115,24 @@ impl Pool {
     /// Removes every cached block, for the caller to free.
     fn drain(&mut self) -> Vec<u64> {
         self.stats.cached = 0;
-        self.free.drain().flat_map(|(_, blocks)| blocks).collect()
+        self.free.drain().flat_map(|(_, blocks)| blocks).map(|b| b.address).collect()
     }
 }
 
-/// A block of device memory from a [`Gpu`]'s pool.
+/// A block of device memory from a [`Gpu`]'s pool, allocated on one of its streams.
 ///
 /// Dropping it returns the block to the pool without synchronising (see the module docs); the
 /// device itself stays alive until its last buffer and kernel are gone. Its address may be passed
-/// to kernels of the same `Gpu` only.
+/// to kernels of the same `Gpu` only, and to a kernel launched on a stream other than the one it
+/// was allocated on only with [`DeviceBuffer::record_use`].
 pub struct DeviceBuffer {
     address: u64,
     len: usize,
     class: usize,
+    /// The stream it was allocated on.
+    home: StreamHandle,
+    /// The streams that may still use it.
+    streams: Mutex<StreamSet>,
     device: Arc<Device>,
 }
 
@@ -104,22 +151,56 @@ impl DeviceBuffer {
         self.len == 0
     }
 
-    /// Fills `dst` from the buffer starting at byte `offset`, after all work issued so far on its
-    /// device has finished (what a lazily downloaded array needs: it has no `Gpu` at hand).
+    /// Fills `dst` from the buffer starting at byte `offset`, after all work issued so far on the
+    /// streams that used it has finished (what a lazily downloaded array needs: it has no `Gpu`
+    /// at hand). The copy runs on the stream the buffer was allocated on.
     pub fn download_into(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
         let len = dst.len();
         let address = self.range("DeviceBuffer::download_into", offset, len)?;
         let context = || format!("copying {len} bytes from the device");
+        let cx = &self.device.cx;
+        let others = lock(&self.streams).others.clone();
+        for other in others.into_iter().filter_map(|id| cx.stream(id)) {
+            cx.order(self.home, other).map_err(|e| backend_error(context(), e))?;
+        }
         if len == 0 {
-            return self.device.cx.synchronize().map_err(|e| backend_error(context(), e));
+            return cx.synchronize(self.home).map_err(|e| backend_error(context(), e));
         }
         // SAFETY: `range` checked that the bytes lie inside the buffer, which stays alive.
-        unsafe { self.device.cx.download(dst, address) }.map_err(|e| backend_error(context(), e))
+        unsafe { cx.download(self.home, dst, address) }.map_err(|e| backend_error(context(), e))
     }
 
     /// Whether the buffer was allocated on `gpu`'s device.
     pub fn belongs_to(&self, gpu: &Gpu) -> bool {
         Arc::ptr_eq(&self.device, &gpu.device)
+    }
+
+    /// Records that work on `stream` uses the buffer: a kernel launched there with its address
+    /// among its words (copies, zeroing and downloads record their stream themselves). Its block
+    /// is then reused only after that work (module `stream`).
+    ///
+    /// ```no_run
+    /// # fn main() -> accel_core::Result<()> {
+    /// # let (gpu, ptx) = (accel_runtime::cuda::Gpu::open(0)?, "");
+    /// let fill = gpu.kernel(ptx, "fill_u32")?;
+    /// let side = gpu.stream()?;
+    /// let out = gpu.alloc(4096)?; // on the default stream
+    /// side.wait_for(gpu.default_stream())?;
+    /// side.launch(&fill, 4, &[out.ptr(), 1024, 7])?;
+    /// out.record_use(&side)?;
+    /// drop(out); // its block is reused only after the kernel
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn record_use(&self, stream: &Stream) -> Result<()> {
+        stream.check_device("DeviceBuffer::record_use", "the device buffer", &self.device)?;
+        self.used_on(stream);
+        Ok(())
+    }
+
+    /// Adds `stream` to the streams that use the buffer (of the same device).
+    fn used_on(&self, stream: &Stream) {
+        lock(&self.streams).insert(stream.id());
     }
 
     /// The device address of bytes `offset .. offset + len`, checked against the buffer.
@@ -140,7 +221,9 @@ impl DeviceBuffer {
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
-        lock(&self.device.pool).give_back(self.address, self.class);
+        let streams = self.streams.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let streams = std::mem::replace(streams, StreamSet::new(streams.home));
+        lock(&self.device.pool).give_back(self.class, FreeBlock { address: self.address, streams });
     }
 }
 
@@ -150,8 +233,9 @@ impl fmt::Debug for DeviceBuffer {
     }
 }
 
-/// A buffer of `bytes` bytes from `device`'s pool, contents undefined.
-pub(super) fn allocate(device: &Arc<Device>, bytes: usize) -> Result<DeviceBuffer> {
+/// A buffer of `bytes` bytes for work on `stream`, from its device's pool, contents undefined.
+fn allocate(stream: &Stream, bytes: usize) -> Result<DeviceBuffer> {
+    let device = stream.device();
     let cx = &device.cx;
     let out_of_memory = || -> Result<DeviceBuffer> {
         let (free, total) = cx.mem_info().map_err(|e| backend_error("querying free device memory", e))?;
@@ -159,8 +243,19 @@ pub(super) fn allocate(device: &Arc<Device>, bytes: usize) -> Result<DeviceBuffe
     };
     let Some(class) = size_class(bytes) else { return out_of_memory() };
     let mut pool = lock(&device.pool);
-    let address = match pool.take(class) {
-        Some(address) => address,
+    let address = match pool.take(class, stream.id()) {
+        Some(block) => {
+            let ordered = block
+                .streams
+                .except(stream.id())
+                .filter_map(|id| cx.stream(id))
+                .try_for_each(|other| cx.order(stream.handle(), other));
+            if let Err(e) = ordered {
+                pool.give_back(class, block);
+                return Err(backend_error("ordering the reuse of device memory after its last use", e));
+            }
+            block.address
+        }
         None => {
             let fresh = match cx.malloc(class) {
                 Err(e) if driver::is_out_of_memory(e) && release_cached(cx, &mut pool)? => cx.malloc(class),
@@ -176,86 +271,94 @@ pub(super) fn allocate(device: &Arc<Device>, bytes: usize) -> Result<DeviceBuffe
             }
         }
     };
-    Ok(DeviceBuffer { address, len: bytes, class, device: Arc::clone(device) })
+    Ok(DeviceBuffer {
+        address,
+        len: bytes,
+        class,
+        home: stream.handle(),
+        streams: Mutex::new(StreamSet::new(stream.id())),
+        device: Arc::clone(device),
+    })
 }
 
-/// Frees every cached block once the stream has finished with them; `false` when there was none.
+/// Frees every cached block once the device has finished with them; `false` when there was none.
 pub(super) fn release_cached(cx: &Context, pool: &mut Pool) -> Result<bool> {
     let cached = pool.drain();
     if cached.is_empty() {
         return Ok(false);
     }
-    cx.synchronize().map_err(|e| backend_error("waiting for the device to release cached memory", e))?;
+    cx.synchronize_all().map_err(|e| backend_error("waiting for the device to release cached memory", e))?;
     for address in cached {
-        // SAFETY: cached blocks came from `malloc`, no buffer owns them, and the stream has
+        // SAFETY: cached blocks came from `malloc`, no buffer owns them, and every stream has
         // finished every use of them.
         unsafe { cx.free(address) }.map_err(|e| backend_error("releasing cached device memory", e))?;
     }
     Ok(true)
 }
 
-/// A buffer of `bytes` zero bytes (zeroed in stream order).
-pub(super) fn allocate_zeroed(device: &Arc<Device>, bytes: usize) -> Result<DeviceBuffer> {
-    let buffer = allocate(device, bytes)?;
-    zero(&buffer)?;
-    Ok(buffer)
-}
-
-/// Zeroes all of `buffer`, in stream order.
-pub(super) fn zero(buffer: &DeviceBuffer) -> Result<()> {
-    if buffer.len == 0 {
-        return Ok(());
-    }
-    // SAFETY: the range is the buffer's own, and the buffer keeps its block alive.
-    unsafe { buffer.device.cx.zero(buffer.address, buffer.len) }
-        .map_err(|e| backend_error(format!("zeroing {} bytes of device memory", buffer.len), e))
-}
-
-impl Gpu {
-    /// A buffer of `bytes` bytes (0 allowed), contents undefined, from the caching pool.
+impl Stream {
+    /// A buffer of `bytes` bytes (0 allowed) for work on this stream, contents undefined, from the
+    /// caching pool.
     pub fn alloc(&self, bytes: usize) -> Result<DeviceBuffer> {
-        allocate(&self.device, bytes)
+        allocate(self, bytes)
     }
 
-    /// A buffer of `bytes` zero bytes; the zeroing is queued on the stream.
+    /// A buffer of `bytes` zero bytes; the zeroing is queued on this stream.
     pub fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {
-        allocate_zeroed(&self.device, bytes)
+        let buffer = self.alloc(bytes)?;
+        self.zero(&buffer)?;
+        Ok(buffer)
     }
 
-    /// A buffer holding a copy of `bytes`. The copy is queued on the stream; `bytes` may be reused
-    /// as soon as this returns (the driver stages pageable memory before returning).
+    /// Queues the zeroing of all of `buffer` on this stream.
+    pub fn zero(&self, buffer: &DeviceBuffer) -> Result<()> {
+        self.check_owner("Stream::zero", buffer)?;
+        if buffer.len == 0 {
+            return Ok(());
+        }
+        buffer.used_on(self);
+        // SAFETY: the range is the buffer's own, and the buffer keeps its block alive.
+        unsafe { buffer.device.cx.zero(self.handle(), buffer.address, buffer.len) }
+            .map_err(|e| backend_error(format!("zeroing {} bytes of device memory", buffer.len), e))
+    }
+
+    /// A buffer holding a copy of `bytes`. The copy is queued on this stream; `bytes` may be
+    /// reused as soon as this returns (the driver stages pageable memory before returning).
     pub fn upload(&self, bytes: &[u8]) -> Result<DeviceBuffer> {
         let buffer = self.alloc(bytes.len())?;
         if !bytes.is_empty() {
             // SAFETY: the buffer was just allocated with `bytes.len()` bytes.
-            unsafe { self.device.cx.upload(buffer.address, bytes) }
+            unsafe { self.device().cx.upload(self.handle(), buffer.address, bytes) }
                 .map_err(|e| backend_error(format!("copying {} bytes to the device", bytes.len()), e))?;
         }
         Ok(buffer)
     }
 
-    /// Bytes `offset .. offset + len` of `buffer`, after all work issued so far has finished.
+    /// Bytes `offset .. offset + len` of `buffer`, after all work issued so far on this stream
+    /// has finished.
     pub fn download(&self, buffer: &DeviceBuffer, offset: usize, len: usize) -> Result<Vec<u8>> {
         let mut bytes = vec![0u8; len];
         self.download_into(buffer, offset, &mut bytes)?;
         Ok(bytes)
     }
 
-    /// Fills `dst` from `buffer` starting at byte `offset`, after all work issued so far has
-    /// finished (so that a typed host vector can be filled in place).
+    /// Fills `dst` from `buffer` starting at byte `offset`, after all work issued so far on this
+    /// stream has finished (so that a typed host vector can be filled in place).
     pub fn download_into(&self, buffer: &DeviceBuffer, offset: usize, dst: &mut [u8]) -> Result<()> {
         self.check_owner("Gpu::download", buffer)?;
         let len = dst.len();
         let address = buffer.range("Gpu::download", offset, len)?;
         let context = || format!("copying {len} bytes from the device");
+        buffer.used_on(self);
         if len == 0 {
-            return self.device.cx.synchronize().map_err(|e| backend_error(context(), e));
+            return self.synchronize();
         }
         // SAFETY: `range` checked that the bytes lie inside the buffer, which stays alive.
-        unsafe { self.device.cx.download(dst, address) }.map_err(|e| backend_error(context(), e))
+        unsafe { self.device().cx.download(self.handle(), dst, address) }.map_err(|e| backend_error(context(), e))
     }
 
-    /// Queues a copy of `bytes` bytes from `src[src_offset..]` to `dst[dst_offset..]`.
+    /// Queues a copy of `bytes` bytes from `src[src_offset..]` to `dst[dst_offset..]` on this
+    /// stream.
     pub fn copy(
         &self,
         dst: &DeviceBuffer,
@@ -271,9 +374,57 @@ impl Gpu {
         if bytes == 0 {
             return Ok(());
         }
+        dst.used_on(self);
+        src.used_on(self);
         // SAFETY: `range` checked both ranges against their live buffers.
-        unsafe { self.device.cx.copy(to, from, bytes) }
+        unsafe { self.device().cx.copy(self.handle(), to, from, bytes) }
             .map_err(|e| backend_error(format!("copying {bytes} bytes on the device"), e))
+    }
+
+    /// Buffers work only with the streams of the `Gpu` that made them.
+    fn check_owner(&self, op: &str, buffer: &DeviceBuffer) -> Result<()> {
+        self.check_device(op, "the device buffer", &buffer.device)
+    }
+}
+
+/// On the default stream.
+impl Gpu {
+    /// A buffer of `bytes` bytes (0 allowed), contents undefined, from the caching pool.
+    pub fn alloc(&self, bytes: usize) -> Result<DeviceBuffer> {
+        self.stream.alloc(bytes)
+    }
+
+    /// A buffer of `bytes` zero bytes; the zeroing is queued on the default stream.
+    pub fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {
+        self.stream.alloc_zeroed(bytes)
+    }
+
+    /// A buffer holding a copy of `bytes`, queued on the default stream (see [`Stream::upload`]).
+    pub fn upload(&self, bytes: &[u8]) -> Result<DeviceBuffer> {
+        self.stream.upload(bytes)
+    }
+
+    /// Bytes `offset .. offset + len` of `buffer`, after all work issued so far on the default
+    /// stream has finished.
+    pub fn download(&self, buffer: &DeviceBuffer, offset: usize, len: usize) -> Result<Vec<u8>> {
+        self.stream.download(buffer, offset, len)
+    }
+
+    /// [`Stream::download_into`] on the default stream.
+    pub fn download_into(&self, buffer: &DeviceBuffer, offset: usize, dst: &mut [u8]) -> Result<()> {
+        self.stream.download_into(buffer, offset, dst)
+    }
+
+    /// [`Stream::copy`] on the default stream.
+    pub fn copy(
+        &self,
+        dst: &DeviceBuffer,
+        dst_offset: usize,
+        src: &DeviceBuffer,
+        src_offset: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        self.stream.copy(dst, dst_offset, src, src_offset, bytes)
     }
 
     /// (free, total) bytes of device memory; blocks cached by the pool count as used.
@@ -284,15 +435,6 @@ impl Gpu {
     /// What the caching allocator holds now.
     pub fn pool_stats(&self) -> PoolStats {
         lock(&self.device.pool).stats
-    }
-
-    /// Buffers and kernels work only with the `Gpu` that made them.
-    pub(super) fn check_owner(&self, op: &str, buffer: &DeviceBuffer) -> Result<()> {
-        if Arc::ptr_eq(&buffer.device, &self.device) {
-            Ok(())
-        } else {
-            Err(Error::invalid_argument(op, "the device buffer belongs to another `Gpu`"))
-        }
     }
 }
 
@@ -317,29 +459,75 @@ mod tests {
         }
     }
 
+    fn block(address: u64, streams: &[StreamId]) -> FreeBlock {
+        let mut set = StreamSet::new(streams[0]);
+        streams[1..].iter().for_each(|&s| set.insert(s));
+        FreeBlock { address, streams: set }
+    }
+
+    fn taken(pool: &mut Pool, class: usize, stream: StreamId) -> Option<(u64, Vec<StreamId>)> {
+        pool.take(class, stream).map(|b| (b.address, b.streams.except(stream).collect()))
+    }
+
     #[test]
     fn pool_bookkeeping() {
         let mut pool = Pool::default();
-        assert_eq!(pool.take(512), None);
+        assert!(pool.take(512, 0).is_none());
         pool.add(512);
         pool.add(512);
         pool.add(2 << 20);
         assert_eq!(pool.stats, PoolStats { in_use: 512 + 512 + (2 << 20), cached: 0 });
-        pool.give_back(0x1000, 512);
-        pool.give_back(0x2000, 2 << 20);
+        pool.give_back(512, block(0x1000, &[0]));
+        pool.give_back(2 << 20, block(0x2000, &[0]));
         assert_eq!(pool.stats, PoolStats { in_use: 512, cached: 512 + (2 << 20) });
         // Blocks are reused by exact class only, most recently freed first.
-        assert_eq!(pool.take(1024), None);
-        assert_eq!(pool.take(512), Some(0x1000));
-        assert_eq!(pool.take(512), None);
+        assert!(pool.take(1024, 0).is_none());
+        assert_eq!(taken(&mut pool, 512, 0), Some((0x1000, vec![])));
+        assert!(pool.take(512, 0).is_none());
         assert_eq!(pool.stats, PoolStats { in_use: 1024, cached: 2 << 20 });
-        pool.give_back(0x1000, 512);
-        pool.give_back(0x3000, 512);
-        assert_eq!(pool.take(512), Some(0x3000));
+        pool.give_back(512, block(0x1000, &[0]));
+        pool.give_back(512, block(0x3000, &[0]));
+        assert_eq!(taken(&mut pool, 512, 0), Some((0x3000, vec![])));
         let mut drained = pool.drain();
         drained.sort();
         assert_eq!(drained, [0x1000, 0x2000]);
         assert_eq!(pool.stats, PoolStats { in_use: 512, cached: 0 });
-        assert_eq!(pool.take(2 << 20), None);
+        assert!(pool.take(2 << 20, 0).is_none());
+    }
+
+    #[test]
+    fn blocks_of_the_requesting_stream_first() {
+        let mut pool = Pool::default();
+        (0..5).for_each(|_| pool.add(512));
+        pool.give_back(512, block(0x1000, &[1]));
+        pool.give_back(512, block(0x2000, &[0]));
+        pool.give_back(512, block(0x3000, &[1, 0]));
+        pool.give_back(512, block(0x4000, &[2, 1, 2]));
+        pool.give_back(512, block(0x5000, &[1]));
+        // Stream 0's own block, though freed earlier than others; with nothing to wait for.
+        assert_eq!(taken(&mut pool, 512, 0), Some((0x2000, vec![])));
+        // None of stream 0's own left: the last freed, after waiting for its stream.
+        assert_eq!(taken(&mut pool, 512, 0), Some((0x5000, vec![1])));
+        // A block used on 1 and 0 is not stream 1's alone.
+        assert_eq!(taken(&mut pool, 512, 1), Some((0x1000, vec![])));
+        assert_eq!(taken(&mut pool, 512, 1), Some((0x4000, vec![2])));
+        assert_eq!(taken(&mut pool, 512, 3), Some((0x3000, vec![1, 0])));
+        assert!(pool.take(512, 3).is_none());
+        assert_eq!(pool.stats, PoolStats { in_use: 5 * 512, cached: 0 });
+    }
+
+    #[test]
+    fn stream_sets() {
+        let mut set = StreamSet::new(4);
+        assert!(set.is_only(4) && !set.is_only(5));
+        set.insert(4);
+        assert!(set.is_only(4));
+        set.insert(7);
+        set.insert(2);
+        set.insert(7);
+        assert!(!set.is_only(4));
+        assert_eq!(set.except(4).collect::<Vec<_>>(), [7, 2]);
+        assert_eq!(set.except(7).collect::<Vec<_>>(), [4, 2]);
+        assert_eq!(set.except(9).collect::<Vec<_>>(), [4, 7, 2]);
     }
 }

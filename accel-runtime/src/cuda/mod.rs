@@ -1,23 +1,26 @@
-//! The CUDA backend's device layer: one [`Gpu`] per device, with its context, one stream, a
-//! caching allocator ([`DeviceBuffer`]), a module cache ([`Kernel`]) and the error slot that
-//! kernels report failures through.
+//! The CUDA backend's device layer: one [`Gpu`] per device, with its context, its streams
+//! ([`Stream`]), a caching allocator ([`DeviceBuffer`]), a module cache ([`Kernel`]) and the error
+//! slot that kernels report failures through.
 //!
 //! Layers, each in its own module: `driver` is the only code that calls the CUDA driver (through
-//! cudarc, loaded at run time) and owns the raw handles; `memory`, `module` and `launch` build
-//! the safe API on it. Without `libcuda.so.1`, [`Gpu::device_count`] is 0 and [`Gpu::open`] is
-//! `Error::NoDevice`; nothing here panics.
+//! cudarc, loaded at run time) and owns the raw handles; `stream`, `memory`, `module` and `launch`
+//! build the safe API on it. Without `libcuda.so.1`, [`Gpu::device_count`] is 0 and [`Gpu::open`]
+//! is `Error::NoDevice`; nothing here panics.
 //!
-//! Ordering: all work of a `Gpu` goes onto its one stream in the order the calls are made, so
-//! copies, launches and the reuse of freed memory need no events. Only [`Gpu::download`],
-//! [`Gpu::synchronize`] and [`Gpu::take_device_error`] wait for the device, and they are where a
-//! kernel's asynchronous fault shows up as `Error::Backend`. A download of up to 64 KiB (a
-//! scalar result, an error slot) lands in a pinned buffer of the context, one DMA after the wait,
-//! instead of going through the driver's staging of pageable memory. One-launch reductions share
-//! the device's ticket counters ([`Gpu::tickets`]), which the one stream keeps from overlapping.
+//! Ordering: work goes onto a stream in the order the calls are made; a `Gpu`'s own methods and
+//! the executor use its default stream, so their copies, launches and reuse of freed memory need
+//! no events. Work on other streams ([`Gpu::stream`]) overlaps with it unless ordered
+//! ([`Stream::wait_for`]); the allocator orders the reuse of memory across streams itself (module
+//! `stream`). Only downloads, [`Gpu::synchronize`], [`Stream::synchronize`] and
+//! [`Gpu::take_device_error`] wait for the device, and they are where a kernel's asynchronous
+//! fault shows up as `Error::Backend`. A download of up to 64 KiB (a scalar result, an error
+//! slot) lands in a pinned buffer of the context, one DMA after the wait, instead of going through
+//! the driver's staging of pageable memory. One-launch reductions use their stream's ticket
+//! counters, which the stream keeps from overlapping.
 //!
-//! Threads: `Gpu`, `DeviceBuffer` and `Kernel` are `Send + Sync`. Each call makes the device's
-//! context current on the calling thread first; calls from several threads interleave on the one
-//! stream, each thread's calls staying in order.
+//! Threads: `Gpu`, `Stream`, `DeviceBuffer` and `Kernel` are `Send + Sync`. Each call makes the
+//! device's context current on the calling thread first; calls from several threads interleave on
+//! a stream, each thread's calls staying in order.
 
 mod driver;
 mod exec;
@@ -25,17 +28,19 @@ mod launch;
 mod memory;
 mod module;
 mod prepared;
+mod stream;
 mod value;
 
 pub use memory::{DeviceBuffer, PoolStats};
 pub use module::{DeviceModule, Kernel};
+pub use stream::Stream;
 pub use value::{DArray, DSegments, DValue, FromDevice, IntoDevice};
 
 use accel_core::{Error, Result};
 use accel_kernels::abi::ERROR_SLOT_WORDS;
 use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::CUdevice_attribute;
-use driver::{Context, backend_error, describe};
+use driver::{Context, StreamId, backend_error, describe};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -43,18 +48,21 @@ use std::time::Duration;
 /// The oldest devices that accel's PTX (built for `sm_80`) runs on.
 const MIN_COMPUTE_CAPABILITY: (usize, usize) = (8, 0);
 
-/// What a `Gpu` shares with the buffers and kernels it hands out, which keep it alive.
+/// What a `Gpu` shares with the streams, buffers and kernels it hands out, which keep it alive.
 struct Device {
-    cx: Context,
     pool: Mutex<memory::Pool>,
     modules: Mutex<module::Modules>,
+    /// Streams of dropped [`Stream`]s, for the next ones.
+    idle_streams: Mutex<Vec<StreamId>>,
+    /// Last, so that it is released after everything above.
+    cx: Context,
 }
 
 impl Drop for Device {
-    /// Runs when the `Gpu` and all its buffers and kernels are gone. Errors cannot be reported
-    /// from here; the context is released in any case.
+    /// Runs when the `Gpu` and all its streams, buffers and kernels are gone. Errors cannot be
+    /// reported from here; the context is released in any case.
     fn drop(&mut self) {
-        let _ = self.cx.synchronize();
+        let _ = self.cx.synchronize_all();
         let _ = memory::release_cached(&self.cx, self.pool.get_mut().unwrap_or_else(PoisonError::into_inner));
         module::unload_all(&self.cx, self.modules.get_mut().unwrap_or_else(PoisonError::into_inner));
     }
@@ -65,10 +73,12 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// One CUDA device, opened for accel: its primary context, one stream, the device's properties,
-/// a caching allocator, the loaded modules and a zeroed error slot.
+/// One CUDA device, opened for accel: its primary context, a default stream, the device's
+/// properties, a caching allocator, the loaded modules and a zeroed error slot.
 pub struct Gpu {
     device: Arc<Device>,
+    /// The default stream: this `Gpu`'s own methods and the executor issue their work on it.
+    stream: Stream,
     ordinal: usize,
     name: String,
     sm_count: usize,
@@ -80,8 +90,6 @@ pub struct Gpu {
     clean_slots: Mutex<Vec<DeviceBuffer>>,
     /// The programs run on this device, prepared once each.
     programs: Mutex<prepared::Programs>,
-    /// The ticket counters of one-launch reductions (see [`Gpu::tickets`]).
-    tickets: Mutex<Option<Arc<DeviceBuffer>>>,
 }
 
 impl Gpu {
@@ -136,13 +144,17 @@ impl Gpu {
                  {min_major}.{min_minor} or newer"
             )));
         }
-        let device = Arc::new(Device { cx, pool: Mutex::default(), modules: Mutex::default() });
-        let error_slot = memory::allocate_zeroed(&device, ERROR_SLOT_WORDS * 8)
-            .map_err(|e| no_device(format!("CUDA device {ordinal} ({name}) cannot be opened: {e}")))?;
-        device.cx.synchronize().map_err(cannot_open)?;
+        let device =
+            Arc::new(Device { pool: Mutex::default(), modules: Mutex::default(), idle_streams: Mutex::default(), cx });
+        let stream = Stream::open(&device)
+            .and_then(|stream| Ok((stream.alloc_zeroed(ERROR_SLOT_WORDS * 8)?, stream)))
+            .map_err(|e| no_device(format!("CUDA device {ordinal} ({name}) cannot be opened: {e}")));
+        let (error_slot, stream) = stream?;
+        device.cx.synchronize_all().map_err(cannot_open)?;
         let sass_enabled = std::env::var("ACCEL_SASS").map_or(true, |v| v != "off");
         Ok(Gpu {
             device,
+            stream,
             ordinal,
             name,
             sm_count,
@@ -151,7 +163,6 @@ impl Gpu {
             error_slot,
             clean_slots: Mutex::default(),
             programs: Mutex::default(),
-            tickets: Mutex::default(),
         })
     }
 
@@ -174,14 +185,15 @@ impl Gpu {
         self.compute_capability
     }
 
-    /// Waits until all work issued so far has finished; reports any failure of that work.
+    /// Waits until all work issued so far on every stream of the device has finished; reports any
+    /// failure of that work.
     pub fn synchronize(&self) -> Result<()> {
-        self.device.cx.synchronize().map_err(|e| backend_error("waiting for the device", e))
+        self.device.cx.synchronize_all().map_err(|e| backend_error("waiting for the device", e))
     }
 
-    /// Runs `work` and measures the device time of what it issued on this GPU's stream, with CUDA
-    /// events recorded before and after it (so host work in between, such as uploads staged by
-    /// the driver, counts only where the stream waited for it). Waits for the work to finish.
+    /// Runs `work` and measures the device time of what it issued on the default stream, with
+    /// CUDA events recorded before and after it (so host work in between, such as uploads staged
+    /// by the driver, counts only where the stream waited for it). Waits for the work to finish.
     ///
     /// ```no_run
     /// # fn main() -> accel_core::Result<()> {
@@ -193,15 +205,7 @@ impl Gpu {
     /// # }
     /// ```
     pub fn time<T>(&self, work: impl FnOnce() -> Result<T>) -> Result<(T, Duration)> {
-        let context = "timing device work with CUDA events";
-        let cx = &self.device.cx;
-        let (start, end) = (cx.event(), cx.event());
-        let (start, end) = start.and_then(|s| Ok((s, end?))).map_err(|e| backend_error(context, e))?;
-        cx.record(&start).map_err(|e| backend_error(context, e))?;
-        let value = work()?;
-        cx.record(&end).map_err(|e| backend_error(context, e))?;
-        let ms = cx.elapsed_ms(&start, &end).map_err(|e| backend_error(context, e))?;
-        Ok((value, Duration::from_secs_f64(f64::from(ms) / 1e3)))
+        self.stream.time(work)
     }
 
     /// The `ERROR_SLOT_WORDS` words (zeroed at open) in which kernels record their first failure;
@@ -223,25 +227,9 @@ impl Gpu {
         lock(&self.clean_slots).push(slot);
     }
 
-    /// At least `rows` ticket counters (`u32`) for a one-launch reduction
-    /// (`accel_kernels::reduce`): zero when the kernel starts, and zero again when it ends, so
-    /// every reduction on the stream (they run one after another) uses the same ones. Grown, and
-    /// zeroed in stream order, when a reduction has more rows than any before. The caller holds
-    /// the buffer until its launch is queued: a buffer replaced meanwhile by another thread goes
-    /// back to the caching allocator only then, so no later allocation can be queued before it.
+    /// The default stream's ticket counters for a one-launch reduction (see [`Stream::tickets`]).
     pub(crate) fn tickets(&self, rows: usize) -> Result<Arc<DeviceBuffer>> {
-        let bytes = rows
-            .checked_mul(size_of::<u32>())
-            .ok_or_else(|| Error::invalid_argument("fold", format!("{rows} rows are too many to reduce")))?;
-        let mut tickets = lock(&self.tickets);
-        match &*tickets {
-            Some(buffer) if buffer.len() >= bytes => Ok(Arc::clone(buffer)),
-            _ => {
-                let buffer = Arc::new(self.alloc_zeroed(bytes.next_power_of_two().max(1024))?);
-                *tickets = Some(Arc::clone(&buffer));
-                Ok(buffer)
-            }
-        }
+        self.stream.tickets(rows)
     }
 
     /// The error slot's contents if a kernel recorded a failure (word 0 is not 0), after all work
@@ -256,7 +244,7 @@ impl Gpu {
         if words[0] == 0 {
             return Ok(None);
         }
-        memory::zero(&self.error_slot)?;
+        self.stream.zero(&self.error_slot)?;
         Ok(Some(words))
     }
 }

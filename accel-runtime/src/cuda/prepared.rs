@@ -10,7 +10,7 @@ use super::value::ill_typed;
 use super::{DeviceModule, Gpu, Kernel, lock};
 use accel_core::Result;
 use accel_core::ir::{ArrayOp, Program};
-use accel_core::kernel::{self, Interface};
+use accel_core::kernel::{self, Param, Role};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
@@ -20,7 +20,7 @@ pub(super) struct Prepared {
     /// Node ids by the node's address.
     ids: HashMap<usize, usize>,
     /// The interface of each node ([`kernel::interface`]).
-    interfaces: Vec<Interface<'static>>,
+    layouts: Vec<Vec<Param<'static>>>,
     /// Whether any kernel can record an error ([`kernel::program_may_fail`]); if none can, a run
     /// needs no wait to read its error slot.
     pub(super) may_fail: bool,
@@ -37,7 +37,7 @@ impl Prepared {
         let nodes = kernel::array_nodes(program);
         Prepared {
             ids: nodes.iter().enumerate().map(|(id, op)| (address(op), id)).collect(),
-            interfaces: nodes.iter().map(|op| kernel::interface(op)).collect(),
+            layouts: kernel::typed_array_nodes(program).into_iter().map(|(op, ty)| kernel::layout(op, ty)).collect(),
             may_fail: kernel::program_may_fail(program),
             kernels: nodes.iter().map(|op| kernel::roles(op).iter().map(|_| OnceLock::new()).collect()).collect(),
             offsets_scan: Default::default(),
@@ -55,13 +55,14 @@ impl Prepared {
             .ok_or_else(|| ill_typed(format!("a `{}` node that is not in the program", op.name())))
     }
 
-    pub(super) fn interface(&self, id: usize) -> &Interface<'static> {
-        &self.interfaces[id]
+    /// The parameters of the kernels of node `id`, in word order.
+    pub(super) fn layout(&self, id: usize) -> &[Param<'static>] {
+        &self.layouts[id]
     }
 
     /// Kernel `role` of node `id`, looked up in the module on its first use.
-    pub(super) fn kernel(&self, gpu: &Gpu, id: usize, role: &str) -> Result<&Kernel> {
-        let no_kernel = || ill_typed(format!("node {id} of the program has no `{role}` kernel"));
+    pub(super) fn kernel(&self, gpu: &Gpu, id: usize, role: Role) -> Result<&Kernel> {
+        let no_kernel = || ill_typed(format!("node {id} of the program has no `{}` kernel", role.suffix()));
         let position = kernel::roles(self.nodes[id]).iter().position(|r| *r == role).ok_or_else(no_kernel)?;
         self.once(gpu, &self.kernels[id][position], || kernel::kernel_name_in(self.prefix, id, role))
     }

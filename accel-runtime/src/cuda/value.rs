@@ -11,6 +11,7 @@ use crate::array::Array;
 use crate::elem::{Columns, Elem};
 use crate::nested::{Nested, Segments};
 use crate::value::FromValue;
+use accel_core::interp::HostValue;
 use accel_core::types::ElemType;
 use accel_core::value::{ElemValue, ScalarValue, Value};
 use accel_core::{Error, Result};
@@ -97,6 +98,25 @@ impl DSegments {
         let mut bytes = vec![0u8; (self.count + 1) * size_of::<usize>()];
         self.offsets.download_into(0, &mut bytes)?;
         Segments::from_offsets(bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
+
+/// The executor evaluates host code with the interpreter's evaluator (`accel_core::interp::Host`).
+impl HostValue for DValue {
+    fn from_elem(v: ElemValue) -> DValue {
+        DValue::Elem(v)
+    }
+
+    fn into_elem(self) -> Result<ElemValue> {
+        DValue::into_elem(self)
+    }
+
+    fn tuple(parts: Vec<DValue>) -> DValue {
+        DValue::tuple(parts)
+    }
+
+    fn proj(self, i: usize) -> Result<DValue> {
+        DValue::proj(self, i)
     }
 }
 

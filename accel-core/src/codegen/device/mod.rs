@@ -1,0 +1,409 @@
+//! Code generation for the GPU: the `lib.rs` of a `no_std` crate that instantiates the
+//! `accel-kernels` skeletons with each program's closures, built for `nvptx64-nvidia-cuda` by
+//! `accel-build` into one PTX module.
+//!
+//! Each launched collective node ([`kernel::launched`]) gets the kernels [`kernel::roles`] lists,
+//! named by [`kernel::kernel_name`]; their parameters are `u64` words laid out as [`kernel::layout`]
+//! lists, and the CUDA executor of `accel-runtime` passes exactly those words. All kernels of
+//! a node share one prologue that turns words into views; the scalar code of closures is the CPU
+//! backend's (the same [`Gen`](super::Gen)), so both backends compute the same elements.
+//!
+//! The fused forms of [`crate::fusion`]: a delayed operand becomes an `accel_kernels::Delayed`
+//! (its shape from the words, the generate's closure over the captures) that kernels read like a
+//! view, so no skeleton changes; delayed reads in closures are the scalar generator's; an epilogue
+//! node emits its reduction's or scan's kernels with every result write passed through the
+//! epilogue's closure.
+//!
+//! One module per skeleton, mirroring `accel-kernels`: `generate` (every elementwise operation and
+//! the stencil), `reduce`, `scan` (and the module-wide offsets scan), `permute` and `expand`
+//! (expand, filter, segments from lengths) each write the kernel bodies of their operations;
+//! `layout` turns a node's words into the views those bodies read, by walking its
+//! [`kernel::layout`].
+
+mod expand;
+mod generate;
+mod layout;
+mod permute;
+mod reduce;
+mod scan;
+
+use super::{Gen, ix_from_array, var_ident};
+use crate::ir::{ArrayOp, Direction, Lambda, Program};
+use crate::kernel::{self, Role};
+use crate::types::Type;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+/// The `lib.rs` of the device crate holding the kernels of `programs` (each fingerprint once).
+pub fn module_source(programs: &[Program]) -> syn::Result<String> {
+    let mut items = vec![header(), scan::offsets_scan()];
+    let mut seen = std::collections::HashSet::new();
+    for p in programs {
+        // The prefix hashes the whole program: computed once, not per kernel.
+        let prefix = p.kernel_prefix();
+        if !seen.insert(prefix.clone()) {
+            continue;
+        }
+        let launched = kernel::launched(p);
+        for (id, (op, ty)) in kernel::typed_array_nodes(p).into_iter().enumerate() {
+            if launched[id] && !kernel::roles(op).is_empty() {
+                items.push(node_kernels(p, &prefix, id, op, ty)?);
+            }
+        }
+    }
+    Ok(items.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("\n\n"))
+}
+
+fn header() -> TokenStream {
+    quote! {
+        #![no_std]
+        #![feature(abi_ptx)]
+        #![allow(unused, non_snake_case, unused_parens, unused_braces, clippy::all)]
+
+        use ::accel_kernels::prelude::*;
+        use ::accel_kernels::{abi, atomic, expand, generate, reduce, scan};
+
+        /// Index arithmetic of the generated kernels.
+        use ::accel_kernels::index as __rt;
+    }
+}
+
+pub(super) fn unsupported(what: &str) -> syn::Error {
+    syn::Error::new(Span::call_site(), format!("{what} cannot be used on the GPU yet"))
+}
+
+fn node_kernels(program: &Program, prefix: &str, id: usize, op: &ArrayOp, ty: &Type) -> syn::Result<TokenStream> {
+    let cg = Gen::for_device();
+    let (words, outs) = layout::prologue(&cg, op, ty)?;
+    let params = words.params();
+    let binds = &words.binds;
+    // An epilogue runs the kernels of its reduction or scan, whose errors name that node.
+    let (computed, epilogue, error_id) = match (kernel::epilogue_source(op), op) {
+        (Some(inner), ArrayOp::IMap { f, .. }) => {
+            let inner_id = kernel::array_nodes(program).iter().position(|n| std::ptr::eq(*n, inner));
+            (inner, Some(f), inner_id.expect("the reduction is a node of the program"))
+        }
+        _ => (op, None, id),
+    };
+    let results = Results::new(&cg, &outs[0], epilogue, ty)?;
+    let mut kernels = Vec::new();
+    for (role, body) in bodies(&cg, computed, ty, &outs, &results, error_id)? {
+        let name = format_ident!("{}", kernel::kernel_name_in(prefix, id, role));
+        kernels.push(quote! {
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn #name(#params) {
+                #(#binds)*
+                unsafe { #body }
+            }
+        });
+    }
+    Ok(quote!(#(#kernels)*))
+}
+
+/// Binds a lambda's index parameter to `__ix` (a `[usize; rank]`) and returns its body.
+pub(super) fn index_body(cg: &Gen, f: &Lambda, rank: usize) -> syn::Result<TokenStream> {
+    let p = var_ident(&f.params[0].0);
+    let conv = ix_from_array(rank, &quote!(__ix));
+    let body = cg.scalar(&f.body)?;
+    Ok(quote!({ let #p = #conv; #body }))
+}
+
+/// How a reduction or scan writes its results into `out`: as they are, or through an epilogue
+/// (fused form 3 of [`crate::fusion`]) that maps `(index, value)` to the element written.
+pub(super) struct Results<'a> {
+    out: &'a Ident,
+    /// The epilogue's closure and the rank of the results.
+    epilogue: Option<(TokenStream, usize)>,
+}
+
+impl<'a> Results<'a> {
+    fn new(cg: &Gen, out: &'a Ident, epilogue: Option<&Lambda>, ty: &Type) -> syn::Result<Results<'a>> {
+        let rank = ty.as_array().map_or(0, |(_, r)| r);
+        Ok(Results { out, epilogue: epilogue.map(|f| cg.lambda(f).map(|l| (l, rank))).transpose()? })
+    }
+
+    /// The binding of the epilogue's closure, for the kernels that write results.
+    pub(super) fn setup(&self) -> TokenStream {
+        match &self.epilogue {
+            Some((f, _)) => quote!(let __epi = #f;),
+            None => quote!(),
+        }
+    }
+
+    /// Writes result `v` at row-major position `at` of the output.
+    pub(super) fn write(&self, at: TokenStream, v: TokenStream) -> TokenStream {
+        let out = self.out;
+        match &self.epilogue {
+            None => quote!(#out.set_linear(#at, #v)),
+            Some((_, rank)) => {
+                let ix = ix_from_array(*rank, &quote!(__ix));
+                quote!({
+                    let __at = #at;
+                    let __ix: [usize; #rank] = __rt::unravel(__at, #out.shape);
+                    #out.set_linear(__at, __epi(#ix, #v))
+                })
+            }
+        }
+    }
+}
+
+/// One kernel body per role of the node (`op` is the reduction or scan of an epilogue, whose
+/// writes `results` rewrites; `id` is the node errors name), from the module of its skeleton.
+fn bodies(
+    cg: &Gen,
+    op: &ArrayOp,
+    ty: &Type,
+    outs: &[Ident],
+    results: &Results,
+    id: usize,
+) -> syn::Result<Vec<(Role, TokenStream)>> {
+    use ArrayOp::*;
+    let out = &outs[0];
+    let elementwise = || Ok(vec![(Role::Generate, generate::body(cg, op, ty, out)?)]);
+    match op {
+        Generate { .. }
+        | Fill { .. }
+        | Iota { .. }
+        | Map { .. }
+        | IMap { .. }
+        | ZipWith { .. }
+        | Backpermute { .. } => elementwise(),
+        Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } | Replicate { .. } | Slice { .. } => {
+            elementwise()
+        }
+        Stencil { .. } | SegmentLengths(_) => elementwise(),
+        Fold { z, f, a } => reduce::kernels(cg, z.is_some(), f, reduce::innermost_rows(a, out), results, id as u64),
+        FoldAll { z, f, .. } => reduce::kernels(cg, z.is_some(), f, reduce::one_row(), results, id as u64),
+        FoldSeg { z, f, a, .. } => reduce::kernels(cg, z.is_some(), f, reduce::segmented_rows(a), results, id as u64),
+        Scan { kind, z, f, a, dir } => {
+            let rows = scan::innermost_rows(a);
+            scan::kernels(cg, *kind, *dir == Direction::Right, z.is_some(), f, rows, outs, results, true)
+        }
+        ScanSeg { kind, z, f, a, .. } => {
+            let rows = reduce::segmented_rows(a);
+            scan::kernels(cg, *kind, false, z.is_some(), f, rows, outs, results, false)
+        }
+        Permute { defaults, f, combine, a } => permute::kernels(cg, defaults, f, combine, a, out),
+        Expand { count, value, .. } => expand::expand(cg, count, value, out),
+        Filter { pred, .. } => expand::filter(cg, pred, out),
+        SegmentsFromLengths(l) => Ok(expand::segments_from_lengths(l)),
+        // Host operations: no kernels (`kernel::roles`).
+        Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
+            Ok(vec![])
+        }
+        NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => Ok(vec![]),
+    }
+}
+
+/// The error for an operation that reached the module of another skeleton (a bug of the
+/// dispatch in [`bodies`]), or that has no GPU form yet.
+fn not_here(op: &ArrayOp, skeleton: &str) -> syn::Error {
+    syn::Error::new(Span::call_site(), format!("`{}` is not a {skeleton} operation", op.name()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::rank_of;
+    use crate::ir::Expr;
+    use crate::kernel::Scratch;
+    use crate::kernel::tests::{inline_generates, program};
+
+    #[test]
+    fn every_kernel_of_every_node_is_emitted_once_and_parses() {
+        let p = program(
+            "fn f(xs: Vector<f32>, ls: Vector<i32>) -> (Vector<f32>, Vector<f32>, Scalar<f32>) {
+                 let ys = xs.map(|x| x * 2.0);
+                 let s = ys.scanl1(|a, b| a + b);
+                 let t = xs.fold_seg(0.0, |a, b| a.max(b), ls);
+                 (s, t, ys.filter(|y| y > 1.0).sum())
+             }",
+        );
+        let src = module_source(&[p.clone(), p.clone()]).unwrap();
+        syn::parse_file(&src).expect("the module is valid Rust");
+        let nodes = kernel::array_nodes(&p);
+        let mut names = 0;
+        for (id, op) in nodes.iter().enumerate() {
+            for role in kernel::roles(op) {
+                let name = kernel::kernel_name(&p, id, *role);
+                assert_eq!(src.matches(&format!("fn {name} (")).count(), 1, "{name}");
+                names += 1;
+            }
+        }
+        assert!(names >= 8, "map, scan (3), fold_seg (2), filter (2), sum (2), segments (1)");
+        assert_eq!(src.matches(&format!("fn {} (", kernel::offsets_scan::SCAN)).count(), 1);
+        assert_eq!(src.matches(&format!("fn {} (", kernel::offsets_scan::CARRIES)).count(), 1);
+    }
+
+    /// `kernel::may_fail` against the generated code of each launched node: the kernels of a node
+    /// that may not fail have no failing path. Float division goes through `__cx.div` too, which
+    /// cannot fail for floats, so it is not counted.
+    #[test]
+    fn nodes_that_may_fail_are_those_whose_kernels_have_a_failing_path() {
+        let failing = ["__cx.fail(", "__cx.read(", "__cx.read_at(", "__cx.check_index(", "__cx.rem("];
+        let cases = [
+            ("fn f(xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> { xs.zip_with(ys, |x, y| 2.5 * x + y) }", false),
+            ("fn f(xs: Vector<f32>) -> Scalar<f32> { xs.fold_all(0.0, |a, b| a + b) }", false),
+            ("fn f(xs: Vector<f64>) -> Vector<f64> { xs.map(|x| x / 3.0).scanl1(|a, b| a + b) }", false),
+            // Fused movements read their source at a computed index, checked.
+            ("fn f(xs: Matrix<i32>) -> Matrix<i32> { xs.transpose().reverse() }", true),
+            // The host checks a slice's row before the launch.
+            ("fn f(xs: Matrix<f32>) -> Vector<f32> { xs.map(|x| x + 1.0).slice_row(3) }", false),
+            ("fn f(xs: Vector<u32>) -> Vector<u32> { xs.filter(|x| x % 2 == 0) }", true),
+            ("fn f(xs: Vector<i64>, d: i64) -> Vector<i64> { xs.map(|x| x / d) }", true),
+            ("fn f(xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> { xs.map(|x| x + ys[3]) }", true),
+            ("fn f(xs: Vector<f32>) -> Scalar<f32> { xs.fold1_all(|a, b| a.max(b)) }", true),
+            ("fn f(xs: Matrix<f32>) -> Vector<f32> { xs.fold(0.0, |a, b| a + b) }", false),
+            ("fn f(xs: Vector<f32>, ls: Vector<i32>) -> Vector<f32> { xs.fold1_seg(|a, b| a + b, ls) }", true),
+            ("fn f(xs: Vector<f32>) -> Vector<f32> { xs.backpermute(xs.len() / 2, |i| i * 2) }", true),
+            ("fn f(xs: Vector<f32>) -> Vector<f32> { xs.permute(fill(8, 0.0f32), |i| i, |a, b| a + b) }", true),
+            ("fn f(ls: Vector<u32>) -> Vector<usize> { ls.expand(|l| l, |x, j| j) }", false),
+            ("fn f(ls: Vector<i32>) -> Vector<usize> { ls.expand(|l| l, |x, j| j) }", true),
+            ("fn f(xs: Vector<f32>, ls: Vector<u64>) -> Vector<f32> { xs.fold_seg(0.0, |a, b| a + b, ls) }", false),
+            ("fn f(xs: Vector<f32>, ls: Vector<i64>) -> Vector<f32> { xs.fold_seg(0.0, |a, b| a + b, ls) }", true),
+            (
+                "fn f(xs: Vector<f32>) -> Vector<f32> {
+                     let g = generate(xs.len(), |i| xs[i] * 2.0);
+                     g.map(|y| y + 1.0)
+                 }",
+                true,
+            ),
+        ];
+        for (src, fails) in cases {
+            let p = crate::pipeline::optimise(&program(src), crate::pipeline::Options::default());
+            let prefix = p.kernel_prefix();
+            let launched = kernel::launched(&p);
+            let mut any = false;
+            for (id, (op, ty)) in kernel::typed_array_nodes(&p).into_iter().enumerate() {
+                if !launched[id] || kernel::roles(op).is_empty() {
+                    continue;
+                }
+                let code: String =
+                    node_kernels(&p, &prefix, id, op, ty).unwrap().to_string().split_whitespace().collect();
+                let (failing_path, division) = (failing.iter().any(|f| code.contains(f)), code.contains("__cx.div("));
+                let what = format!("node {id} ({}) of {src}", op.name());
+                if kernel::may_fail(op) {
+                    assert!(failing_path || division, "{what} may fail but its kernels have no failing path");
+                } else {
+                    assert!(!failing_path, "{what} may not fail but its kernels have a failing path:\n{code}");
+                }
+                any |= kernel::may_fail(op);
+            }
+            assert_eq!(kernel::program_may_fail(&p), fails, "{src}");
+            assert_eq!(any, fails, "{src}");
+        }
+    }
+
+    #[test]
+    fn captured_variables_become_parameters() {
+        let p = program("fn g(a: f32, xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> { xs.map(|x| a * x + ys[0]) }");
+        let map = kernel::array_nodes(&p)[0];
+        let names: Vec<String> = kernel::interface(map).captures.iter().map(|(v, _)| v.name.clone()).collect();
+        assert_eq!(names, ["a", "ys"]);
+        // The error slot, the output (1 dimension, 1 column), the operand (2), `a` (1) and `ys` (2).
+        let src = module_source(std::slice::from_ref(&p)).unwrap();
+        let name = kernel::kernel_name(&p, 0, Role::Generate);
+        assert!(
+            src.contains(&format!(
+                "fn {name} (w0 : u64 , w1 : u64 , w2 : u64 , w3 : u64 , w4 : u64 , w5 : u64 , w6 : u64 , w7 : u64)"
+            )),
+            "{src}"
+        );
+    }
+
+    /// The words a node's kernels take, counted from the interface as the executor passes them.
+    fn expected_words(program: &Program, id: usize, op: &ArrayOp) -> usize {
+        let iface = kernel::interface(op);
+        let leaves = kernel::reduced_elem(kernel::epilogue_source(op).unwrap_or(op)).map_or(0, |e| e.leaves().len());
+        let scratch = match iface.scratch {
+            Scratch::None => 0,
+            Scratch::Reduce => 4 + leaves,
+            Scratch::Scan => 5 + 2 * leaves,
+            Scratch::Permute => 1,
+            Scratch::Offsets => 3,
+        };
+        let operand = |e: &&Expr| if kernel::as_generate(e).is_some() { rank_of(e) } else { kernel::word_count(&e.ty) };
+        1 + kernel::word_count(kernel::typed_array_nodes(program)[id].1)
+            + scratch
+            + iface.host_scalars.iter().map(|e| kernel::word_count(&e.ty)).sum::<usize>()
+            + iface.operands.iter().map(operand).sum::<usize>()
+            + iface.captures.iter().map(|(_, t)| kernel::word_count(t)).sum::<usize>()
+    }
+
+    /// The number of parameters of kernel `name` in `src`.
+    fn params_of(src: &str, name: &str) -> usize {
+        let start = src.find(&format!("fn {name} (")).unwrap_or_else(|| panic!("{name} is emitted"));
+        let params = &src[start..start + src[start..].find(')').unwrap()];
+        params.matches(": u64").count()
+    }
+
+    #[test]
+    fn fused_forms_emit_kernels_only_for_launched_nodes_with_the_interfaces_words() {
+        let p = inline_generates(&program(
+            "fn f(xs: Vector<f32>, m: Matrix<i32>, ls: Vector<i32>, k: f32) -> (Vector<f32>, Vector<f64>, Matrix<i32>, Vector<i32>, Vector<f32>, Vector<f32>, Vector<f32>, Vector<f32>, Scalar<f64>, Vector<bool>, Matrix<(i32, usize)>) {
+                 let n = xs.len();
+                 let g = generate(n, |i| xs[i] * k);
+                 let gm = generate(m.shape(), |(i, j)| m[(i, j)] + (i as i32));
+                 let s = g.scanl(0.0, |a, b| a + b).imap(|i, v| v + (i as f32));
+                 let t = g.fold_seg(0.0, |a, b| a.max(b), ls).imap(|i, v| (v as f64) * 2.0);
+                 let u = gm.scanr1(|a, b| a - b);
+                 let w = gm.fold(0, |a, b| a + b).imap(|i, v| v / ((i as i32) + 1));
+                 let q = g.scanl1_seg(|a, b| a + b, ls);
+                 let h = g.permute(generate(n, |i| (i as f32) - k), |i| Some((n - 1 - i,)), |a, b| a + b);
+                 let st = g.stencil3(Clamp, |l, c, r| l + c + r);
+                 let e = g.filter(|x| x > 1.0);
+                 let all = g.fold_all(0.0, |a, b| a + b).imap(|_, v| (v as f64) + g[0] as f64);
+                 let x = g.expand(|x| 2, |x, k| x > (k as f32));
+                 let sm = gm.stencil3x3(Constant(7), |n| n[0][0] - n[2][2]).scanl_seg(1, |a, b| a * b, ls).imap(|(i, j), v| (v, i + j));
+                 (s, t, u, w, q, h, st, e, all, x, sm)
+             }",
+        ));
+        let src = module_source(std::slice::from_ref(&p)).unwrap();
+        syn::parse_file(&src).expect("the module is valid Rust");
+        let nodes = kernel::array_nodes(&p);
+        let launched = kernel::launched(&p);
+        assert!(launched.iter().filter(|l| !**l).count() >= 15, "the generates and the reductions under epilogues");
+        for (id, op) in nodes.iter().enumerate() {
+            let prefix = format!("fn {}_n{id}_", p.kernel_prefix().trim_start_matches("r#"));
+            if !launched[id] {
+                assert!(!src.contains(&prefix), "node {id} ({}) is absorbed but has kernels", op.name());
+                continue;
+            }
+            let ty = kernel::typed_array_nodes(&p)[id].1;
+            let layout_words: usize = kernel::layout(op, ty).iter().map(kernel::Param::words).sum();
+            assert_eq!(layout_words, expected_words(&p, id, op), "the layout of node {id} ({})", op.name());
+            for role in kernel::roles(op) {
+                let name = kernel::kernel_name(&p, id, *role);
+                assert_eq!(params_of(&src, &name), expected_words(&p, id, op), "{name} ({})", op.name());
+            }
+        }
+        let generates = nodes.iter().zip(&launched).filter(|(op, _)| matches!(op, ArrayOp::Generate { .. }));
+        assert!(generates.clone().count() >= 10 && generates.clone().all(|(_, l)| !l), "every generate is delayed");
+        assert_eq!(src.matches("_defaults (").count(), 1, "permute's delayed defaults have a kernel");
+        assert!(src.contains("Delayed { shape"), "{src}");
+        assert!(src.contains("__epi ("), "{src}");
+        assert!(src.contains("check_index"), "`g[0]` is a delayed read");
+    }
+
+    #[test]
+    fn a_dot_product_over_a_delayed_zip_reads_no_array_of_products() {
+        let p = program(
+            "fn dotp(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> { generate(xs.len(), |i| xs[i] * ys[i]).sum() }",
+        );
+        let src = module_source(std::slice::from_ref(&p)).unwrap();
+        let reduce = kernel::kernel_name(&p, 0, Role::Reduce);
+        // The error slot; the result (1 column); parts, partials (1 dimension, 1 column), their
+        // flags and the tickets; the seed; the delayed operand's one dimension; `xs` and `ys` (2
+        // each).
+        assert_eq!(params_of(&src, &reduce), 13);
+        assert_eq!(src.matches("_n1_").count(), 0, "the generate has no kernel");
+        assert!(src.contains("let __a0 = Delayed { shape : [w8 as usize]"), "{src}");
+    }
+
+    #[test]
+    fn unzip_emits_nothing() {
+        let p = program("fn uz(xs: Vector<(f32, i32)>) -> (Vector<f32>, Vector<i32>) { xs.unzip() }");
+        let src = module_source(std::slice::from_ref(&p)).unwrap();
+        assert!(!src.contains("_n0_"), "{src}");
+    }
+}

@@ -1,0 +1,86 @@
+//! Elementwise operations (`accel_kernels::generate`): the shape of the result, from the
+//! operands' shapes through the rules of `accel_core::shape`, then one launch over it.
+
+use super::{Call, Exec};
+use crate::cuda::value::{DValue, ill_typed};
+use accel_core::interp::Host;
+use accel_core::ir::{ArrayOp, Axis};
+use accel_core::kernel::Role;
+use accel_core::types::Type;
+use accel_core::{Error, Result, shape};
+
+impl Exec<'_> {
+    /// Runs elementwise operation `op`, whose result has type `ty`.
+    pub(super) fn elementwise(&mut self, call: &Call, op: &ArrayOp, ty: &Type) -> Result<DValue> {
+        use ArrayOp::*;
+        let name = call.name;
+        let not_elementwise = || Err(ill_typed(format!("{name} is not an elementwise operation")));
+        let shape: Vec<usize> = match op {
+            Generate { shape, .. } | Fill { shape, .. } | Backpermute { shape, .. } => self.eval_index(shape)?,
+            Iota { n } => vec![self.eval_count(n, name)?],
+            Map { .. } | IMap { .. } | Reverse(_) | Stencil { .. } => call.shape_of(0)?.clone(),
+            ZipWith { .. } => {
+                let mut s = call.shape_of(0)?.clone();
+                shape::intersect(&mut s, call.shape_of(1)?);
+                s
+            }
+            Transpose(_) => {
+                let &[rows, cols] = call.shape_of(0)?.as_slice() else {
+                    return Err(ill_typed(format!("{name} of an array that is not a matrix")));
+                };
+                shape::transpose(&[rows, cols]).to_vec()
+            }
+            Take { n, .. } => {
+                let mut s = call.shape_of(0)?.clone();
+                shape::take(&mut s, &self.eval_count(n, name)?);
+                s
+            }
+            Drop { n, .. } => {
+                let mut s = call.shape_of(0)?.clone();
+                shape::drop(&mut s, &self.eval_count(n, name)?);
+                s
+            }
+            Concat { .. } => {
+                let mut s = call.shape_of(0)?.clone();
+                shape::concat(&mut s, call.shape_of(1)?)
+                    .map_err(|_| Error::invalid_argument(name, "the result is too large"))?;
+                s
+            }
+            Replicate { axis, n, .. } => {
+                let n = self.eval_count(n, name)?;
+                shape::replicate(*axis, &n, &call.len_of(0)?).to_vec()
+            }
+            Slice { axis, .. } => {
+                let i = call.scalars[0].as_scalar().and_then(|s| s.as_usize());
+                let s = call.shape_of(0)?;
+                let (extent, at) = match axis {
+                    Axis::Rows => (s[0], [i.unwrap_or(usize::MAX), 0]),
+                    Axis::Cols => (s[1], [0, i.unwrap_or(usize::MAX)]),
+                };
+                match i {
+                    Some(i) if i < extent => {}
+                    Some(_) => return Err(Error::index_out_of_bounds(name, &at, s)),
+                    None => {
+                        let v = &call.scalars[0];
+                        return Err(Error::invalid_argument(name, format!("{v:?} is not a valid index")));
+                    }
+                }
+                vec![if *axis == Axis::Rows { s[1] } else { s[0] }]
+            }
+            SegmentLengths(_) => vec![call.segs(0)?.count],
+            Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } | Permute { .. } => {
+                return not_elementwise();
+            }
+            Expand { .. } | Filter { .. } | SegmentsFromLengths(_) | Unit(_) | The(_) | Unzip(_) | Reshape { .. } => {
+                return not_elementwise();
+            }
+            Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } | NestedValues(_) | NestedSegments(_) => {
+                return not_elementwise();
+            }
+            NestedMap { .. } | Seq(_) => return not_elementwise(),
+        };
+        let out = self.alloc_array(&call.out_elem(ty)?, shape)?;
+        self.launch(call.id, Role::Generate, out.len(), &call.words(&[&out], &[]))?;
+        Ok(DValue::Array(out))
+    }
+}

@@ -1,0 +1,76 @@
+//! Reductions (`accel_kernels::reduce`): rows (the innermost dimension, the whole array, or
+//! segments of it) split into chunks; for inputs of up to [`ONE_LAUNCH_MAX`] elements the last
+//! chunk of a row to finish folds the row in the same launch, above that a second launch does.
+
+use super::{Call, Exec, Flags, check_cover, combined_elem};
+use crate::cuda::value::{DValue, ill_typed};
+use accel_core::ir::Lambda;
+use accel_core::kernel::Role;
+use accel_core::types::Type;
+use accel_core::{Error, Result};
+
+/// The largest input (elements) whose reduction finishes in one launch. Measured on an H100
+/// (docs/benchmarks.md): one launch saves some 5 µs up to 2^20 elements, breaks even at 2^24,
+/// and above that (or with hundreds of thousands of two-part rows) the fences and the one warp's
+/// serial fold of thousands of partials cost more than the second launch.
+const ONE_LAUNCH_MAX: usize = 1 << 22;
+
+/// The rows a reduction folds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Rows {
+    /// `fold`: the innermost dimension, a result per element of the others.
+    Innermost,
+    /// `fold_all`: all elements, one result.
+    All,
+    /// `fold_seg`: the segments (operand 1) of the innermost dimension.
+    Segments,
+}
+
+impl Exec<'_> {
+    /// Runs a reduction of `rows` with combining function `f` (and a seed if `seeded`), whose
+    /// result has type `ty` (an epilogue's may differ from `f`'s).
+    pub(super) fn reduce(&mut self, call: &Call, rows: Rows, seeded: bool, f: &Lambda, ty: &Type) -> Result<DValue> {
+        let name = call.name;
+        let a_shape = call.shape_of(0)?;
+        let a_len = call.len_of(0)?;
+        let rank = a_shape.len();
+        if rank == 0 {
+            return Err(ill_typed(format!("{name} of a scalar")));
+        }
+        let last = a_shape[rank - 1];
+        let outer: usize = a_shape[..rank - 1].iter().product();
+        let (out_shape, row_count, avg_len) = match rows {
+            Rows::Innermost => (a_shape[..rank - 1].to_vec(), outer, last),
+            Rows::All => (vec![], 1, a_len),
+            Rows::Segments => {
+                let s = call.segs(1)?;
+                check_cover(name, s.total, last)?;
+                let mut shape = a_shape[..rank - 1].to_vec();
+                shape.push(s.count);
+                let count = outer * s.count;
+                (shape, count, a_len.checked_div(count).unwrap_or(0))
+            }
+        };
+        // An empty segment is folded to the seed or reported by the kernel; an empty row of a
+        // regular array is known here.
+        let empty_rows = rows != Rows::Segments && avg_len == 0;
+        if !seeded && empty_rows && row_count > 0 {
+            return Err(Error::empty_reduction(name));
+        }
+        // Under an epilogue the output's element type may differ from the partials'.
+        let out = self.alloc_array(&call.out_elem(ty)?, out_shape)?;
+        let split = self.split(self.kernel(call.id, Role::Reduce)?, row_count, avg_len);
+        let (mut scratch, _keep) = self.scratch(&combined_elem(f, name)?, &split, Flags::None)?;
+        // Rows of several parts meet in the same launch for small inputs, where a second
+        // launch costs more than the meeting (see `accel_kernels::reduce`).
+        let one_launch = split.parts > 1 && a_len <= ONE_LAUNCH_MAX;
+        let tickets = if one_launch { Some(self.gpu.tickets(split.rows)?) } else { None };
+        scratch.push(tickets.as_ref().map_or(0, |t| t.ptr()));
+        let w = call.words(&[&out], &scratch);
+        self.launch(call.id, Role::Reduce, split.rows * split.parts, &w)?;
+        if split.parts > 1 && !one_launch {
+            self.launch(call.id, Role::Finish, split.rows, &w)?;
+        }
+        Ok(DValue::Array(out))
+    }
+}

@@ -1,0 +1,101 @@
+//! Scans (`accel_kernels::scan`): the long rows of a regular array in one pass with decoupled
+//! look-back, segments in three phases (chunk totals, carries, the scan); and the module-wide
+//! offsets scan of `expand`, `filter` and segments from lengths.
+
+use super::{Call, Exec, Flags, Split, check_cover, combined_elem};
+use crate::cuda::DeviceBuffer;
+use crate::cuda::value::DValue;
+use accel_core::ir::{Lambda, ScanKind};
+use accel_core::kernel::{self, Role};
+use accel_core::types::{ElemType, ScalarType, Type};
+use accel_core::{Error, Result};
+use accel_kernels::abi::SINGLE_PASS_CHUNK;
+
+impl Exec<'_> {
+    /// Runs a scan of `kind` with combining function `f` over the innermost dimension, or over
+    /// its segments (operand 1) if `segmented`; its result has type `ty`.
+    pub(super) fn scan(
+        &mut self,
+        call: &Call,
+        segmented: bool,
+        kind: ScanKind,
+        f: &Lambda,
+        ty: &Type,
+    ) -> Result<DValue> {
+        let name = call.name;
+        let a_shape = call.shape_of(0)?;
+        let a_len = call.len_of(0)?;
+        let rank = a_shape.len();
+        let last = a_shape[rank - 1];
+        let outer: usize = a_shape[..rank - 1].iter().product();
+        let (rows, avg_len, extra) = if segmented {
+            let s = call.segs(1)?;
+            check_cover(name, s.total, last)?;
+            let rows = outer * s.count;
+            (rows, a_len.checked_div(rows).unwrap_or(0), s.count)
+        } else {
+            (outer, last, 1)
+        };
+        let mut shape = a_shape.clone();
+        if kind == ScanKind::WithSeed {
+            shape[rank - 1] =
+                last.checked_add(extra).ok_or_else(|| Error::invalid_argument(name, "the result is too large"))?;
+        }
+        let elem = combined_elem(f, name)?;
+        let (out, totals) = match kind {
+            ScanKind::ExclusiveAndTotal => {
+                (self.alloc_array(&elem, shape)?, Some(self.alloc_array(&elem, a_shape[..rank - 1].to_vec())?))
+            }
+            _ => (self.alloc_array(&call.out_elem(ty)?, shape)?, None),
+        };
+        let uniform = !segmented;
+        let phase1 = self.kernel(call.id, if uniform { Role::Scan } else { Role::Chunks })?;
+        let mut split = self.split(phase1, rows, avg_len);
+        // Rows of a regular array: the scan kernel alone, in one pass over chunks that a warp
+        // holds in registers (`accel_kernels::scan::scan_single_pass`), when a row has several;
+        // else one warp per row from its seed.
+        let chunks = last.div_ceil(SINGLE_PASS_CHUNK);
+        let single_pass = uniform
+            && split.parts > 1
+            && chunks > 1
+            && rows.checked_mul(chunks).is_some_and(|c| c <= u32::MAX as usize);
+        if uniform {
+            split.parts = if single_pass { chunks } else { 1 };
+        }
+        let (scratch, _keep) = self.scratch(&elem, &split, if single_pass { Flags::Zeroed } else { Flags::Any })?;
+        let outputs: Vec<_> = std::iter::once(&out).chain(&totals).collect();
+        let w = call.words(&outputs, &scratch);
+        if !single_pass {
+            if split.parts > 1 {
+                self.launch(call.id, Role::Chunks, split.rows * split.parts, &w)?;
+            }
+            self.launch(call.id, Role::Carries, split.rows, &w)?;
+        }
+        self.launch(call.id, Role::Scan, split.rows * split.parts, &w)?;
+        Ok(match totals {
+            Some(t) => DValue::Tuple(vec![DValue::Array(out), DValue::Array(t)]),
+            None => DValue::Array(out),
+        })
+    }
+
+    /// `offsets[i] = counts[0] + .. + counts[i - 1]` for `i < n`, with the module's scan kernels:
+    /// one pass with decoupled look-back, or for at most one chunk the carries and the scan.
+    pub(super) fn offsets_scan(&self, counts: &DeviceBuffer, offsets: &DeviceBuffer, n: usize) -> Result<()> {
+        let chunks = n.div_ceil(SINGLE_PASS_CHUNK);
+        let single_pass = chunks > 1 && chunks <= u32::MAX as usize;
+        let split = Split { rows: 1, parts: if single_pass { chunks } else { 1 } };
+        let flags = if single_pass { Flags::Zeroed } else { Flags::Any };
+        let (scratch, _keep) = self.scratch(&ElemType::Scalar(ScalarType::Usize), &split, flags)?;
+        let mut w = vec![self.slot_address(), n as u64];
+        w.extend(&scratch);
+        w.extend([counts.ptr(), offsets.ptr()]);
+        let run = |name: &'static str, items: usize| -> Result<()> {
+            let k = self.prepared.offsets_scan(self.gpu, name)?;
+            self.gpu.launch(k, self.gpu.resident_grid(k, Role::Scan.threads(items)), &w)
+        };
+        if !single_pass {
+            run(kernel::offsets_scan::CARRIES, 1)?;
+        }
+        run(kernel::offsets_scan::SCAN, split.parts)
+    }
+}
