@@ -43,7 +43,9 @@ pub enum Scratch {
     None,
     /// Reductions: `[parts, partials (an element vector of rows * parts), partial flags (bool
     /// pointer), tickets (one `u32` per row, zero before and after the kernel; null when
-    /// `parts == 1` or when the [`Role::Finish`] kernel combines the partials)]`. Partials and carries
+    /// `parts == 1` or when the [`Role::Finish`] kernel combines the partials), mirror (mapped
+    /// host memory that the finishing warp writes each result into as well; null when the host
+    /// gave none, and only written for results that [`mirrors_result`])]`. Partials and carries
     /// hold the combining function's element type, which the output of an epilogue need not
     /// have.
     Reduce,
@@ -152,7 +154,7 @@ impl Scratch {
         let vector = 1 + elem.map_or(0, |e| e.leaves().len());
         match self {
             Scratch::None => 0,
-            Scratch::Reduce => 1 + vector + 2,
+            Scratch::Reduce => 1 + vector + 3,
             Scratch::Scan => 1 + vector + 1 + vector + 1,
             Scratch::Permute => 1,
             Scratch::Offsets => 3,
@@ -241,6 +243,14 @@ pub fn layout<'a>(op: &'a ArrayOp, ty: &Type) -> Vec<Param<'a>> {
         .chain(iface.operands.into_iter().map(operand))
         .chain(iface.captures.into_iter().map(|(v, t)| Param::Capture(v, t)))
         .collect()
+}
+
+/// Whether reduction `op`, whose result has type `ty`, writes its result into a host mirror too
+/// (`Scratch::Reduce`): a rank-0 result of one scalar, which the host most often reads at once;
+/// reading it from the mirror after the wait saves a copy from the device.
+pub fn mirrors_result(op: &ArrayOp, ty: &Type) -> bool {
+    let reduction = matches!(op, ArrayOp::Fold { .. } | ArrayOp::FoldAll { .. } | ArrayOp::FoldSeg { .. });
+    reduction && matches!(ty, Type::Array { elem: ElemType::Scalar(_), rank: 0 })
 }
 
 /// The element type that a reduction or scan combines (partials and carries hold it; the output
@@ -825,7 +835,7 @@ pub(crate) mod tests {
             [
                 "slot: 1",
                 "out Scalar<f64>: 1",
-                "Reduce of Some(Scalar(F32)): 5",
+                "Reduce of Some(Scalar(F32)): 6",
                 "scalar f32: 1",
                 "delayed Vector<f32>: 1",
                 "xs Vector<f32>: 2",

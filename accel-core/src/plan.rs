@@ -191,7 +191,13 @@ fn skeleton(op: &ArrayOp) -> &'static str {
         Stencil { .. } => "stencil",
         Expand { .. } => "expand",
         Filter { .. } => "filter",
-        _ => "backpermute",
+        Backpermute { .. } | Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } => "backpermute",
+        Replicate { .. } | Slice { .. } => "backpermute",
+        // Host operations have no kernel, hence no plan step of this kind.
+        Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
+            "host"
+        }
+        NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => "host",
     }
 }
 
@@ -425,7 +431,7 @@ mod tests {
                    }";
         let plan = Plan::build(&optimise(&crate::kernel::tests::program(src), Options::default()));
         let text = plan.to_string();
-        let words = "words: error slot (1 word), out Scalar<f32> (1 word), Reduce scratch of f32 (5 words), host \
+        let words = "words: error slot (1 word), out Scalar<f32> (1 word), Reduce scratch of f32 (6 words), host \
                      scalar f32 (1 word), delayed Vector<f32> (1 word), capture xs Vector<f32> (2 words), capture ys \
                      Vector<f32> (2 words)";
         assert!(text.contains(&format!("\n      launches: reduce, finish  {words}\n")), "{text}");

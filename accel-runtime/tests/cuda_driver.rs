@@ -37,6 +37,11 @@ fn main() {
             run: memory_used_on_two_streams_is_reused_after_both,
         },
         Test {
+            name: "a_mirrored_buffer_is_read_from_its_mirror_until_written_behind_it",
+            needs_device: true,
+            run: a_mirrored_buffer_is_read_from_its_mirror_until_written_behind_it,
+        },
+        Test {
             name: "a_recorded_kernel_use_delays_reuse_and_download",
             needs_device: true,
             run: a_recorded_kernel_use_delays_reuse_and_download,
@@ -353,4 +358,36 @@ fn a_recorded_kernel_use_delays_reuse_and_download() {
     k.fill(&a, &y, 8);
     k.hold(&a, 2);
     assert!(filled_with(&a.download(&y, 0, N * 4).unwrap(), 8), "`b`'s kernel wrote into the reused block");
+}
+
+fn a_mirrored_buffer_is_read_from_its_mirror_until_written_behind_it() {
+    let gpu = gpu();
+    let fill = gpu.kernel(PTX, "fill_u32").unwrap();
+    let stream = gpu.default_stream();
+    let m = stream.alloc_mirrored(16).unwrap();
+    let mirror = m.mirror_address();
+    assert_ne!(mirror, 0);
+    // Different values into the block and into its mirror, to tell which one a read returns.
+    gpu.launch(&fill, 1, &[m.ptr(), 4, 7]).unwrap();
+    gpu.launch(&fill, 1, &[mirror, 4, 100]).unwrap();
+    assert_eq!(words(&gpu.download(&m, 0, 16).unwrap()), [100, 101, 102, 103], "read from the mirror");
+    let mut host = [0u8; 8];
+    m.download_into(8, &mut host).unwrap();
+    assert_eq!(words(&host), [102, 103], "a read without a stream at hand, from the mirror too");
+    // A copy into the block is a write the mirror does not see: it retires the mirror.
+    let x = gpu.upload(&[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0]).unwrap();
+    gpu.copy(&m, 0, &x, 0, 16).unwrap();
+    assert_eq!(m.mirror_address(), 0);
+    assert_eq!(words(&gpu.download(&m, 0, 16).unwrap()), [1, 2, 3, 4], "read from the block");
+    // Its block keeps the mirror in the pool: the next mirrored buffer of the class reuses both.
+    let address = m.ptr();
+    drop(m);
+    let again = stream.alloc_mirrored(100).unwrap();
+    assert_eq!((again.ptr(), again.mirror_address()), (address, mirror));
+    let plain = stream.alloc(16).unwrap();
+    assert_eq!(plain.mirror_address(), 0);
+    assert_ne!(plain.ptr(), address);
+    gpu.launch(&fill, 1, &[again.ptr(), 25, 1]).unwrap();
+    stream.zero(&again).unwrap();
+    assert_eq!(gpu.download(&again, 0, 100).unwrap(), vec![0; 100], "zeroing retires the mirror");
 }

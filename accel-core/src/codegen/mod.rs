@@ -612,7 +612,42 @@ impl Gen {
                 let (a, s) = (self.operand(a)?, self.reference(segments)?);
                 ("scan_seg", vec![a, s, scan_kind(*kind), self.seed(z)?, self.lambda(f)?])
             }
-            _ => unreachable!("`{name}` is not a reduction or scan"),
+            Generate { .. }
+            | Fill { .. }
+            | Iota { .. }
+            | Map { .. }
+            | IMap { .. }
+            | ZipWith { .. }
+            | Backpermute { .. } => {
+                return Err(not_a_reduction(name));
+            }
+            Permute { .. }
+            | Reverse(_)
+            | Transpose(_)
+            | Take { .. }
+            | Drop { .. }
+            | Concat { .. }
+            | Replicate { .. } => {
+                return Err(not_a_reduction(name));
+            }
+            Slice { .. }
+            | Stencil { .. }
+            | Expand { .. }
+            | Filter { .. }
+            | SegmentsFromLengths(_)
+            | SegmentLengths(_) => {
+                return Err(not_a_reduction(name));
+            }
+            Unit(_)
+            | The(_)
+            | Unzip(_)
+            | Reshape { .. }
+            | Awhile { .. }
+            | SegmentOffsets(_)
+            | NestedFromParts { .. } => {
+                return Err(not_a_reduction(name));
+            }
+            NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => return Err(not_a_reduction(name)),
         };
         Ok(match post {
             None => {
@@ -821,6 +856,12 @@ fn distinct_vars(parts: &[Expr]) -> bool {
     unique.sort_unstable();
     unique.dedup();
     unique.len() == ids.len()
+}
+
+/// The error for an operation that reached the code of reductions and scans (a bug of the
+/// caller: it passes only those).
+fn not_a_reduction(name: &str) -> syn::Error {
+    syn::Error::new(proc_macro2::Span::call_site(), format!("`{name}` is not a reduction or scan"))
 }
 
 fn direction(d: Direction) -> TokenStream {

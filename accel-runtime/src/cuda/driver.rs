@@ -44,6 +44,7 @@ const ENTRY_POINTS: &[&str] = &[
     "cuMemFree_v2",
     "cuMemsetD8Async",
     "cuMemHostAlloc",
+    "cuMemHostGetDevicePointer_v2",
     "cuMemFreeHost",
     "cuMemcpyHtoDAsync_v2",
     "cuMemcpyDtoHAsync_v2",
@@ -185,6 +186,21 @@ unsafe impl Sync for StreamHandle {}
 /// A stream's index among those of its context (see [`Context::create_stream`]).
 pub(super) type StreamId = u32;
 
+/// Page-locked host memory mapped into the device's address space: kernels write it directly, and
+/// the host reads it once the stream that wrote it has been waited for (see
+/// [`Context::malloc_mapped`]).
+#[derive(Debug)]
+pub(super) struct Mapped {
+    pub(super) host: *mut u8,
+    pub(super) device: u64,
+}
+
+// SAFETY: a pointer to host memory owned by the one block (a `DeviceBuffer` or the pool's free
+// list) that holds it; only its holder reads it, after waiting for the device.
+unsafe impl Send for Mapped {}
+// SAFETY: as above; reads happen through `&self` only after the writes are complete.
+unsafe impl Sync for Mapped {}
+
 /// Downloads of at most this many bytes go through [`Staging`].
 const STAGING_BYTES: usize = 64 << 10;
 
@@ -287,6 +303,35 @@ impl Context {
         self.bind()?;
         // SAFETY: the memory is handed out as bytes, for which every bit pattern is valid.
         unsafe { result::malloc_sync(bytes) }
+    }
+
+    /// `bytes > 0` zeroed bytes of page-locked host memory, mapped into the device's address
+    /// space.
+    pub(super) fn malloc_mapped(&self, bytes: usize) -> DriverResult<Mapped> {
+        self.bind()?;
+        // SAFETY: a fresh allocation of `bytes` bytes, zeroed before anything reads it; on failure
+        // of the mapping it is freed again, once.
+        unsafe {
+            let host: *mut u8 = result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_DEVICEMAP)?.cast();
+            ptr::write_bytes(host, 0, bytes);
+            let mut device = 0;
+            match sys::cuMemHostGetDevicePointer_v2(&mut device, host.cast(), 0).result() {
+                Ok(()) => Ok(Mapped { host, device }),
+                Err(e) => {
+                    let _ = result::free_host(host.cast());
+                    Err(e)
+                }
+            }
+        }
+    }
+
+    /// # Safety
+    /// `mapped` came from [`Context::malloc_mapped`] of this context, and no work that uses it is
+    /// pending (synchronize first).
+    pub(super) unsafe fn free_mapped(&self, mapped: Mapped) -> DriverResult<()> {
+        self.bind()?;
+        // SAFETY: the caller's contract; `mapped` is consumed, so it is freed once.
+        unsafe { result::free_host(mapped.host.cast()) }
     }
 
     /// # Safety

@@ -9,16 +9,24 @@
 //! `cuMemAlloc` runs out of memory; then the device is synchronised, every cached block is freed,
 //! and the allocation is retried once before it fails with `Error::OutOfDeviceMemory`.
 //!
+//! A small result that the host reads at once (a reduction's rank-0 result) may live in a block
+//! with a host mirror: page-locked host memory mapped into the device, which the kernel writing
+//! the block also writes, so that the host reads the value after its wait without a copy from the
+//! device (a second round trip). Mirrored blocks are pooled apart, their mirrors kept with them.
+//! A write the mirror does not see (a copy into the block, zeroing, a kernel recorded with
+//! [`DeviceBuffer::record_use`]) retires the mirror: reads then copy from the device again.
+//!
 //! Limits: a request takes only blocks of its own class; the waste is under 512 B per block up to
 //! 1 MiB and under 2 MiB above (under half of the block either way). Finding a block of the
 //! requesting stream scans its class's free list when the last block freed is another stream's.
 
-use super::driver::{self, Context, StreamHandle, StreamId, backend_error};
+use super::driver::{self, Context, Mapped, StreamHandle, StreamId, backend_error};
 use super::stream::Stream;
 use super::{Device, Gpu, lock};
 use accel_core::{Error, Result};
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Granularity of the small classes.
@@ -65,17 +73,19 @@ impl StreamSet {
     }
 }
 
-/// A cached block and the streams that used it.
+/// A cached block, its host mirror if it has one, and the streams that used it.
 #[derive(Debug)]
 struct FreeBlock {
     address: u64,
+    mirror: Option<Mapped>,
     streams: StreamSet,
 }
 
-/// The allocator's bookkeeping, apart from the driver: free lists per class and byte counts.
+/// The allocator's bookkeeping, apart from the driver: free lists per class (and whether its
+/// blocks have host mirrors) and byte counts.
 #[derive(Debug, Default)]
 pub(super) struct Pool {
-    free: HashMap<usize, Vec<FreeBlock>>,
+    free: HashMap<(usize, bool), Vec<FreeBlock>>,
     stats: PoolStats,
 }
 
@@ -89,10 +99,11 @@ pub struct PoolStats {
 }
 
 impl Pool {
-    /// A cached block of `class` bytes for work on `stream`, now in use: the most recently freed
-    /// one that only `stream` used, else the most recently freed one.
-    fn take(&mut self, class: usize, stream: StreamId) -> Option<FreeBlock> {
-        let blocks = self.free.get_mut(&class)?;
+    /// A cached block of `class` bytes (with a host mirror if `mirrored`) for work on `stream`,
+    /// now in use: the most recently freed one that only `stream` used, else the most recently
+    /// freed one.
+    fn take(&mut self, class: usize, mirrored: bool, stream: StreamId) -> Option<FreeBlock> {
+        let blocks = self.free.get_mut(&(class, mirrored))?;
         let position = blocks.iter().rposition(|b| b.streams.is_only(stream)).or(blocks.len().checked_sub(1))?;
         let block = blocks.remove(position);
         self.stats.cached -= class;
@@ -107,15 +118,15 @@ impl Pool {
 
     /// A block whose buffer was dropped, with the streams that used it.
     fn give_back(&mut self, class: usize, block: FreeBlock) {
-        self.free.entry(class).or_default().push(block);
+        self.free.entry((class, block.mirror.is_some())).or_default().push(block);
         self.stats.in_use -= class;
         self.stats.cached += class;
     }
 
     /// Removes every cached block, for the caller to free.
-    fn drain(&mut self) -> Vec<u64> {
+    fn drain(&mut self) -> Vec<FreeBlock> {
         self.stats.cached = 0;
-        self.free.drain().flat_map(|(_, blocks)| blocks).map(|b| b.address).collect()
+        self.free.drain().flat_map(|(_, blocks)| blocks).collect()
     }
 }
 
@@ -133,6 +144,10 @@ pub struct DeviceBuffer {
     home: StreamHandle,
     /// The streams that may still use it.
     streams: Mutex<StreamSet>,
+    /// Its host mirror, if it has one (see the module docs), and whether it still holds what the
+    /// block holds.
+    mirror: Option<Mapped>,
+    mirror_current: AtomicBool,
     device: Arc<Device>,
 }
 
@@ -163,8 +178,10 @@ impl DeviceBuffer {
         for other in others.into_iter().filter_map(|id| cx.stream(id)) {
             cx.order(self.home, other).map_err(|e| backend_error(context(), e))?;
         }
-        if len == 0 {
-            return cx.synchronize(self.home).map_err(|e| backend_error(context(), e));
+        if len == 0 || self.current_mirror().is_some() {
+            cx.synchronize(self.home).map_err(|e| backend_error(context(), e))?;
+            self.read_mirror(offset, dst);
+            return Ok(());
         }
         // SAFETY: `range` checked that the bytes lie inside the buffer, which stays alive.
         unsafe { cx.download(self.home, dst, address) }.map_err(|e| backend_error(context(), e))
@@ -195,12 +212,41 @@ impl DeviceBuffer {
     pub fn record_use(&self, stream: &Stream) -> Result<()> {
         stream.check_device("DeviceBuffer::record_use", "the device buffer", &self.device)?;
         self.used_on(stream);
+        // The kernel may write the buffer, which a host mirror would not see.
+        self.retire_mirror();
         Ok(())
     }
 
     /// Adds `stream` to the streams that use the buffer (of the same device).
     fn used_on(&self, stream: &Stream) {
         lock(&self.streams).insert(stream.id());
+    }
+
+    /// The device address of the buffer's host mirror ([`Stream::alloc_mirrored`]), which the
+    /// kernel that writes the buffer writes too; 0 when it has none, or no longer has one (a write
+    /// the mirror did not see retired it).
+    pub fn mirror_address(&self) -> u64 {
+        self.current_mirror().map_or(0, |m| m.device)
+    }
+
+    /// The host mirror, while it holds what the block holds.
+    fn current_mirror(&self) -> Option<&Mapped> {
+        self.mirror.as_ref().filter(|_| self.mirror_current.load(Ordering::Acquire))
+    }
+
+    /// A write the mirror does not see is queued: reads copy from the device from now on.
+    fn retire_mirror(&self) {
+        self.mirror_current.store(false, Ordering::Release);
+    }
+
+    /// Fills `dst` from the mirror at byte `offset` (checked by the caller), once the work that
+    /// wrote the buffer has been waited for; does nothing without a current mirror.
+    fn read_mirror(&self, offset: usize, dst: &mut [u8]) {
+        if let Some(m) = self.current_mirror() {
+            // SAFETY: the mirror has the block's size, of which `offset..offset + dst.len()` is a
+            // checked range; the kernels that wrote it have finished (the caller waited).
+            unsafe { std::ptr::copy_nonoverlapping(m.host.add(offset), dst.as_mut_ptr(), dst.len()) }
+        }
     }
 
     /// The device address of bytes `offset .. offset + len`, checked against the buffer.
@@ -223,7 +269,8 @@ impl Drop for DeviceBuffer {
     fn drop(&mut self) {
         let streams = self.streams.get_mut().unwrap_or_else(PoisonError::into_inner);
         let streams = std::mem::replace(streams, StreamSet::new(streams.home));
-        lock(&self.device.pool).give_back(self.class, FreeBlock { address: self.address, streams });
+        let block = FreeBlock { address: self.address, mirror: self.mirror.take(), streams };
+        lock(&self.device.pool).give_back(self.class, block);
     }
 }
 
@@ -233,8 +280,9 @@ impl fmt::Debug for DeviceBuffer {
     }
 }
 
-/// A buffer of `bytes` bytes for work on `stream`, from its device's pool, contents undefined.
-fn allocate(stream: &Stream, bytes: usize) -> Result<DeviceBuffer> {
+/// A buffer of `bytes` bytes for work on `stream`, from its device's pool, contents undefined; with
+/// a host mirror if `mirrored`.
+fn allocate(stream: &Stream, bytes: usize, mirrored: bool) -> Result<DeviceBuffer> {
     let device = stream.device();
     let cx = &device.cx;
     let out_of_memory = || -> Result<DeviceBuffer> {
@@ -243,7 +291,7 @@ fn allocate(stream: &Stream, bytes: usize) -> Result<DeviceBuffer> {
     };
     let Some(class) = size_class(bytes) else { return out_of_memory() };
     let mut pool = lock(&device.pool);
-    let address = match pool.take(class, stream.id()) {
+    let (address, mirror) = match pool.take(class, mirrored, stream.id()) {
         Some(block) => {
             let ordered = block
                 .streams
@@ -254,21 +302,32 @@ fn allocate(stream: &Stream, bytes: usize) -> Result<DeviceBuffer> {
                 pool.give_back(class, block);
                 return Err(backend_error("ordering the reuse of device memory after its last use", e));
             }
-            block.address
+            (block.address, block.mirror)
         }
         None => {
             let fresh = match cx.malloc(class) {
                 Err(e) if driver::is_out_of_memory(e) && release_cached(cx, &mut pool)? => cx.malloc(class),
                 first => first,
             };
-            match fresh {
-                Ok(address) => {
-                    pool.add(class);
-                    address
-                }
+            let address = match fresh {
+                Ok(address) => address,
                 Err(e) if driver::is_out_of_memory(e) => return out_of_memory(),
                 Err(e) => return Err(backend_error(format!("allocating {class} bytes of device memory"), e)),
-            }
+            };
+            let mirror = if mirrored {
+                match cx.malloc_mapped(class) {
+                    Ok(mirror) => Some(mirror),
+                    Err(e) => {
+                        // SAFETY: just allocated, and nothing has used it.
+                        let _ = unsafe { cx.free(address) };
+                        return Err(backend_error(format!("allocating {class} bytes of mapped host memory"), e));
+                    }
+                }
+            } else {
+                None
+            };
+            pool.add(class);
+            (address, mirror)
         }
     };
     Ok(DeviceBuffer {
@@ -277,6 +336,8 @@ fn allocate(stream: &Stream, bytes: usize) -> Result<DeviceBuffer> {
         class,
         home: stream.handle(),
         streams: Mutex::new(StreamSet::new(stream.id())),
+        mirror_current: AtomicBool::new(mirror.is_some()),
+        mirror,
         device: Arc::clone(device),
     })
 }
@@ -288,10 +349,15 @@ pub(super) fn release_cached(cx: &Context, pool: &mut Pool) -> Result<bool> {
         return Ok(false);
     }
     cx.synchronize_all().map_err(|e| backend_error("waiting for the device to release cached memory", e))?;
-    for address in cached {
-        // SAFETY: cached blocks came from `malloc`, no buffer owns them, and every stream has
-        // finished every use of them.
-        unsafe { cx.free(address) }.map_err(|e| backend_error("releasing cached device memory", e))?;
+    for block in cached {
+        // SAFETY: cached blocks and their mirrors came from `malloc` and `malloc_mapped`, no
+        // buffer owns them, and every stream has finished every use of them.
+        unsafe {
+            cx.free(block.address).map_err(|e| backend_error("releasing cached device memory", e))?;
+            if let Some(mirror) = block.mirror {
+                cx.free_mapped(mirror).map_err(|e| backend_error("releasing cached mapped host memory", e))?;
+            }
+        }
     }
     Ok(true)
 }
@@ -300,7 +366,18 @@ impl Stream {
     /// A buffer of `bytes` bytes (0 allowed) for work on this stream, contents undefined, from the
     /// caching pool.
     pub fn alloc(&self, bytes: usize) -> Result<DeviceBuffer> {
-        allocate(self, bytes)
+        allocate(self, bytes, false)
+    }
+
+    /// [`Stream::alloc`] for a small result the host reads at once: the block has a host mirror
+    /// (page-locked host memory mapped into the device), whose device address
+    /// ([`DeviceBuffer::mirror_address`]) the kernel that writes the block must write too; reads
+    /// of the buffer then take the bytes from the mirror after their wait, without a copy from
+    /// the device. A copy into the buffer, zeroing it or [`DeviceBuffer::record_use`] retire the
+    /// mirror (reads copy from the device again). The reductions of the executor use it for
+    /// their rank-0 results.
+    pub fn alloc_mirrored(&self, bytes: usize) -> Result<DeviceBuffer> {
+        allocate(self, bytes, true)
     }
 
     /// A buffer of `bytes` zero bytes; the zeroing is queued on this stream.
@@ -317,6 +394,7 @@ impl Stream {
             return Ok(());
         }
         buffer.used_on(self);
+        buffer.retire_mirror();
         // SAFETY: the range is the buffer's own, and the buffer keeps its block alive.
         unsafe { buffer.device.cx.zero(self.handle(), buffer.address, buffer.len) }
             .map_err(|e| backend_error(format!("zeroing {} bytes of device memory", buffer.len), e))
@@ -350,8 +428,10 @@ impl Stream {
         let address = buffer.range("Gpu::download", offset, len)?;
         let context = || format!("copying {len} bytes from the device");
         buffer.used_on(self);
-        if len == 0 {
-            return self.synchronize();
+        if len == 0 || buffer.current_mirror().is_some() {
+            self.synchronize()?;
+            buffer.read_mirror(offset, dst);
+            return Ok(());
         }
         // SAFETY: `range` checked that the bytes lie inside the buffer, which stays alive.
         unsafe { self.device().cx.download(self.handle(), dst, address) }.map_err(|e| backend_error(context(), e))
@@ -375,6 +455,7 @@ impl Stream {
             return Ok(());
         }
         dst.used_on(self);
+        dst.retire_mirror();
         src.used_on(self);
         // SAFETY: `range` checked both ranges against their live buffers.
         unsafe { self.device().cx.copy(self.handle(), to, from, bytes) }
@@ -462,17 +543,17 @@ mod tests {
     fn block(address: u64, streams: &[StreamId]) -> FreeBlock {
         let mut set = StreamSet::new(streams[0]);
         streams[1..].iter().for_each(|&s| set.insert(s));
-        FreeBlock { address, streams: set }
+        FreeBlock { address, mirror: None, streams: set }
     }
 
     fn taken(pool: &mut Pool, class: usize, stream: StreamId) -> Option<(u64, Vec<StreamId>)> {
-        pool.take(class, stream).map(|b| (b.address, b.streams.except(stream).collect()))
+        pool.take(class, false, stream).map(|b| (b.address, b.streams.except(stream).collect()))
     }
 
     #[test]
     fn pool_bookkeeping() {
         let mut pool = Pool::default();
-        assert!(pool.take(512, 0).is_none());
+        assert!(pool.take(512, false, 0).is_none());
         pool.add(512);
         pool.add(512);
         pool.add(2 << 20);
@@ -481,18 +562,18 @@ mod tests {
         pool.give_back(2 << 20, block(0x2000, &[0]));
         assert_eq!(pool.stats, PoolStats { in_use: 512, cached: 512 + (2 << 20) });
         // Blocks are reused by exact class only, most recently freed first.
-        assert!(pool.take(1024, 0).is_none());
+        assert!(pool.take(1024, false, 0).is_none());
         assert_eq!(taken(&mut pool, 512, 0), Some((0x1000, vec![])));
-        assert!(pool.take(512, 0).is_none());
+        assert!(pool.take(512, false, 0).is_none());
         assert_eq!(pool.stats, PoolStats { in_use: 1024, cached: 2 << 20 });
         pool.give_back(512, block(0x1000, &[0]));
         pool.give_back(512, block(0x3000, &[0]));
         assert_eq!(taken(&mut pool, 512, 0), Some((0x3000, vec![])));
-        let mut drained = pool.drain();
+        let mut drained: Vec<u64> = pool.drain().into_iter().map(|b| b.address).collect();
         drained.sort();
         assert_eq!(drained, [0x1000, 0x2000]);
         assert_eq!(pool.stats, PoolStats { in_use: 512, cached: 0 });
-        assert!(pool.take(2 << 20, 0).is_none());
+        assert!(pool.take(2 << 20, false, 0).is_none());
     }
 
     #[test]
@@ -512,7 +593,7 @@ mod tests {
         assert_eq!(taken(&mut pool, 512, 1), Some((0x1000, vec![])));
         assert_eq!(taken(&mut pool, 512, 1), Some((0x4000, vec![2])));
         assert_eq!(taken(&mut pool, 512, 3), Some((0x3000, vec![1, 0])));
-        assert!(pool.take(512, 3).is_none());
+        assert!(pool.take(512, false, 3).is_none());
         assert_eq!(pool.stats, PoolStats { in_use: 5 * 512, cached: 0 });
     }
 

@@ -27,7 +27,7 @@ mod permute;
 mod reduce;
 mod scan;
 
-use super::{Gen, ix_from_array, var_ident};
+use super::{Gen, elem_type, ix_from_array, var_ident};
 use crate::ir::{ArrayOp, Direction, Lambda, Program};
 use crate::kernel::{self, Role};
 use crate::types::Type;
@@ -85,7 +85,7 @@ fn node_kernels(program: &Program, prefix: &str, id: usize, op: &ArrayOp, ty: &T
         }
         _ => (op, None, id),
     };
-    let results = Results::new(&cg, &outs[0], epilogue, ty)?;
+    let results = Results::new(&cg, &outs[0], epilogue, ty, kernel::mirrors_result(computed, ty))?;
     let mut kernels = Vec::new();
     for (role, body) in bodies(&cg, computed, ty, &outs, &results, error_id)? {
         let name = format_ident!("{}", kernel::kernel_name_in(prefix, id, role));
@@ -109,17 +109,21 @@ pub(super) fn index_body(cg: &Gen, f: &Lambda, rank: usize) -> syn::Result<Token
 }
 
 /// How a reduction or scan writes its results into `out`: as they are, or through an epilogue
-/// (fused form 3 of [`crate::fusion`]) that maps `(index, value)` to the element written.
+/// (fused form 3 of [`crate::fusion`]) that maps `(index, value)` to the element written; and, for
+/// a result with a host mirror ([`kernel::mirrors_result`]), into the mirror too.
 pub(super) struct Results<'a> {
     out: &'a Ident,
     /// The epilogue's closure and the rank of the results.
     epilogue: Option<(TokenStream, usize)>,
+    /// The element type of a result mirrored at `__mirror` (null when the host gave no mirror).
+    mirror: Option<TokenStream>,
 }
 
 impl<'a> Results<'a> {
-    fn new(cg: &Gen, out: &'a Ident, epilogue: Option<&Lambda>, ty: &Type) -> syn::Result<Results<'a>> {
+    fn new(cg: &Gen, out: &'a Ident, epilogue: Option<&Lambda>, ty: &Type, mirrored: bool) -> syn::Result<Results<'a>> {
         let rank = ty.as_array().map_or(0, |(_, r)| r);
-        Ok(Results { out, epilogue: epilogue.map(|f| cg.lambda(f).map(|l| (l, rank))).transpose()? })
+        let mirror = ty.as_array().filter(|_| mirrored).map(|(elem, _)| elem_type(elem));
+        Ok(Results { out, epilogue: epilogue.map(|f| cg.lambda(f).map(|l| (l, rank))).transpose()?, mirror })
     }
 
     /// The binding of the epilogue's closure, for the kernels that write results.
@@ -130,20 +134,29 @@ impl<'a> Results<'a> {
         }
     }
 
-    /// Writes result `v` at row-major position `at` of the output.
+    /// Writes result `v` at row-major position `at` of the output (and of its mirror).
     pub(super) fn write(&self, at: TokenStream, v: TokenStream) -> TokenStream {
         let out = self.out;
-        match &self.epilogue {
-            None => quote!(#out.set_linear(#at, #v)),
+        let value = match &self.epilogue {
+            None => v,
             Some((_, rank)) => {
                 let ix = ix_from_array(*rank, &quote!(__ix));
                 quote!({
-                    let __at = #at;
                     let __ix: [usize; #rank] = __rt::unravel(__at, #out.shape);
-                    #out.set_linear(__at, __epi(#ix, #v))
+                    __epi(#ix, #v)
                 })
             }
-        }
+        };
+        let mirror = match &self.mirror {
+            Some(t) => quote!(if !__mirror.is_null() { *(__mirror as *mut #t).add(__at) = __w; }),
+            None => quote!(),
+        };
+        quote!({
+            let __at = #at;
+            let __w = #value;
+            #out.set_linear(__at, __w);
+            #mirror
+        })
     }
 }
 
@@ -317,7 +330,7 @@ mod tests {
         let leaves = kernel::reduced_elem(kernel::epilogue_source(op).unwrap_or(op)).map_or(0, |e| e.leaves().len());
         let scratch = match iface.scratch {
             Scratch::None => 0,
-            Scratch::Reduce => 4 + leaves,
+            Scratch::Reduce => 5 + leaves,
             Scratch::Scan => 5 + 2 * leaves,
             Scratch::Permute => 1,
             Scratch::Offsets => 3,
@@ -393,11 +406,13 @@ mod tests {
         let src = module_source(std::slice::from_ref(&p)).unwrap();
         let reduce = kernel::kernel_name(&p, 0, Role::Reduce);
         // The error slot; the result (1 column); parts, partials (1 dimension, 1 column), their
-        // flags and the tickets; the seed; the delayed operand's one dimension; `xs` and `ys` (2
-        // each).
-        assert_eq!(params_of(&src, &reduce), 13);
+        // flags, the tickets and the mirror; the seed; the delayed operand's one dimension; `xs`
+        // and `ys` (2 each).
+        assert_eq!(params_of(&src, &reduce), 14);
         assert_eq!(src.matches("_n1_").count(), 0, "the generate has no kernel");
-        assert!(src.contains("let __a0 = Delayed { shape : [w8 as usize]"), "{src}");
+        assert!(src.contains("let __a0 = Delayed { shape : [w9 as usize]"), "{src}");
+        // A rank-0 result of one scalar is written into the host mirror as well.
+        assert!(src.contains("if ! __mirror . is_null ()"), "{src}");
     }
 
     #[test]

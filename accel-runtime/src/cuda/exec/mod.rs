@@ -358,6 +358,7 @@ impl<'a> Exec<'a> {
                 Param::Capture(v, _) => words(&self.lookup(v.id, &v.name)?, &mut call.tail),
             }
         }
+        let mirrored = kernel::mirrors_result(body, ty);
         match body {
             Generate { .. }
             | Fill { .. }
@@ -370,9 +371,9 @@ impl<'a> Exec<'a> {
                 self.elementwise(&call, body, ty)
             }
             Stencil { .. } | SegmentLengths(_) => self.elementwise(&call, body, ty),
-            Fold { z, f, .. } => self.reduce(&call, reduce::Rows::Innermost, z.is_some(), f, ty),
-            FoldAll { z, f, .. } => self.reduce(&call, reduce::Rows::All, z.is_some(), f, ty),
-            FoldSeg { z, f, .. } => self.reduce(&call, reduce::Rows::Segments, z.is_some(), f, ty),
+            Fold { z, f, .. } => self.reduce(&call, reduce::Rows::Innermost, z.is_some(), f, ty, mirrored),
+            FoldAll { z, f, .. } => self.reduce(&call, reduce::Rows::All, z.is_some(), f, ty, mirrored),
+            FoldSeg { z, f, .. } => self.reduce(&call, reduce::Rows::Segments, z.is_some(), f, ty, mirrored),
             Scan { kind, f, .. } => self.scan(&call, false, *kind, f, ty),
             ScanSeg { kind, f, .. } => self.scan(&call, true, *kind, f, ty),
             Permute { defaults, combine, .. } => self.permute(&call, defaults, combine, ty),

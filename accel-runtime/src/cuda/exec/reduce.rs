@@ -3,11 +3,12 @@
 //! chunk of a row to finish folds the row in the same launch, above that a second launch does.
 
 use super::{Call, Exec, Flags, check_cover, combined_elem};
-use crate::cuda::value::{DValue, ill_typed};
+use crate::cuda::value::{DArray, DValue, ill_typed};
 use accel_core::ir::Lambda;
 use accel_core::kernel::Role;
 use accel_core::types::Type;
 use accel_core::{Error, Result};
+use std::sync::Arc;
 
 /// The largest input (elements) whose reduction finishes in one launch. Measured on an H100
 /// (docs/benchmarks.md): one launch saves some 5 µs up to 2^20 elements, breaks even at 2^24,
@@ -28,8 +29,17 @@ pub(super) enum Rows {
 
 impl Exec<'_> {
     /// Runs a reduction of `rows` with combining function `f` (and a seed if `seeded`), whose
-    /// result has type `ty` (an epilogue's may differ from `f`'s).
-    pub(super) fn reduce(&mut self, call: &Call, rows: Rows, seeded: bool, f: &Lambda, ty: &Type) -> Result<DValue> {
+    /// result has type `ty` (an epilogue's may differ from `f`'s), with a host mirror if
+    /// `mirrored` (`accel_core::kernel::mirrors_result`).
+    pub(super) fn reduce(
+        &mut self,
+        call: &Call,
+        rows: Rows,
+        seeded: bool,
+        f: &Lambda,
+        ty: &Type,
+        mirrored: bool,
+    ) -> Result<DValue> {
         let name = call.name;
         let a_shape = call.shape_of(0)?;
         let a_len = call.len_of(0)?;
@@ -57,8 +67,17 @@ impl Exec<'_> {
         if !seeded && empty_rows && row_count > 0 {
             return Err(Error::empty_reduction(name));
         }
-        // Under an epilogue the output's element type may differ from the partials'.
-        let out = self.alloc_array(&call.out_elem(ty)?, out_shape)?;
+        // Under an epilogue the output's element type may differ from the partials'. A rank-0
+        // result of one scalar is mirrored in host memory, where the host reads it after its
+        // wait.
+        let elem = call.out_elem(ty)?;
+        let out = if mirrored {
+            let bytes = elem.leaves().iter().map(|t| t.size_bytes()).sum();
+            let column = Arc::new(self.gpu.default_stream().alloc_mirrored(bytes)?);
+            DArray { elem, shape: out_shape, columns: vec![column] }
+        } else {
+            self.alloc_array(&elem, out_shape)?
+        };
         let split = self.split(self.kernel(call.id, Role::Reduce)?, row_count, avg_len);
         let (mut scratch, _keep) = self.scratch(&combined_elem(f, name)?, &split, Flags::None)?;
         // Rows of several parts meet in the same launch for small inputs, where a second
@@ -66,6 +85,7 @@ impl Exec<'_> {
         let one_launch = split.parts > 1 && a_len <= ONE_LAUNCH_MAX;
         let tickets = if one_launch { Some(self.gpu.tickets(split.rows)?) } else { None };
         scratch.push(tickets.as_ref().map_or(0, |t| t.ptr()));
+        scratch.push(out.columns.first().map_or(0, |c| c.mirror_address()));
         let w = call.words(&[&out], &scratch);
         self.launch(call.id, Role::Reduce, split.rows * split.parts, &w)?;
         if split.parts > 1 && !one_launch {
