@@ -168,7 +168,8 @@ impl DeviceBuffer {
 
     /// Fills `dst` from the buffer starting at byte `offset`, after all work issued so far on the
     /// streams that used it has finished (what a lazily downloaded array needs: it has no `Gpu`
-    /// at hand). The copy runs on the stream the buffer was allocated on.
+    /// at hand). The copy runs on the stream the buffer was allocated on; a buffer with a current
+    /// host mirror is read from the mirror after that stream's wait, with no copy.
     pub fn download_into(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
         let len = dst.len();
         let address = self.range("DeviceBuffer::download_into", offset, len)?;
@@ -178,9 +179,12 @@ impl DeviceBuffer {
         for other in others.into_iter().filter_map(|id| cx.stream(id)) {
             cx.order(self.home, other).map_err(|e| backend_error(context(), e))?;
         }
-        if len == 0 || self.current_mirror().is_some() {
+        let mirror = self.current_mirror();
+        if len == 0 || mirror.is_some() {
             cx.synchronize(self.home).map_err(|e| backend_error(context(), e))?;
-            self.read_mirror(offset, dst);
+            if let Some(m) = mirror {
+                read_mirror(m, offset, dst);
+            }
             return Ok(());
         }
         // SAFETY: `range` checked that the bytes lie inside the buffer, which stays alive.
@@ -194,7 +198,9 @@ impl DeviceBuffer {
 
     /// Records that work on `stream` uses the buffer: a kernel launched there with its address
     /// among its words (copies, zeroing and downloads record their stream themselves). Its block
-    /// is then reused only after that work (module `stream`).
+    /// is then reused only after that work (module `stream`). A kernel that writes a buffer with a
+    /// host mirror (a reduction's rank-0 result, [`Stream::alloc_mirrored`]) needs this on any
+    /// stream, its own included: it retires the mirror, which would not see the write.
     ///
     /// ```no_run
     /// # fn main() -> accel_core::Result<()> {
@@ -239,16 +245,6 @@ impl DeviceBuffer {
         self.mirror_current.store(false, Ordering::Release);
     }
 
-    /// Fills `dst` from the mirror at byte `offset` (checked by the caller), once the work that
-    /// wrote the buffer has been waited for; does nothing without a current mirror.
-    fn read_mirror(&self, offset: usize, dst: &mut [u8]) {
-        if let Some(m) = self.current_mirror() {
-            // SAFETY: the mirror has the block's size, of which `offset..offset + dst.len()` is a
-            // checked range; the kernels that wrote it have finished (the caller waited).
-            unsafe { std::ptr::copy_nonoverlapping(m.host.add(offset), dst.as_mut_ptr(), dst.len()) }
-        }
-    }
-
     /// The device address of bytes `offset .. offset + len`, checked against the buffer.
     fn range(&self, op: &str, offset: usize, len: usize) -> Result<u64> {
         match offset.checked_add(len) {
@@ -278,6 +274,15 @@ impl fmt::Debug for DeviceBuffer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "DeviceBuffer({:#x}, {} bytes)", self.address, self.len)
     }
+}
+
+/// Fills `dst` from `mirror` at byte `offset`, a range of its buffer checked by the caller, who has
+/// waited for the stream that the buffer was allocated on (the one its writers are ordered on).
+fn read_mirror(mirror: &Mapped, offset: usize, dst: &mut [u8]) {
+    // SAFETY: the mirror has the size of its buffer's block, of which `offset..offset + dst.len()`
+    // is a checked range, and lives as long as the buffer; the kernels that wrote it have
+    // finished (the caller waited for them).
+    unsafe { std::ptr::copy_nonoverlapping(mirror.host.add(offset), dst.as_mut_ptr(), dst.len()) }
 }
 
 /// A buffer of `bytes` bytes for work on `stream`, from its device's pool, contents undefined; with
@@ -343,23 +348,26 @@ fn allocate(stream: &Stream, bytes: usize, mirrored: bool) -> Result<DeviceBuffe
 }
 
 /// Frees every cached block once the device has finished with them; `false` when there was none.
+/// A failed wait leaves them cached; a failed free is reported after the others are freed.
 pub(super) fn release_cached(cx: &Context, pool: &mut Pool) -> Result<bool> {
-    let cached = pool.drain();
-    if cached.is_empty() {
+    if pool.stats.cached == 0 {
         return Ok(false);
     }
     cx.synchronize_all().map_err(|e| backend_error("waiting for the device to release cached memory", e))?;
-    for block in cached {
+    let mut failed = None;
+    for block in pool.drain() {
         // SAFETY: cached blocks and their mirrors came from `malloc` and `malloc_mapped`, no
         // buffer owns them, and every stream has finished every use of them.
-        unsafe {
-            cx.free(block.address).map_err(|e| backend_error("releasing cached device memory", e))?;
-            if let Some(mirror) = block.mirror {
-                cx.free_mapped(mirror).map_err(|e| backend_error("releasing cached mapped host memory", e))?;
-            }
+        let freed = unsafe { cx.free(block.address) }.map_err(|e| backend_error("releasing cached device memory", e));
+        failed = failed.or(freed.err());
+        if let Some(mirror) = block.mirror {
+            // SAFETY: as above.
+            let freed =
+                unsafe { cx.free_mapped(mirror) }.map_err(|e| backend_error("releasing cached mapped host memory", e));
+            failed = failed.or(freed.err());
         }
     }
-    Ok(true)
+    failed.map_or(Ok(true), Err)
 }
 
 impl Stream {
@@ -428,9 +436,13 @@ impl Stream {
         let address = buffer.range("Gpu::download", offset, len)?;
         let context = || format!("copying {len} bytes from the device");
         buffer.used_on(self);
-        if len == 0 || buffer.current_mirror().is_some() {
+        // The mirror is read only by a download on the stream its writers are ordered on.
+        let mirror = buffer.current_mirror().filter(|_| buffer.home == self.handle());
+        if len == 0 || mirror.is_some() {
             self.synchronize()?;
-            buffer.read_mirror(offset, dst);
+            if let Some(m) = mirror {
+                read_mirror(m, offset, dst);
+            }
             return Ok(());
         }
         // SAFETY: `range` checked that the bytes lie inside the buffer, which stays alive.

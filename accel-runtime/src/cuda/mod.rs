@@ -13,10 +13,11 @@
 //! ([`Stream::wait_for`]); the allocator orders the reuse of memory across streams itself (module
 //! `stream`). Only downloads, [`Gpu::synchronize`], [`Stream::synchronize`] and
 //! [`Gpu::take_device_error`] wait for the device, and they are where a kernel's asynchronous
-//! fault shows up as `Error::Backend`. A download of up to 64 KiB (a scalar result, an error
-//! slot) lands in a pinned buffer of the context, one DMA after the wait, instead of going through
-//! the driver's staging of pageable memory. One-launch reductions use their stream's ticket
-//! counters, which the stream keeps from overlapping.
+//! fault shows up as `Error::Backend`. A reduction's scalar result is read from its host mirror
+//! (module `memory`) after the wait; any other download of up to 64 KiB (an error slot, a small
+//! array) lands in a pinned buffer of the context, one DMA after the wait, instead of going
+//! through the driver's staging of pageable memory. One-launch reductions use their stream's
+//! ticket counters, which the stream keeps from overlapping.
 //!
 //! Threads: `Gpu`, `Stream`, `DeviceBuffer` and `Kernel` are `Send + Sync`. Each call makes the
 //! device's context current on the calling thread first; calls from several threads interleave on

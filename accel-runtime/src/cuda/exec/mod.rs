@@ -43,7 +43,10 @@ impl Gpu {
     ///
     /// A run whose kernels cannot fail ([`kernel::program_may_fail`]) returns as soon as its
     /// work is queued, its results on the device; one whose kernels can waits for them at the end
-    /// and reports the first error they recorded.
+    /// and reports the first error they recorded. Everything runs on the default stream: device
+    /// arguments written on another stream must be ordered before the call
+    /// ([`Stream::wait_for`](super::Stream::wait_for)), and their buffers recorded as used on the
+    /// default stream ([`DeviceBuffer::record_use`]) before they are dropped.
     pub fn execute(
         &self,
         program: &'static Program,
