@@ -34,10 +34,11 @@ pub(super) struct Prepared {
 
 impl Prepared {
     fn new(program: &'static Program, prefix: &'static str, module: &'static DeviceModule) -> Prepared {
-        let nodes = kernel::array_nodes(program);
+        let typed = kernel::typed_array_nodes(program);
+        let nodes: Vec<&'static ArrayOp> = typed.iter().map(|&(op, _)| op).collect();
         Prepared {
             ids: nodes.iter().enumerate().map(|(id, op)| (address(op), id)).collect(),
-            layouts: kernel::typed_array_nodes(program).into_iter().map(|(op, ty)| kernel::layout(op, ty)).collect(),
+            layouts: typed.into_iter().map(|(op, ty)| kernel::layout(op, ty)).collect(),
             may_fail: kernel::program_may_fail(program),
             kernels: nodes.iter().map(|op| kernel::roles(op).iter().map(|_| OnceLock::new()).collect()).collect(),
             offsets_scan: Default::default(),

@@ -29,7 +29,7 @@ use super::prepared::Prepared;
 use super::value::{DArray, DSegments, DValue, array_words, elem_words, ill_typed, scalar_bytes, words};
 use super::{DeviceBuffer, DeviceModule, Gpu, Kernel};
 use accel_core::interp::Host;
-use accel_core::ir::{ArrayOp, Expr, Lambda, Program, ReadSite};
+use accel_core::ir::{ArrayOp, Expr, Program, ReadSite};
 use accel_core::kernel::{self, Param, Role};
 use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::value::{ElemValue, ScalarValue};
@@ -212,13 +212,21 @@ impl<'a> Exec<'a> {
 
     /// A fresh array of `shape` (contents undefined until a kernel writes them).
     fn alloc_array(&self, elem: &ElemType, shape: Vec<usize>) -> Result<DArray> {
+        self.alloc_array_mirrored(elem, shape, false)
+    }
+
+    /// [`Exec::alloc_array`], with a host mirror of each column if `mirrored`
+    /// ([`Stream::alloc_mirrored`](super::Stream::alloc_mirrored)).
+    fn alloc_array_mirrored(&self, elem: &ElemType, shape: Vec<usize>, mirrored: bool) -> Result<DArray> {
         let n: usize = checked_size(&shape)?;
+        let stream = self.gpu.default_stream();
         let columns = elem
             .leaves()
             .iter()
             .map(|t| {
                 let bytes = n.checked_mul(t.size_bytes()).ok_or_else(|| too_large(&shape))?;
-                self.gpu.alloc(bytes).map(Arc::new)
+                let column = if mirrored { stream.alloc_mirrored(bytes) } else { stream.alloc(bytes) };
+                column.map(Arc::new)
             })
             .collect::<Result<_>>()?;
         Ok(DArray { elem: elem.clone(), shape, columns })
@@ -335,11 +343,19 @@ impl<'a> Exec<'a> {
         let name = body.name();
         // The words after the skeleton's own (error slot, outputs, scratch), in layout order; the
         // host scalars and operands are kept for the skeleton's checks and shapes.
-        let mut call =
-            Call { id, name, slot: self.slot_address(), tail: Vec::new(), scalars: Vec::new(), operands: Vec::new() };
+        let mut call = Call {
+            id,
+            name,
+            slot: self.slot_address(),
+            combined: None,
+            tail: Vec::new(),
+            scalars: Vec::new(),
+            operands: Vec::new(),
+        };
         for param in self.prepared.layout(id) {
             match param {
-                Param::ErrorSlot | Param::Output(_) | Param::Scratch(..) => {}
+                Param::ErrorSlot | Param::Output(_) => {}
+                Param::Scratch(_, elem) => call.combined.clone_from(elem),
                 Param::HostScalar(e) => {
                     let v = self.eval_elem(e)?;
                     elem_words(&v, &mut call.tail);
@@ -374,11 +390,11 @@ impl<'a> Exec<'a> {
                 self.elementwise(&call, body, ty)
             }
             Stencil { .. } | SegmentLengths(_) => self.elementwise(&call, body, ty),
-            Fold { z, f, .. } => self.reduce(&call, reduce::Rows::Innermost, z.is_some(), f, ty, mirrored),
-            FoldAll { z, f, .. } => self.reduce(&call, reduce::Rows::All, z.is_some(), f, ty, mirrored),
-            FoldSeg { z, f, .. } => self.reduce(&call, reduce::Rows::Segments, z.is_some(), f, ty, mirrored),
-            Scan { kind, f, .. } => self.scan(&call, false, *kind, f, ty),
-            ScanSeg { kind, f, .. } => self.scan(&call, true, *kind, f, ty),
+            Fold { z, .. } => self.reduce(&call, reduce::Rows::Innermost, z.is_some(), ty, mirrored),
+            FoldAll { z, .. } => self.reduce(&call, reduce::Rows::All, z.is_some(), ty, mirrored),
+            FoldSeg { z, .. } => self.reduce(&call, reduce::Rows::Segments, z.is_some(), ty, mirrored),
+            Scan { kind, .. } => self.scan(&call, false, *kind, ty),
+            ScanSeg { kind, .. } => self.scan(&call, true, *kind, ty),
             Permute { defaults, combine, .. } => self.permute(&call, defaults, combine, ty),
             Expand { .. } => self.counted(&call, expand::Counted::Expand, ty),
             Filter { .. } => self.counted(&call, expand::Counted::Filter, ty),
@@ -443,6 +459,9 @@ struct Call {
     id: usize,
     name: &'static str,
     slot: u64,
+    /// The element type the skeleton combines (a reduction's or scan's partials and carries),
+    /// from its scratch parameter.
+    combined: Option<ElemType>,
     tail: Vec<u64>,
     scalars: Vec<ElemValue>,
     operands: Vec<Operand>,
@@ -470,6 +489,11 @@ impl Call {
         }
     }
 
+    /// The element type a reduction or scan combines (that of its partials and carries).
+    fn combined(&self) -> Result<&ElemType> {
+        self.combined.as_ref().ok_or_else(|| ill_typed(format!("{} has no combined element type", self.name)))
+    }
+
     /// The element type of an array result of type `t`.
     fn out_elem(&self, t: &Type) -> Result<ElemType> {
         t.as_array().map(|(e, _)| e.clone()).ok_or_else(|| ill_typed(format!("{} of {t}", self.name)))
@@ -491,11 +515,6 @@ impl Call {
 enum Operand {
     Value(DValue),
     Delayed(Vec<usize>),
-}
-
-/// The element type a reduction's or scan's function combines (that of its partials and carries).
-fn combined_elem(f: &Lambda, name: &str) -> Result<ElemType> {
-    f.params[0].1.as_elem().cloned().ok_or_else(|| ill_typed(format!("{name} combining {}", f.params[0].1)))
 }
 
 fn leaf_scalars(v: &ElemValue, out: &mut Vec<ScalarValue>) {

@@ -2,13 +2,11 @@
 //! segments of it) split into chunks; for inputs of up to [`ONE_LAUNCH_MAX`] elements the last
 //! chunk of a row to finish folds the row in the same launch, above that a second launch does.
 
-use super::{Call, Exec, Flags, check_cover, combined_elem};
-use crate::cuda::value::{DArray, DValue, ill_typed};
-use accel_core::ir::Lambda;
+use super::{Call, Exec, Flags, check_cover};
+use crate::cuda::value::{DValue, ill_typed};
 use accel_core::kernel::Role;
 use accel_core::types::Type;
 use accel_core::{Error, Result};
-use std::sync::Arc;
 
 /// The largest input (elements) whose reduction finishes in one launch. Measured on an H100
 /// (docs/benchmarks.md): one launch saves some 5 µs up to 2^20 elements, breaks even at 2^24,
@@ -28,15 +26,14 @@ pub(super) enum Rows {
 }
 
 impl Exec<'_> {
-    /// Runs a reduction of `rows` with combining function `f` (and a seed if `seeded`), whose
-    /// result has type `ty` (an epilogue's may differ from `f`'s), with a host mirror if
-    /// `mirrored` (`accel_core::kernel::mirrors_result`).
+    /// Runs a reduction of `rows` (with a seed if `seeded`), whose result has type `ty` (an
+    /// epilogue's may differ from the combined elements'), with a host mirror if `mirrored`
+    /// (`accel_core::kernel::mirrors_result`).
     pub(super) fn reduce(
         &mut self,
         call: &Call,
         rows: Rows,
         seeded: bool,
-        f: &Lambda,
         ty: &Type,
         mirrored: bool,
     ) -> Result<DValue> {
@@ -70,16 +67,9 @@ impl Exec<'_> {
         // Under an epilogue the output's element type may differ from the partials'. A rank-0
         // result of one scalar is mirrored in host memory, where the host reads it after its
         // wait.
-        let elem = call.out_elem(ty)?;
-        let out = if mirrored {
-            let bytes = elem.leaves().iter().map(|t| t.size_bytes()).sum();
-            let column = Arc::new(self.gpu.default_stream().alloc_mirrored(bytes)?);
-            DArray { elem, shape: out_shape, columns: vec![column] }
-        } else {
-            self.alloc_array(&elem, out_shape)?
-        };
+        let out = self.alloc_array_mirrored(&call.out_elem(ty)?, out_shape, mirrored)?;
         let split = self.split(self.kernel(call.id, Role::Reduce)?, row_count, avg_len);
-        let (mut scratch, _keep) = self.scratch(&combined_elem(f, name)?, &split, Flags::None)?;
+        let (mut scratch, _keep) = self.scratch(call.combined()?, &split, Flags::None)?;
         // Rows of several parts meet in the same launch for small inputs, where a second
         // launch costs more than the meeting (see `accel_kernels::reduce`).
         let one_launch = split.parts > 1 && a_len <= ONE_LAUNCH_MAX;

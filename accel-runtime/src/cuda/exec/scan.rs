@@ -2,26 +2,19 @@
 //! look-back, segments in three phases (chunk totals, carries, the scan); and the module-wide
 //! offsets scan of `expand`, `filter` and segments from lengths.
 
-use super::{Call, Exec, Flags, Split, check_cover, combined_elem};
+use super::{Call, Exec, Flags, Split, check_cover};
 use crate::cuda::DeviceBuffer;
 use crate::cuda::value::DValue;
-use accel_core::ir::{Lambda, ScanKind};
+use accel_core::ir::ScanKind;
 use accel_core::kernel::{self, Role};
 use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::{Error, Result};
 use accel_kernels::abi::SINGLE_PASS_CHUNK;
 
 impl Exec<'_> {
-    /// Runs a scan of `kind` with combining function `f` over the innermost dimension, or over
+    /// Runs a scan of `kind` over the innermost dimension, or over
     /// its segments (operand 1) if `segmented`; its result has type `ty`.
-    pub(super) fn scan(
-        &mut self,
-        call: &Call,
-        segmented: bool,
-        kind: ScanKind,
-        f: &Lambda,
-        ty: &Type,
-    ) -> Result<DValue> {
+    pub(super) fn scan(&mut self, call: &Call, segmented: bool, kind: ScanKind, ty: &Type) -> Result<DValue> {
         let name = call.name;
         let a_shape = call.shape_of(0)?;
         let a_len = call.len_of(0)?;
@@ -41,7 +34,7 @@ impl Exec<'_> {
             shape[rank - 1] =
                 last.checked_add(extra).ok_or_else(|| Error::invalid_argument(name, "the result is too large"))?;
         }
-        let elem = combined_elem(f, name)?;
+        let elem = call.combined()?.clone();
         let (out, totals) = match kind {
             ScanKind::ExclusiveAndTotal => {
                 (self.alloc_array(&elem, shape)?, Some(self.alloc_array(&elem, a_shape[..rank - 1].to_vec())?))
