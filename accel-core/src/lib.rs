@@ -9,6 +9,7 @@
 //! - [`fusion`]: the passes that fuse producers into consumers;
 //! - [`interp`]: the reference interpreter, the oracle of every test;
 //! - [`plan`]: kernel plans, the end of the pipeline;
+//! - [`schedule`]: the steps a device backend's host takes to run a program, worked out once;
 //! - [`shape`]: the result shapes of the operations that move elements, for every backend;
 //! - [`kernel`]: what each collective operation's kernels take as parameters;
 //! - [`codegen`]: Rust code for the CPU backend and for the device;
@@ -25,6 +26,7 @@ pub mod kernel;
 pub use accel_kernels::ops;
 pub mod pipeline;
 pub mod plan;
+pub mod schedule;
 pub mod shape;
 pub mod types;
 pub mod value;

@@ -1,9 +1,9 @@
 //! Delayed arrays: an operand that fusion left as a function of the index (a `generate` the host
 //! never ran), computed in place wherever the kernel reads it. A `Delayed` has the methods of
-//! [`View`](crate::view::View) that kernels read operands with (`shape`, `len`, `get_linear`,
-//! `at`), so that one generated kernel body serves both. Host-compilable, for the unit tests.
+//! [`View`](crate::view::View) that kernels read operands with ([`Shaped`], `get_linear`, `at`),
+//! so that one generated kernel body serves both. Host-compilable, for the unit tests.
 
-use crate::index::unravel;
+use crate::index::{Shaped, unravel};
 
 /// A rank-`R` array whose element at `ix` is `f(ix)`.
 #[derive(Clone, Copy)]
@@ -12,23 +12,14 @@ pub struct Delayed<F, const R: usize> {
     pub f: F,
 }
 
-impl<F, const R: usize> Delayed<F, R> {
+impl<F, const R: usize> Shaped<R> for Delayed<F, R> {
     #[inline(always)]
-    pub fn shape(&self) -> [usize; R] {
+    fn shape(&self) -> [usize; R] {
         self.shape
     }
+}
 
-    /// Number of elements (the product of the extents; 1 for rank 0).
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.shape.iter().product()
-    }
-
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
+impl<F, const R: usize> Delayed<F, R> {
     /// Element `i` in row-major order. Unlike a view's, this read is safe at any `i`: `f` checks
     /// its own reads.
     #[inline(always)]

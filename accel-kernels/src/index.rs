@@ -60,6 +60,23 @@ pub fn outer<const R: usize>(shape: [usize; R]) -> usize {
     k
 }
 
+/// An array of rank `R` as a kernel reads it (a [`View`](crate::view::View) or a
+/// [`Delayed`](crate::delayed::Delayed)): its shape, and the sizes that follow from it.
+pub trait Shaped<const R: usize> {
+    fn shape(&self) -> [usize; R];
+
+    /// Number of elements (the product of the extents; 1 for rank 0).
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.shape().iter().product()
+    }
+
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -88,6 +88,7 @@ pub mod prelude {
     pub use crate::ctx::Ctx;
     pub use crate::delayed::Delayed;
     pub use crate::elem::DeviceElem;
+    pub use crate::index::Shaped;
     pub use crate::ops::{Arith, Bits, Float};
     pub use crate::rows::{Rows, Segmented, Uniform, chunk};
     pub use crate::view::{NestedView, SegView, View};

@@ -213,8 +213,17 @@ mod math {
 
 #[cfg(target_arch = "nvptx64")]
 mod math {
+    /// One table for both types: each function's `f32` and `f64` implementation side by side.
     macro_rules! device_fns {
-        ($m:ident, $t:ident, $core:path, [$($f:ident = $libm:path),*], $atan2:path, $powf:path, $fmod:path) => {
+        (
+            $m32:ident: f32 = $core32:path, $m64:ident: f64 = $core64:path;
+            binary: $atan2_32:path, $atan2_64:path; $powf32:path, $powf64:path; $fmod32:path, $fmod64:path;
+            $($f:ident = $f32:path, $f64:path;)*
+        ) => {
+            device_fns!(@one $m32, f32, $core32, [$($f = $f32),*], $atan2_32, $powf32, $fmod32);
+            device_fns!(@one $m64, f64, $core64, [$($f = $f64),*], $atan2_64, $powf64, $fmod64);
+        };
+        (@one $m:ident, $t:ident, $core:path, [$($f:ident = $libm:path),*], $atan2:path, $powf:path, $fmod:path) => {
             pub mod $m {
                 use $core as core_math;
 
@@ -252,29 +261,24 @@ mod math {
     }
 
     device_fns!(
-        m32,
-        f32,
-        core::f32::math,
-        [
-            exp = super::exp_f32,
-            ln = libm::logf,
-            log2 = libm::log2f,
-            log10 = libm::log10f,
-            sin = libm::sinf,
-            cos = libm::cosf,
-            tan = libm::tanf,
-            asin = libm::asinf,
-            acos = libm::acosf,
-            atan = libm::atanf,
-            sinh = libm::sinhf,
-            cosh = libm::coshf,
-            tanh = libm::tanhf,
-            erf = libm::erff
-        ],
-        libm::atan2f,
-        libm::powf,
-        libm::fmodf
+        m32: f32 = core::f32::math, m64: f64 = core::f64::math;
+        binary: libm::atan2f, libm::atan2; libm::powf, libm::pow; libm::fmodf, libm::fmod;
+        exp = super::exp_f32, libm::exp;
+        ln = libm::logf, libm::log;
+        log2 = libm::log2f, libm::log2;
+        log10 = libm::log10f, libm::log10;
+        sin = libm::sinf, libm::sin;
+        cos = libm::cosf, libm::cos;
+        tan = libm::tanf, libm::tan;
+        asin = libm::asinf, libm::asin;
+        acos = libm::acosf, libm::acos;
+        atan = libm::atanf, libm::atan;
+        sinh = libm::sinhf, libm::sinh;
+        cosh = libm::coshf, libm::cosh;
+        tanh = libm::tanhf, libm::tanh;
+        erf = libm::erff, libm::erf;
     );
+
     /// `e^x` from the hardware's `ex2.approx` after an exact range reduction: `x = j ln 2 + r`
     /// with `|r| <= ln 2 / 2` (two-part `ln 2`, fused multiply-adds), `e^x = 2^j 2^(r log2 e)`;
     /// within 3 ulp of the exact result (libm's `expf`, which this replaces on the GPU, is within 1
@@ -314,31 +318,6 @@ mod math {
         }
         r
     }
-
-    device_fns!(
-        m64,
-        f64,
-        core::f64::math,
-        [
-            exp = libm::exp,
-            ln = libm::log,
-            log2 = libm::log2,
-            log10 = libm::log10,
-            sin = libm::sin,
-            cos = libm::cos,
-            tan = libm::tan,
-            asin = libm::asin,
-            acos = libm::acos,
-            atan = libm::atan,
-            sinh = libm::sinh,
-            cosh = libm::cosh,
-            tanh = libm::tanh,
-            erf = libm::erf
-        ],
-        libm::atan2,
-        libm::pow,
-        libm::fmod
-    );
 }
 
 #[cfg(test)]

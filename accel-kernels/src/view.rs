@@ -6,7 +6,7 @@
 //! [`Delayed`](crate::delayed::Delayed) instead, with the same reading methods.
 
 use crate::elem::DeviceElem;
-use crate::index::ravel;
+use crate::index::{Shaped, ravel};
 
 /// A rank-`R` array in global memory, row-major.
 pub struct View<E: DeviceElem, const R: usize> {
@@ -23,23 +23,14 @@ impl<E: DeviceElem, const R: usize> Clone for View<E, R> {
 
 impl<E: DeviceElem, const R: usize> Copy for View<E, R> {}
 
-impl<E: DeviceElem, const R: usize> View<E, R> {
+impl<E: DeviceElem, const R: usize> Shaped<R> for View<E, R> {
     #[inline(always)]
-    pub fn shape(&self) -> [usize; R] {
+    fn shape(&self) -> [usize; R] {
         self.shape
     }
+}
 
-    /// Number of elements (the product of the extents; 1 for rank 0).
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.shape.iter().product()
-    }
-
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
+impl<E: DeviceElem, const R: usize> View<E, R> {
     /// Element `i` in row-major order.
     ///
     /// # Safety

@@ -45,6 +45,10 @@ pub trait Host {
     fn array_op(&mut self, op: &ArrayOp, ty: &Type) -> Result<Self::Value>;
     /// The error for IR that a correct front end never emits (see [`ill_typed`]).
     fn ill_typed(&self, what: String) -> Error;
+    /// Values that a [`Schedule`](crate::schedule::Schedule) computed ahead for some
+    /// expressions, by the expression's address: [`Host::eval`] takes each the first time it
+    /// meets its expression instead of evaluating it.
+    fn ahead(&mut self) -> &mut Vec<(usize, Self::Value)>;
 
     /// The value bound to variable `id`.
     fn lookup(&mut self, id: u32, name: &str) -> Result<Self::Value> {
@@ -55,6 +59,12 @@ pub trait Host {
     }
 
     fn eval(&mut self, e: &Expr) -> Result<Self::Value> {
+        let ahead = self.ahead();
+        if !ahead.is_empty()
+            && let Some(i) = ahead.iter().position(|(at, _)| *at == e as *const Expr as usize)
+        {
+            return Ok(ahead.swap_remove(i).1);
+        }
         let scalar = |s: ScalarValue| Self::Value::from_elem(ElemValue::Scalar(s));
         Ok(match &e.kind {
             ExprKind::Var(v) => self.lookup(v.id, &v.name)?,

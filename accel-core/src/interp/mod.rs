@@ -45,6 +45,21 @@ pub fn eval(program: &Program, args: Vec<Value>) -> Result<Value> {
     Ok(interp.eval(&program.body)?.into_value())
 }
 
+/// Evaluates `p` by walking its IR and by running its [`Schedule`](crate::schedule::Schedule):
+/// both must give the same value or the same error (the tests of schedules).
+#[cfg(test)]
+pub(crate) fn eval_both(p: &Program, args: Vec<Value>) -> Result<Value> {
+    let walked = eval(p, args.clone());
+    let mut interp = Interp::default();
+    for ((v, _), a) in p.params.iter().zip(args) {
+        interp.env.push((v.id, Val::from_value(a)));
+    }
+    let scheduled = crate::schedule::Schedule::build(p).run(&mut interp).map(Val::into_value);
+    // Compared as text, so that a NaN equals itself.
+    assert_eq!(format!("{walked:?}"), format!("{scheduled:?}"), "{p}");
+    walked
+}
+
 /// The error for IR that a correct front end never emits (ill-typed or malformed). It is a
 /// value rather than a panic because programs can also come from deserialised JSON.
 fn ill_typed(what: impl fmt::Display) -> Error {
@@ -233,6 +248,7 @@ impl Val {
 #[derive(Default)]
 struct Interp {
     env: Vec<(u32, Val)>,
+    ahead: Vec<(usize, Val)>,
 }
 
 impl HostValue for Val {
@@ -303,6 +319,10 @@ impl Host for Interp {
 
     fn ill_typed(&self, what: String) -> Error {
         ill_typed(what)
+    }
+
+    fn ahead(&mut self) -> &mut Vec<(usize, Val)> {
+        &mut self.ahead
     }
 }
 

@@ -1,7 +1,7 @@
 //! Tests of the interpreter on hand-built IR, against values worked out by hand or by plain Rust
 //! oracles.
 
-use super::{eval, int_value};
+use super::{eval, eval_both, int_value};
 use crate::error::{Error, Result};
 use crate::ir::{
     ArrayOp as A, Axis, BinaryOp as Op, Boundary, Direction, Expr, ExprKind, Lambda, MathFn, Program, ReadSite,
@@ -176,13 +176,13 @@ fn program(params: Vec<(Var, Type)>, body: Expr) -> Program {
 }
 
 fn run0(body: Expr) -> Result<Value> {
-    eval(&program(vec![], body), vec![])
+    eval_both(&program(vec![], body), vec![])
 }
 
 fn run1(ty: Type, arg: Value, body: impl FnOnce(Expr) -> Expr) -> Result<Value> {
     let p = fresh("xs", ty);
     let body = body(var(&p));
-    eval(&program(vec![p], body), vec![arg])
+    eval_both(&program(vec![p], body), vec![arg])
 }
 
 fn run2(
@@ -193,7 +193,7 @@ fn run2(
     let p1 = fresh("xs", ty1);
     let p2 = fresh("ys", ty2);
     let body = body(var(&p1), var(&p2));
-    eval(&program(vec![p1, p2], body), vec![arg1, arg2])
+    eval_both(&program(vec![p1, p2], body), vec![arg1, arg2])
 }
 
 // ---------------------------------------------------------------------------------------------

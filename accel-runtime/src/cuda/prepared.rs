@@ -1,5 +1,5 @@
 //! What the executor needs of a program beyond its IR, worked out once per program and device
-//! rather than on every call: the collective nodes and their ids (which name their kernels), each
+//! rather than on every call: the program's schedule (its steps), the collective nodes and their ids (which name their kernels), each
 //! node's kernel interface (its closures' free variables), whether any kernel can record an error,
 //! and the kernels themselves, looked up by name on their first launch.
 //!
@@ -11,10 +11,13 @@ use super::{DeviceModule, Gpu, Kernel, lock};
 use accel_core::Result;
 use accel_core::ir::{ArrayOp, Program};
 use accel_core::kernel::{self, Param, Role};
+use accel_core::schedule::Schedule;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 pub(super) struct Prepared {
+    /// The steps of a run ([`Schedule`]).
+    pub(super) schedule: Schedule<'static>,
     /// Every collective node in pre-order ([`kernel::array_nodes`]): a node's position is its id.
     pub(super) nodes: Vec<&'static ArrayOp>,
     /// Node ids by the node's address.
@@ -37,6 +40,7 @@ impl Prepared {
         let typed = kernel::typed_array_nodes(program);
         let nodes: Vec<&'static ArrayOp> = typed.iter().map(|&(op, _)| op).collect();
         Prepared {
+            schedule: Schedule::build(program),
             ids: nodes.iter().enumerate().map(|(id, op)| (address(op), id)).collect(),
             layouts: typed.into_iter().map(|(op, ty)| kernel::layout(op, ty)).collect(),
             may_fail: kernel::program_may_fail(program),

@@ -1,10 +1,12 @@
 //! The executor: runs a program's IR on a [`Gpu`], launching the kernels that `accel-build`
 //! compiled for it (Accelerate's execute phase).
 //!
-//! The host walks the IR: scalar code and control flow with the interpreter's own evaluator
-//! ([`Host`], one implementation for both), shapes and single-element reads here; every collective
-//! node allocates its outputs and launches the kernels [`kernel::roles`] lists, passing the words
-//! of its [`kernel::layout`]. Fused forms
+//! The host runs the program's [`Schedule`](accel_core::schedule::Schedule), built once per
+//! program and device: one step per kernel in evaluation order, each evaluated with the
+//! interpreter's own evaluator ([`Host`], one implementation for both) from the values of earlier
+//! steps; scalar code and control flow are that evaluator's, shapes and single-element reads are
+//! here; every collective node allocates its outputs and launches the kernels [`kernel::roles`]
+//! lists, passing the words of its [`kernel::layout`]. Fused forms
 //! (see `accel_core::fusion`): a delayed operand is never evaluated, only its shape; an epilogue
 //! runs its reduction's or scan's launches with its own output; a delayed read in host code
 //! computes the one element it reads here. Nodes fusion absorbed are never launched. Launches are
@@ -58,11 +60,11 @@ impl Gpu {
         // A slot per run: programs running at the same time on other threads keep their errors.
         // Kernels that cannot fail get the device's slot, which they never write.
         let slot = if prepared.may_fail { Some(self.clean_slot()?) } else { None };
-        let mut ex = Exec { gpu: self, prepared: &prepared, env: Vec::new(), slot };
+        let mut ex = Exec { gpu: self, prepared: &prepared, env: Vec::new(), ahead: Vec::new(), slot };
         for ((v, _), a) in program.params.iter().zip(args) {
             ex.env.push((v.id, a));
         }
-        let result = ex.eval(&program.body);
+        let result = prepared.schedule.run(&mut ex);
         // A kernel's error explains any later failure, so it wins.
         let checked = ex.check_device();
         if checked.is_ok()
@@ -79,6 +81,8 @@ struct Exec<'a> {
     gpu: &'a Gpu,
     prepared: &'a Prepared,
     env: Vec<(u32, DValue)>,
+    /// Operands of the current step, computed by earlier steps ([`Host::ahead`]).
+    ahead: Vec<(usize, DValue)>,
     /// Where this run's kernels record the first failure (see `accel_kernels::abi`), if they can.
     slot: Option<DeviceBuffer>,
 }
@@ -146,6 +150,10 @@ impl Host for Exec<'_> {
 
     fn ill_typed(&self, what: String) -> Error {
         ill_typed(what)
+    }
+
+    fn ahead(&mut self) -> &mut Vec<(usize, DValue)> {
+        &mut self.ahead
     }
 }
 
