@@ -4,9 +4,10 @@
 //! compiler: it lowers the function with `accel_core::frontend`, and emits
 //!
 //! - `fn f(rt: &Runtime, args..) -> accel::Result<T>`, which runs the program on the runtime's
-//!   backend;
-//! - `mod f` with `reference(args..)` (the interpreter), `plan()` and `program()`, plus the
-//!   generated backend code.
+//!   backend: `rt.call::<f::Function>((args..))`;
+//! - `mod f` with `reference(args..)` (the interpreter), `plan()`, `program()` and
+//!   `optimised()`, `Function` (the function as the backends see it, `accel_runtime::backend`),
+//!   plus the generated CPU code.
 //!
 //! With the `cuda` feature, `mod f` also holds `module()`, the package's PTX module and the SASS
 //! that ptxas made of it (embedded once per crate, see `embedded_module`), which the package's build script (accel-build) compiled into the
@@ -67,12 +68,32 @@ fn expand(item: &syn::ItemFn, options: accel_core::pipeline::Options) -> syn::Re
     });
     let doc_mod = format!("The reference interpreter, plan and generated code of [`{name}()`].");
 
-    let cpu_only = quote!(#rt.run_cpu(|__cx| #name::__cpu(__cx, #(#user_names),*)));
     #[cfg(feature = "cuda")]
-    let Backends { body, items, error } = backends(item, program, cpu_only, &rt, &user_names, &ret);
+    let GpuCode { methods, items, error } = gpu_code(item, program, &user_names, &ret);
     #[cfg(not(feature = "cuda"))]
-    let Backends { body, items, error } = Backends { body: cpu_only, items: quote!(), error: None };
+    let GpuCode { methods, items, error } = GpuCode { methods: quote!(), items: quote!(), error: None };
     let error = error.map(|e| e.to_compile_error());
+    let arg_types = program.params.iter().map(|(_, t)| {
+        let v = codegen::value_type(t);
+        if t.is_elem() { v } else { quote!(&'a #v) }
+    });
+    let name_text = name.to_string();
+    let function = quote! {
+        /// The function as the backends see it: `Runtime::call::<Function>` runs it.
+        pub struct Function;
+
+        impl ::accel::__private::Function for Function {
+            type Args<'a> = (#(#arg_types,)*);
+            type Output = #ret;
+            const NAME: &'static str = #name_text;
+
+            fn cpu(__cx: &::accel::__private::cpu::Ctx, (#(#user_names,)*): Self::Args<'_>) -> ::accel::Result<#ret> {
+                __cpu(__cx, #(#user_names),*)
+            }
+
+            #methods
+        }
+    };
 
     Ok(quote! {
         #error
@@ -80,7 +101,7 @@ fn expand(item: &syn::ItemFn, options: accel_core::pipeline::Options) -> syn::Re
         #(#attrs)*
         #[allow(clippy::too_many_arguments)]
         #vis fn #name(#rt: &::accel::Runtime, #(#user_names: #param_types),*) -> ::accel::Result<#ret> {
-            #body
+            #rt.call::<#name::Function>((#(#user_names,)*))
         }
 
         #[doc = #doc_mod]
@@ -118,6 +139,8 @@ fn expand(item: &syn::ItemFn, options: accel_core::pipeline::Options) -> syn::Re
                 ::accel::Plan::build(optimised())
             }
 
+            #function
+
             #items
 
             #cpu
@@ -125,45 +148,56 @@ fn expand(item: &syn::ItemFn, options: accel_core::pipeline::Options) -> syn::Re
     })
 }
 
-/// How the wrapper runs the program: its body, the items it needs in `mod f`, and an error to
-/// report beside them (the wrapper then runs on the CPU only, so that the error is the only one).
-struct Backends {
-    body: proc_macro2::TokenStream,
+/// The GPU side of `f::Function` (its methods `device`, `to_device` and `from_device`), the items
+/// they need in `mod f`, and an error to report beside them (the function then has no GPU code,
+/// so that the error is the only one).
+struct GpuCode {
+    methods: proc_macro2::TokenStream,
     items: proc_macro2::TokenStream,
     error: Option<syn::Error>,
 }
 
-/// The CPU code on a CPU runtime, the embedded PTX on a GPU one.
+/// The embedded PTX, and how to pass the arguments to the executor and take its result.
 #[cfg(feature = "cuda")]
-fn backends(
+fn gpu_code(
     item: &syn::ItemFn,
     program: &accel_core::Program,
-    cpu_only: proc_macro2::TokenStream,
-    rt: &syn::Ident,
     user_names: &[syn::Ident],
     ret: &proc_macro2::TokenStream,
-) -> Backends {
+) -> GpuCode {
     let name = &item.sig.ident;
     let (ptx, sass) = match ptx_module(name, program) {
         Ok(paths) => paths,
-        Err(e) => return Backends { body: cpu_only, items: quote!(), error: Some(e) },
+        Err(e) => return GpuCode { methods: quote!(), items: quote!(), error: Some(e) },
     };
     let module = embedded_module(&ptx, &sass);
     let prefix = program.kernel_prefix();
+    // The tuple of arguments is borrowed: elements bind as `&T`, arrays as `&&Array`.
     let device_args = user_names.iter().zip(&program.params).map(|(n, (_, t))| {
-        let arg = if t.is_elem() { quote!(&#n) } else { quote!(#n) };
+        let arg = if t.is_elem() { quote!(#n) } else { quote!(*#n) };
         quote!(::accel::__private::IntoDevice::to_device(#arg, __gpu)?)
     });
-    Backends {
-        body: quote! {
-            #rt.run(
-                |__cx| #name::__cpu(__cx, #(#user_names),*),
-                |__gpu| {
-                    let __args = ::std::vec![#(#device_args),*];
-                    let __out = __gpu.execute(#name::optimised(), #prefix, #name::module(), __args)?;
-                    <#ret as ::accel::__private::FromDevice>::from_device(__out)
-                },
-            )
+    GpuCode {
+        methods: quote! {
+            fn device() -> ::std::option::Option<::accel::__private::DeviceProgram> {
+                ::std::option::Option::Some(::accel::__private::DeviceProgram {
+                    program: optimised(),
+                    prefix: #prefix,
+                    module: module(),
+                })
+            }
+
+            fn to_device(
+                __args: &Self::Args<'_>,
+                __gpu: &::accel::__private::Gpu,
+            ) -> ::accel::Result<::std::vec::Vec<::accel::__private::DValue>> {
+                let (#(#user_names,)*) = __args;
+                ::std::result::Result::Ok(::std::vec![#(#device_args),*])
+            }
+
+            fn from_device(__out: ::accel::__private::DValue) -> ::accel::Result<#ret> {
+                <#ret as ::accel::__private::FromDevice>::from_device(__out)
+            }
         },
         items: module,
         error: None,

@@ -7,6 +7,8 @@
 //! - [`IntoValue`] / [`FromValue`]: typed values to and from `accel_core::value::Value`;
 //! - [`cpu`]: the CPU backend's rayon skeletons, which generated code instantiates;
 //! - `cuda` (with the `cuda` feature): the CUDA device layer (`Gpu`, device buffers, kernels);
+//! - [`backend`]: the seam every backend implements ([`backend::Backend`]: run a compiled
+//!   [`backend::Function`]), the CPU backend ([`backend::Cpu`]);
 //! - [`Runtime`]: picks the backend and owns its resources.
 //!
 //! ```
@@ -25,6 +27,7 @@
 //! ```
 
 pub mod array;
+pub mod backend;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;

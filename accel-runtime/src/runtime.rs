@@ -1,19 +1,18 @@
 //! The runtime: which backend runs a program, and its resources.
 //!
-//! The CPU backend owns a rayon thread pool; generated code runs inside it through
-//! [`Runtime::run_cpu`], so that accel's parallel loops never compete with the application's own
-//! use of rayon's global pool. With the `cuda` feature a runtime may hold a [`Gpu`] instead, and
-//! generated code calls [`Runtime::run`] with both versions of a program; a CUDA runtime starts
-//! its CPU pool only if something runs on the CPU. A CUDA runtime may hold several devices
+//! A runtime holds the CPU backend ([`Cpu`], a rayon thread pool of accel's own) and, with the
+//! `cuda` feature, may hold [`Gpu`]s; generated code calls [`Runtime::call`], which hands the
+//! function to the backend in use through the [`Backend`] seam. A CUDA runtime starts its CPU
+//! pool only if something runs on the CPU. A CUDA runtime may hold several devices
 //! ([`Runtime::cuda_devices`]); programs run on the first, and the streams of chunks that spread
 //! work over all of them build on this.
 
+use crate::backend::{Backend, Cpu, Function};
 use crate::cpu::Ctx;
 #[cfg(feature = "cuda")]
 use crate::cuda::Gpu;
 use accel_core::{Error, Result};
 use std::fmt;
-use std::sync::OnceLock;
 
 /// The kind of backend a [`Runtime`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -38,18 +37,12 @@ pub enum BackendKind {
 /// # Ok::<(), accel_runtime::Error>(())
 /// ```
 pub struct Runtime {
-    /// Started at construction for the CPU backend, on first use for CUDA.
-    pool: OnceLock<Pool>,
+    /// Its pool started at construction for the CPU backend, on first use for CUDA.
+    cpu: Cpu,
     /// The devices of a CUDA runtime, distinct, the first one running programs; empty for the
     /// CPU backend.
     #[cfg(feature = "cuda")]
     gpus: Vec<Gpu>,
-}
-
-enum Pool {
-    Own(rayon::ThreadPool),
-    /// Rayon's global pool, when a pool of our own could not be started.
-    Global,
 }
 
 /// What `ACCEL_BACKEND` asks for.
@@ -77,10 +70,6 @@ fn request_from_env(value: Option<&str>) -> Result<Request> {
     }
 }
 
-fn start_pool(threads: usize) -> std::result::Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("accel-cpu-{i}")).build()
-}
-
 /// Device ordinals for a CUDA runtime: at least one, none twice (a device holds one context
 /// per process, so a repeated ordinal would be the same device twice).
 fn check_ordinals(ordinals: &[usize]) -> Result<()> {
@@ -93,11 +82,6 @@ fn check_ordinals(ordinals: &[usize]) -> Result<()> {
         )),
         _ => Ok(()),
     }
-}
-
-/// A pool with one thread per core, or rayon's global pool if none can be started.
-fn default_pool() -> Pool {
-    start_pool(0).map_or(Pool::Global, Pool::Own)
 }
 
 impl Runtime {
@@ -141,28 +125,17 @@ impl Runtime {
     /// The CPU backend with one thread per core (rayon's default, which honours
     /// `RAYON_NUM_THREADS`).
     pub fn cpu() -> Runtime {
-        Runtime::with_pool(default_pool())
+        Runtime::with_cpu(Cpu::new())
     }
 
     /// The CPU backend with `n` threads (`n > 0`).
     pub fn cpu_with_threads(n: usize) -> Result<Runtime> {
-        if n == 0 {
-            return Err(Error::invalid_argument(
-                "Runtime::cpu_with_threads",
-                "a thread pool needs at least one thread",
-            ));
-        }
-        let pool = start_pool(n).map_err(|e| Error::Backend {
-            backend: "cpu".into(),
-            context: format!("starting a pool of {n} threads"),
-            message: e.to_string(),
-        })?;
-        Ok(Runtime::with_pool(Pool::Own(pool)))
+        Ok(Runtime::with_cpu(Cpu::with_threads(n)?))
     }
 
-    fn with_pool(pool: Pool) -> Runtime {
+    fn with_cpu(cpu: Cpu) -> Runtime {
         Runtime {
-            pool: OnceLock::from(pool),
+            cpu,
             #[cfg(feature = "cuda")]
             gpus: Vec::new(),
         }
@@ -194,7 +167,7 @@ impl Runtime {
     pub fn cuda_devices(ordinals: &[usize]) -> Result<Runtime> {
         check_ordinals(ordinals)?;
         let gpus = ordinals.iter().map(|&ordinal| Gpu::open(ordinal)).collect::<Result<Vec<_>>>()?;
-        Ok(Runtime { pool: OnceLock::new(), gpus })
+        Ok(Runtime { cpu: Cpu::lazy(), gpus })
     }
 
     /// The CUDA backend on every device the driver sees, in ordinal order.
@@ -259,9 +232,9 @@ impl Runtime {
     pub fn synchronize(&self) -> Result<()> {
         #[cfg(feature = "cuda")]
         for gpu in &self.gpus {
-            gpu.synchronize()?;
+            Backend::synchronize(gpu)?;
         }
-        Ok(())
+        self.cpu.synchronize()
     }
 
     /// The device that runs the programs of a CUDA runtime (its first).
@@ -276,35 +249,48 @@ impl Runtime {
         &self.gpus
     }
 
-    fn pool(&self) -> &Pool {
-        self.pool.get_or_init(default_pool)
-    }
-
     /// Number of worker threads of the CPU pool.
     pub fn threads(&self) -> usize {
-        match self.pool() {
-            Pool::Own(pool) => pool.current_num_threads(),
-            Pool::Global => rayon::current_num_threads(),
-        }
+        self.cpu.threads()
     }
 
     /// Runs generated CPU code inside this runtime's thread pool with a fresh [`Ctx`]; an error
     /// recorded in the context and not yet taken is returned too. Works on any backend.
     pub fn run_cpu<T: Send>(&self, f: impl FnOnce(&Ctx) -> Result<T> + Send) -> Result<T> {
-        let run = || {
-            let cx = Ctx::new();
-            let value = f(&cx)?;
-            cx.check()?;
-            Ok(value)
-        };
-        match self.pool() {
-            Pool::Own(pool) => pool.install(run),
-            Pool::Global => run(),
+        self.cpu.run(f)
+    }
+
+    /// Runs the `#[accel]` function `F` on `args` on this runtime's backend (what the function
+    /// itself does: `f(&rt, a, b)` is `rt.call::<f::Function>((a, b))`).
+    ///
+    /// ```
+    /// use accel_runtime::{Result, Runtime, Vector, backend::Function, cpu};
+    ///
+    /// struct Double;
+    /// impl Function for Double {
+    ///     type Args<'a> = (&'a Vector<i32>,);
+    ///     type Output = Vector<i32>;
+    ///     const NAME: &'static str = "double";
+    ///     fn cpu(cx: &cpu::Ctx, (xs,): (&Vector<i32>,)) -> Result<Vector<i32>> {
+    ///         cpu::map(cx, xs, |x| x * 2)
+    ///     }
+    /// }
+    ///
+    /// let rt = Runtime::cpu();
+    /// assert_eq!(rt.call::<Double>((&Vector::from_vec(vec![1, 2]),))?.to_vec(), vec![2, 4]);
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
+    pub fn call<F: Function>(&self, args: F::Args<'_>) -> Result<F::Output> {
+        #[cfg(feature = "cuda")]
+        if let Some(gpu) = self.gpu() {
+            return gpu.call::<F>(args);
         }
+        self.cpu.call::<F>(args)
     }
 
     /// Runs a program on this runtime's backend: `gpu` on a CUDA runtime (on the calling thread),
-    /// `cpu` through [`Runtime::run_cpu`] otherwise. Generated code passes both versions.
+    /// `cpu` through [`Runtime::run_cpu`] otherwise: both versions of a computation written by
+    /// hand (generated code calls [`Runtime::call`]).
     ///
     /// ```
     /// use accel_runtime::{Runtime, Vector, cpu};

@@ -73,7 +73,10 @@ pub mod prelude {
 pub mod __private {
     pub use accel_core::ir::{self, Program};
     pub use accel_core::{interp, ops};
+    #[cfg(feature = "cuda")]
+    pub use accel_runtime::backend::DeviceProgram;
+    pub use accel_runtime::backend::Function;
     pub use accel_runtime::cpu;
     #[cfg(feature = "cuda")]
-    pub use accel_runtime::cuda::{DeviceModule, FromDevice, Gpu, IntoDevice};
+    pub use accel_runtime::cuda::{DValue, DeviceModule, FromDevice, Gpu, IntoDevice};
 }
