@@ -3,27 +3,32 @@
 //! Accelerate's `UniformSchedule`, DESIGN §5).
 //!
 //! A program's straight-line part (its `let`s and the operand trees of its collective nodes)
-//! becomes a list of steps, each computing one node from the values of earlier steps:
+//! becomes a list of steps, each computing one expression from the values of earlier steps:
 //!
 //! - [`Action::Launch`]: a collective node with kernels ([`kernel::roles`]): allocate its
-//!   outputs and launch them;
+//!   outputs and launch them (all the launches of its skeleton, with what fusion put into them);
 //! - [`Action::Host`]: a node the host computes alone (a unit, a reshape, a read of one
 //!   element), scalar code, or control flow (`if`, loops, `awhile`, `&&`), which stays one step
 //!   with everything inside it: the shared evaluator ([`crate::interp::Host`]) runs it and
 //!   launches the kernels of the nodes it meets;
-//! - [`Action::Bind`]: a `let` binds its variable to an earlier step's value.
+//! - [`Action::Bind`] and [`Action::Unbind`]: a `let` binds its variable to an earlier step's
+//!   value, and its scope ends after the steps of its body (the value is freed there, as in the
+//!   walk).
 //!
-//! A step reads the values of earlier steps through its [`Step::operands`]: each is a direct
-//! child of the step's node, computed by the step named beside it, and read exactly once, so that
-//! an evaluator can move the value out and free it as soon as its consumer has run. What fusion
-//! absorbed into a node (a delayed operand, the reduction under an epilogue) stays inside it: a
-//! step is one kernel's work, as [`kernel::launched`] counts kernels. The order of the steps is
-//! the evaluation order of the interpreter, so a schedule runs the kernels in the order the IR
-//! walk did and reports the same first error.
+//! A step reads values of earlier steps in two ways: through its [`Step::operands`], expressions
+//! inside its own (an operand of its node, or of the reduction its epilogue rewrites) computed by
+//! the step named beside them, each read exactly once, so that an evaluator can free it as soon
+//! as its consumer has run; and through the variables of earlier `Bind` steps. What fusion
+//! absorbed into a node (a delayed operand) stays inside its step.
+//!
+//! The steps run in the evaluators' order, and an expression's operands become steps of their
+//! own only when everything else the host evaluates for it cannot fail (variables, constants,
+//! shapes, arithmetic without an integer division): so a schedule reports the same first error
+//! as the walk of the IR. Otherwise the expression is one step, walked with everything inside.
 //!
 //! The schedule names each launch by its node id ([`kernel::array_nodes`]), so that a stream of
-//! chunks, several CUDA streams or several devices can later place steps without another walk:
-//! the operands are the dependences between steps.
+//! chunks, several CUDA streams or several devices can later place steps without another walk,
+//! by the steps' operands and variables.
 //!
 //! ```
 //! use accel_core::schedule::{Action, Schedule};
@@ -40,7 +45,8 @@ use crate::error::Result;
 use crate::interp::Host;
 use crate::ir::visit::{self, Bound};
 use crate::ir::{ArrayOp, BinaryOp, Expr, ExprKind, Program};
-use crate::kernel;
+use crate::kernel::{self, Param};
+use crate::types::{ElemType, ScalarType};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -57,6 +63,8 @@ pub enum Action {
     Host,
     /// Binds the variable of the step's `let` to the value of step `value`.
     Bind { var: u32, value: Slot },
+    /// Ends the scope of the variable of the step's `let` (after the steps of its body).
+    Unbind { var: u32 },
 }
 
 /// One step: an expression of the program, what to do with it, and the earlier steps whose
@@ -65,7 +73,8 @@ pub enum Action {
 pub struct Step<'p> {
     pub expr: &'p Expr,
     pub action: Action,
-    /// Direct children of `expr` already computed, each by the step beside it.
+    /// Expressions inside `expr` (operands of its node, or of the reduction its epilogue
+    /// rewrites) already computed, each by the step beside it.
     pub operands: Vec<(&'p Expr, Slot)>,
 }
 
@@ -74,6 +83,8 @@ pub struct Step<'p> {
 #[derive(Clone, Debug)]
 pub struct Schedule<'p> {
     pub steps: Vec<Step<'p>>,
+    /// The step whose value is the program's result.
+    pub result: Slot,
 }
 
 impl<'p> Schedule<'p> {
@@ -82,13 +93,8 @@ impl<'p> Schedule<'p> {
         let ids = kernel::array_nodes(program).into_iter().enumerate().map(|(id, op)| (address(op), id)).collect();
         let launched = kernel::launched(program);
         let mut b = Builder { steps: Vec::new(), ids, launched };
-        b.expr(&program.body);
-        Schedule { steps: b.steps }
-    }
-
-    /// The slot of the program's result.
-    pub fn result(&self) -> Slot {
-        self.steps.len() - 1
+        let result = b.expr(&program.body);
+        Schedule { steps: b.steps, result }
     }
 
     /// Runs the steps on `host`, whose environment binds the program's parameters: each step's
@@ -114,6 +120,10 @@ impl<'p> Schedule<'p> {
                     let v = take(&mut slots, value, host)?;
                     host.env().push((var, v));
                 }
+                Action::Unbind { var } => match host.env().pop() {
+                    Some((bound, _)) if bound == var => {}
+                    _ => return Err(host.ill_typed(format!("step s{i} of a schedule ends a scope it is not in"))),
+                },
                 Action::Launch { .. } | Action::Host => {
                     for &(e, slot) in &step.operands {
                         let v = take(&mut slots, slot, host)?;
@@ -123,7 +133,7 @@ impl<'p> Schedule<'p> {
                 }
             }
         }
-        take(&mut slots, self.result(), host)
+        take(&mut slots, self.result, host)
     }
 }
 
@@ -141,21 +151,20 @@ impl<'p> Builder<'p> {
         if let ExprKind::Let { var, value, body } = &e.kind {
             let value = self.expr(value);
             self.push(e, Action::Bind { var: var.id, value }, Vec::new());
-            return self.expr(body);
+            let result = self.expr(body);
+            // The variable's scope ends with the body, as in the walk: its value is freed here.
+            self.push(e, Action::Unbind { var: var.id }, Vec::new());
+            return result;
         }
         let mut operands = Vec::new();
         for child in self.operands(e) {
             operands.push((child, self.expr(child)));
         }
         let action = match &e.kind {
-            ExprKind::Array(op) => match self.ids.get(&address(op)) {
-                Some(&node) if self.launched[node] && !kernel::roles(op).is_empty() => Action::Launch { node },
-                _ => Action::Host,
-            },
+            ExprKind::Array(op) if self.has_kernels(op) => Action::Launch { node: self.ids[&address(op)] },
             _ => Action::Host,
         };
-        self.steps.push(Step { expr: e, action, operands });
-        self.steps.len() - 1
+        self.push(e, action, operands)
     }
 
     fn push(&mut self, expr: &'p Expr, action: Action, operands: Vec<(&'p Expr, Slot)>) -> Slot {
@@ -163,16 +172,59 @@ impl<'p> Builder<'p> {
         self.steps.len() - 1
     }
 
-    /// The children of `e` that are steps of their own, in evaluation order: those evaluated
-    /// whenever `e` is, in `e`'s scope, that run a collective node. For a collective node the
-    /// candidates are its operands outside closure bodies; what fusion absorbed into it (a
-    /// delayed operand, the reduction under an epilogue) does not run, its kernels compute it.
-    /// For scalar code that evaluates all its operands (a tuple, an operator other than `&&` and
-    /// `||`, a read of one element, ...) they are its children. A conditional, a loop or a
-    /// short-circuit operator stays one step with everything inside it.
+    /// Whether `op` is a node that runs ([`kernel::launched`]) with kernels of its own.
+    fn has_kernels(&self, op: &ArrayOp) -> bool {
+        self.runs(op) && !kernel::roles(op).is_empty()
+    }
+
+    /// Whether `op` runs: it is not absorbed into another node's kernels.
+    fn runs(&self, op: &ArrayOp) -> bool {
+        self.ids.get(&address(op)).is_some_and(|&id| self.launched[id])
+    }
+
+    /// The children of `e` (or, under an epilogue, of the reduction it rewrites) that are steps
+    /// of their own, in the order the evaluators compute them: what the host evaluates for `e`
+    /// that runs a collective node.
+    ///
+    /// - For a node with kernels: the operands its kernels read from memory
+    ///   ([`Param::Operand`] of [`kernel::layout`], in the layout's order, which is the
+    ///   executor's). A delayed operand is not one: its kernels compute it.
+    /// - For a node the host computes alone: its operands outside closure bodies.
+    /// - For scalar code that evaluates all its children (a tuple, an operator other than `&&`
+    ///   and `||`, a read of one element, ...): its children.
+    /// - A conditional or a loop is never split: it stays one step.
+    ///
+    /// Computing a step's operands first must not change which error is reported first, so they
+    /// become steps only when everything else the host evaluates for `e` cannot fail (variables,
+    /// constants, shapes, arithmetic without integer division); otherwise `e` is one step.
     fn operands(&self, e: &'p Expr) -> Vec<&'p Expr> {
         let mut candidates = Vec::new();
+        let mut others: Vec<&'p Expr> = Vec::new();
         match &e.kind {
+            ExprKind::Array(op) if self.has_kernels(op) => {
+                let body = kernel::epilogue_source(op).filter(|inner| !self.runs(inner));
+                for p in kernel::layout(op, &e.ty) {
+                    match p {
+                        Param::Operand(x) => candidates.push(x),
+                        Param::Delayed(x) => match kernel::as_generate(x) {
+                            Some(ArrayOp::Generate { shape, .. }) => others.push(shape),
+                            _ => others.push(x),
+                        },
+                        Param::HostScalar(x) => others.push(x),
+                        Param::ErrorSlot | Param::Output(_) | Param::Scratch(..) | Param::Capture(..) => {}
+                    }
+                }
+                // What a skeleton evaluates beside its parameters (a result's shape, a count).
+                for node in std::iter::once(&**op).chain(body) {
+                    visit::for_each_operand(node, &mut |child, bound, _| {
+                        let is_body =
+                            body.is_some_and(|b| matches!(&child.kind, ExprKind::Array(c) if std::ptr::eq(&**c, b)));
+                        if matches!(bound, Bound::Nothing) && !is_body && kernel::as_generate(child).is_none() {
+                            others.push(child);
+                        }
+                    });
+                }
+            }
             ExprKind::Array(op) => visit::for_each_operand(op, &mut |child, bound, _| {
                 if matches!(bound, Bound::Nothing) {
                     candidates.push(child);
@@ -181,11 +233,36 @@ impl<'p> Builder<'p> {
             _ if evaluates_every_child(e) => visit::for_each_child(e, &mut |child, _, _| candidates.push(child)),
             _ => {}
         }
-        candidates.retain(|child| match &child.kind {
-            ExprKind::Array(inner) => self.ids.get(&address(inner)).is_some_and(|&id| self.launched[id]),
-            _ => evaluates_every_child(child) && !self.operands(child).is_empty(),
-        });
-        candidates
+        let (steps, rest): (Vec<&'p Expr>, Vec<&'p Expr>) =
+            candidates.into_iter().partition(|child| match &child.kind {
+                ExprKind::Array(inner) => self.runs(inner),
+                _ => evaluates_every_child(child) && !self.operands(child).is_empty(),
+            });
+        others.extend(rest);
+        others.retain(|x| !steps.iter().any(|s| std::ptr::eq(*s, *x)));
+        if others.iter().all(|x| cannot_fail(x)) { steps } else { Vec::new() }
+    }
+}
+
+/// Whether evaluating `e` on the host cannot fail: variables, constants, shapes and lengths of
+/// variables, and scalar code over them without an integer division or remainder.
+fn cannot_fail(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Var(_) | ExprKind::Const(_) => true,
+        ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Proj(x, _) => cannot_fail(x),
+        ExprKind::Shape(x) | ExprKind::Len(x) => matches!(x.kind, ExprKind::Var(_)),
+        ExprKind::Tuple(parts) | ExprKind::Math(_, parts) => parts.iter().all(cannot_fail),
+        ExprKind::Binary(op, a, b) => {
+            let integer_division = matches!(op, BinaryOp::Div | BinaryOp::Rem)
+                && a.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_integer);
+            !integer_division && cannot_fail(a) && cannot_fail(b)
+        }
+        ExprKind::If { cond, then, els } => cannot_fail(cond) && cannot_fail(then) && cannot_fail(els),
+        ExprKind::Let { .. }
+        | ExprKind::Index { .. }
+        | ExprKind::Iterate { .. }
+        | ExprKind::WhileLoop { .. }
+        | ExprKind::Array(_) => false,
     }
 }
 
@@ -228,6 +305,7 @@ impl fmt::Display for Schedule<'_> {
                 Action::Launch { node } => write!(f, "s{slot} = launch n{node} {what}")?,
                 Action::Host => write!(f, "s{slot} = host {what}")?,
                 Action::Bind { value, .. } => write!(f, "s{slot} = {what} = s{value}")?,
+                Action::Unbind { .. } => write!(f, "s{slot} = end {what}")?,
             }
             if !step.operands.is_empty() {
                 let reads: Vec<String> = step.operands.iter().map(|(_, s)| format!("s{s}")).collect();
@@ -258,7 +336,7 @@ mod tests {
     fn schedules_of_fused_programs_compute_what_the_programs_do() {
         use crate::types::{ElemType, ScalarType};
         use crate::value::{ArrayValue, ElemValue, ScalarValue, Value};
-        let programs: [syn::ItemFn; 4] = [
+        let programs: [syn::ItemFn; 8] = [
             syn::parse_quote! {
                 fn f(xs: Vector<f32>, ys: Vector<f32>) -> (Vector<f32>, Scalar<f32>) {
                     let s = xs.zip_with(ys, |a, b| a * b);
@@ -283,6 +361,28 @@ mod tests {
                     xs.map(|x| x + ys[0]).backpermute(3, |i| i + 2)
                 }
             },
+            // Errors on the host and in a collective: the first in evaluation order wins.
+            syn::parse_quote! {
+                fn f(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> {
+                    unit(xs[10] + xs.map(|x| x + ys[9]).sum().get())
+                }
+            },
+            syn::parse_quote! {
+                fn f(xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> {
+                    xs.map(|x| x + ys[9]).backpermute(xs[10] as usize, |i| i)
+                }
+            },
+            syn::parse_quote! {
+                fn f(xs: Vector<f32>, ys: Vector<f32>) -> (Vector<f32>, Vector<f32>) {
+                    (if xs.len() > 1 { xs.reverse() } else { xs.map(|x| x + ys[9]) }, xs.map(|x| xs[x as usize + 10]))
+                }
+            },
+            syn::parse_quote! {
+                fn f(xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> {
+                    let a = { let t = xs.map(|x| x * 3.0); t.concat(ys) };
+                    a.map(|x| x + 1.0)
+                }
+            },
         ];
         let vector = |v: &[f32]| {
             let data = v.iter().map(|&x| ElemValue::Scalar(ScalarValue::F32(x))).collect();
@@ -290,16 +390,42 @@ mod tests {
         };
         let xs = vector(&[1.5, -2.0, 3.25, 0.5, 8.0]);
         let ys = vector(&[0.5, 1.0, -1.0, 2.0, 4.0, 6.0]);
-        for source in &programs {
+        for (i, source) in programs.iter().enumerate() {
             for fusion in [false, true] {
                 let program = optimise(&lower(source).unwrap(), Options { fusion });
-                crate::interp::eval_both(&program, vec![xs.clone(), ys.clone()]).unwrap();
+                // Agreement is asserted inside; programs 4 to 6 read out of bounds on purpose.
+                let result = crate::interp::eval_both(&program, vec![xs.clone(), ys.clone()]);
+                assert_eq!(result.is_err(), (4..7).contains(&i), "program {i}: {result:?}");
             }
         }
-        // A failing read: the same error both ways.
+        // Failing reads: the same error both ways.
         let short = vector(&[1.0]);
-        let program = optimise(&lower(&programs[3]).unwrap(), Options::default());
-        assert!(crate::interp::eval_both(&program, vec![short.clone(), short]).is_err());
+        for (i, source) in programs.iter().enumerate().skip(3).take(4) {
+            for fusion in [false, true] {
+                let program = optimise(&lower(source).unwrap(), Options { fusion });
+                let e = crate::interp::eval_both(&program, vec![short.clone(), short.clone()]);
+                assert!(e.is_err(), "program {i}: {e:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn delayed_operands_are_not_steps_and_reductions_under_epilogues_are() {
+        // Fused: the map is computed inside the concat's kernel.
+        let text = schedule_text(
+            syn::parse_quote! { fn f(xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> { xs.map(|x| x * 2.0).concat(ys) } },
+            Options::default(),
+        );
+        assert_eq!(text.lines().filter(|l| l.contains("launch")).count(), 1, "{text}");
+        // The scan is an operand of the sum that the epilogue rewrites: a step of its own.
+        let text = schedule_text(
+            syn::parse_quote! { fn f(xs: Vector<f32>) -> Scalar<f32> { unit(xs.scanl1(|a, b| a + b).sum().get() * 2.0) } },
+            Options::default(),
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].contains("launch") && lines[0].contains("scanl1"), "{text}");
+        assert!(lines[1].contains("launch") && lines[1].contains("imap (s0)"), "{text}");
     }
 
     #[test]
@@ -312,10 +438,11 @@ mod tests {
             unfused,
         );
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines.len(), 4, "{text}");
         assert!(lines[0].starts_with("s0 = launch n0 map: "), "{text}");
         assert!(lines[1].starts_with("s1 = let ys = s0"), "{text}");
         assert!(lines[2].starts_with("s2 = launch n1 map: "), "{text}");
+        assert!(lines[3].starts_with("s3 = end let ys"), "{text}");
     }
 
     #[test]
@@ -348,7 +475,7 @@ mod tests {
             .iter()
             .filter_map(|s| match s.action {
                 Action::Launch { node } => Some(node),
-                Action::Host | Action::Bind { .. } => None,
+                Action::Host | Action::Bind { .. } | Action::Unbind { .. } => None,
             })
             .collect();
         let launched: Vec<usize> = kernel::launched(&program)

@@ -11,7 +11,7 @@
 //!
 //! With the `cuda` feature, `mod f` also holds `module()`, the package's PTX module and the SASS
 //! that ptxas made of it (embedded once per crate, see `embedded_module`), which the package's build script (accel-build) compiled into the
-//! directory `ACCEL_PTX_DIR` names; the wrapper hands it to the runtime's GPU when there is one. The build script writes a marker per
+//! directory `ACCEL_PTX_DIR` names; `f::Function` hands it to the runtime's GPU when there is one. The build script writes a marker per
 //! program it compiled (named by the program's fingerprint), so a function it did not see is a
 //! compile error here rather than a missing kernel at run time.
 //!
@@ -69,7 +69,7 @@ fn expand(item: &syn::ItemFn, options: accel_core::pipeline::Options) -> syn::Re
     let doc_mod = format!("The reference interpreter, plan and generated code of [`{name}()`].");
 
     #[cfg(feature = "cuda")]
-    let GpuCode { methods, items, error } = gpu_code(item, program, &user_names, &ret);
+    let GpuCode { methods, items, error } = gpu_code(item, program, &ret);
     #[cfg(not(feature = "cuda"))]
     let GpuCode { methods, items, error } = GpuCode { methods: quote!(), items: quote!(), error: None };
     let error = error.map(|e| e.to_compile_error());
@@ -78,6 +78,8 @@ fn expand(item: &syn::ItemFn, options: accel_core::pipeline::Options) -> syn::Re
         if t.is_elem() { v } else { quote!(&'a #v) }
     });
     let name_text = name.to_string();
+    // The arguments by position, so that no parameter name can shadow the generated ones.
+    let positions: Vec<syn::Index> = (0..user_names.len()).map(syn::Index::from).collect();
     let function = quote! {
         /// The function as the backends see it: `Runtime::call::<Function>` runs it.
         pub struct Function;
@@ -87,8 +89,8 @@ fn expand(item: &syn::ItemFn, options: accel_core::pipeline::Options) -> syn::Re
             type Output = #ret;
             const NAME: &'static str = #name_text;
 
-            fn cpu(__cx: &::accel::__private::cpu::Ctx, (#(#user_names,)*): Self::Args<'_>) -> ::accel::Result<#ret> {
-                __cpu(__cx, #(#user_names),*)
+            fn cpu(__cx: &::accel::__private::cpu::Ctx, __args: Self::Args<'_>) -> ::accel::Result<#ret> {
+                self::__cpu(__cx, #(__args.#positions),*)
             }
 
             #methods
@@ -159,12 +161,7 @@ struct GpuCode {
 
 /// The embedded PTX, and how to pass the arguments to the executor and take its result.
 #[cfg(feature = "cuda")]
-fn gpu_code(
-    item: &syn::ItemFn,
-    program: &accel_core::Program,
-    user_names: &[syn::Ident],
-    ret: &proc_macro2::TokenStream,
-) -> GpuCode {
+fn gpu_code(item: &syn::ItemFn, program: &accel_core::Program, ret: &proc_macro2::TokenStream) -> GpuCode {
     let name = &item.sig.ident;
     let (ptx, sass) = match ptx_module(name, program) {
         Ok(paths) => paths,
@@ -172,9 +169,11 @@ fn gpu_code(
     };
     let module = embedded_module(&ptx, &sass);
     let prefix = program.kernel_prefix();
-    // The tuple of arguments is borrowed: elements bind as `&T`, arrays as `&&Array`.
-    let device_args = user_names.iter().zip(&program.params).map(|(n, (_, t))| {
-        let arg = if t.is_elem() { quote!(#n) } else { quote!(*#n) };
+    // The arguments by position (elements by value, arrays by reference), so that no parameter
+    // name can shadow the generated ones.
+    let device_args = program.params.iter().enumerate().map(|(i, (_, t))| {
+        let i = syn::Index::from(i);
+        let arg = if t.is_elem() { quote!(&__args.#i) } else { quote!(__args.#i) };
         quote!(::accel::__private::IntoDevice::to_device(#arg, __gpu)?)
     });
     GpuCode {
@@ -191,7 +190,6 @@ fn gpu_code(
                 __args: &Self::Args<'_>,
                 __gpu: &::accel::__private::Gpu,
             ) -> ::accel::Result<::std::vec::Vec<::accel::__private::DValue>> {
-                let (#(#user_names,)*) = __args;
                 ::std::result::Result::Ok(::std::vec![#(#device_args),*])
             }
 

@@ -109,7 +109,8 @@ pub trait Backend {
 /// The CPU backend: rayon skeletons inside a thread pool of accel's own, so that accel's parallel
 /// loops never compete with the application's use of rayon's global pool.
 pub struct Cpu {
-    /// Started when the backend is made, or on its first use (a CUDA runtime's host steps).
+    /// Started when the backend is made, or on its first use (in a CUDA runtime, by
+    /// `Runtime::run_cpu` or `Runtime::threads`).
     pool: OnceLock<Pool>,
 }
 

@@ -56,6 +56,8 @@ pub use accel_macros::accel;
 // The CUDA device (`Runtime::gpu`): only in builds with the `cuda` feature.
 #[cfg(feature = "cuda")]
 pub use accel_runtime::cuda::Gpu;
+// The seam between a compiled function and the backends, for code written once for all of them.
+pub use accel_runtime::backend;
 pub use accel_runtime::{
     Array, BackendKind, Columns, Elem, FromValue, IndexLike, IntoValue, Matrix, Nested, Runtime, Scalar, Segments,
     Vector,

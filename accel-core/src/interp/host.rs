@@ -1,7 +1,8 @@
 //! Host evaluation of scalar code and control flow, written once for every evaluator of the IR.
 //!
-//! The reference interpreter and the CUDA executor (in `accel-runtime`) walk the same IR on the
-//! host: variables, constants, `let`, tuples, conditionals, scalar arithmetic, casts, math
+//! The reference interpreter and the CUDA executor (in `accel-runtime`, which runs a program's
+//! [`Schedule`](crate::schedule::Schedule), each step through this evaluator) evaluate the same IR
+//! on the host: variables, constants, `let`, tuples, conditionals, scalar arithmetic, casts, math
 //! functions, `iterate` and `while` loops, closure application. They differ in what a value is
 //! (host arrays behind `Rc`, or arrays on a device) and in how collective operations, array
 //! reads, shapes and lengths are computed. [`Host`] holds the shared part as provided methods; an

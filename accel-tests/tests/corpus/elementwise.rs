@@ -87,6 +87,12 @@ fn sum_then_center(xs: Vector<i64>) -> (Scalar<i64>, Vector<i64>) {
     (s, ys)
 }
 
+#[accel]
+fn generated_names(__cpu: Vector<i64>, __gpu: i64, __args: Vector<i64>) -> Vector<i64> {
+    // Parameters named like the code that `#[accel]` generates around a function.
+    __cpu.zip_with(__args, |a, b| a * __gpu + b)
+}
+
 fn generate_f32(on: &Target) -> Check {
     on.each_size("build::generate::f32", Tier::Medium, |n, rng| {
         let a = rng.f64_in(-10.0, 10.0) as f32;
@@ -179,6 +185,15 @@ fn unit_and_get(on: &Target) -> Check {
     })
 }
 
+fn parameters_named_like_generated_code(on: &Target) -> Check {
+    on.each_size("build::generated_names", Tier::Medium, |n, rng| {
+        let xs = Vector::from_vec(rng.vec::<i64>(n));
+        let ys = Vector::from_vec(rng.vec::<i64>(n + 1));
+        let (g, r) = both!(on, generated_names(&xs, -7, &ys));
+        same("zip_with", &g, &r)
+    })
+}
+
 fn build_sweeps() -> Vec<Test> {
     vec![
         case("build::generate::f32", generate_f32),
@@ -192,6 +207,7 @@ fn build_sweeps() -> Vec<Test> {
         case("build::iota::u64", iota_u64_vec),
         case("build::iota::usize", iota_usize_vec),
         case("build::unit::get", unit_and_get),
+        case("build::generated_names", parameters_named_like_generated_code),
     ]
 }
 

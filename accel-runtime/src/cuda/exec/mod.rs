@@ -2,8 +2,8 @@
 //! compiled for it (Accelerate's execute phase).
 //!
 //! The host runs the program's [`Schedule`](accel_core::schedule::Schedule), built once per
-//! program and device: one step per kernel in evaluation order, each evaluated with the
-//! interpreter's own evaluator ([`Host`], one implementation for both) from the values of earlier
+//! program and device: launches, host steps and `let`s in evaluation order, each evaluated with
+//! the interpreter's own evaluator ([`Host`], one implementation for both) from the values of earlier
 //! steps; scalar code and control flow are that evaluator's, shapes and single-element reads are
 //! here; every collective node allocates its outputs and launches the kernels [`kernel::roles`]
 //! lists, passing the words of its [`kernel::layout`]. Fused forms
