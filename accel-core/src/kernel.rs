@@ -32,7 +32,9 @@
 //! array; a tuple of collective values, its parts in order.
 
 use crate::ir::visit;
-use crate::ir::{ArrayOp, BinaryOp, Boundary, Expr, ExprKind, Lambda, MathFn, Program, ReadSite, ScanKind, Var};
+use crate::ir::{
+    ArrayOp, BinaryOp, Boundary, Direction, Expr, ExprKind, Lambda, MathFn, Program, ReadSite, ScanKind, Var,
+};
 use crate::types::{ElemType, ScalarType, Type};
 use accel_kernels::abi::{GENERATE_UNROLL, WARP};
 use std::collections::BTreeMap;
@@ -341,37 +343,104 @@ pub fn kernel_name_in(prefix: &str, node: usize, role: Role) -> String {
     format!("{}_n{node}_{}", prefix.trim_start_matches("r#"), role.suffix())
 }
 
+/// The rows a reduction folds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Rows {
+    /// `fold`: the innermost dimension, a result per element of the others.
+    Innermost,
+    /// `fold_all`: all elements, one result.
+    All,
+    /// `fold_seg`: the segments (operand 1) of the innermost dimension.
+    Segments,
+}
+
+/// What a collective node's kernels compute: its skeleton, with what the skeleton needs of the
+/// node (Futhark's SegMap / SegRed / SegScan). This is the GPU path's one decision per
+/// operation: [`roles`], the device code generator and the executor all dispatch on it.
+#[derive(Clone, Copy, Debug)]
+pub enum Form<'a> {
+    /// Each output element computed on its own (`accel_kernels::generate`).
+    Elementwise,
+    /// Rows of `a` folded with `f` (`accel_kernels::reduce`).
+    Reduce {
+        a: &'a Expr,
+        rows: Rows,
+        seeded: bool,
+        f: &'a Lambda,
+    },
+    /// The innermost rows of `a`, or their segments (operand 1), scanned with `f`
+    /// (`accel_kernels::scan`).
+    Scan {
+        a: &'a Expr,
+        segmented: bool,
+        dir: Direction,
+        kind: ScanKind,
+        seeded: bool,
+        f: &'a Lambda,
+    },
+    /// `a`'s elements written to the places `f` gives, over `defaults` (`accel_kernels::atomic`).
+    Permute {
+        defaults: &'a Expr,
+        f: &'a Lambda,
+        combine: &'a Lambda,
+        a: &'a Expr,
+    },
+    /// Counts, their offsets, then the writes (`accel_kernels::expand`).
+    Expand {
+        count: &'a Lambda,
+        value: &'a Lambda,
+    },
+    Filter {
+        pred: &'a Lambda,
+    },
+    /// The offsets of segments given by their lengths: the counts alone.
+    SegmentsFromLengths(&'a Expr),
+    /// No kernels: the host computes the node.
+    Host,
+}
+
+/// The [`Form`] of `op` (for an epilogue, that of an `imap`: callers take the reduction or scan
+/// it rewrites, [`epilogue_source`], where they mean its kernels).
+pub fn form(op: &ArrayOp) -> Form<'_> {
+    use ArrayOp::*;
+    match op {
+        Generate { .. } | Fill { .. } | Iota { .. } | Map { .. } | IMap { .. } | ZipWith { .. } => Form::Elementwise,
+        Backpermute { .. } | Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } => Form::Elementwise,
+        Replicate { .. } | Slice { .. } | Stencil { .. } | SegmentLengths(_) => Form::Elementwise,
+        Fold { z, f, a } => Form::Reduce { a, rows: Rows::Innermost, seeded: z.is_some(), f },
+        FoldAll { z, f, a } => Form::Reduce { a, rows: Rows::All, seeded: z.is_some(), f },
+        FoldSeg { z, f, a, .. } => Form::Reduce { a, rows: Rows::Segments, seeded: z.is_some(), f },
+        Scan { dir, kind, z, f, a } => {
+            Form::Scan { a, segmented: false, dir: *dir, kind: *kind, seeded: z.is_some(), f }
+        }
+        ScanSeg { kind, z, f, a, .. } => {
+            Form::Scan { a, segmented: true, dir: Direction::Left, kind: *kind, seeded: z.is_some(), f }
+        }
+        Permute { defaults, f, combine, a } => Form::Permute { defaults, f, combine, a },
+        Expand { count, value, .. } => Form::Expand { count, value },
+        Filter { pred, .. } => Form::Filter { pred },
+        SegmentsFromLengths(lengths) => Form::SegmentsFromLengths(lengths),
+        Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
+            Form::Host
+        }
+        NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => Form::Host,
+    }
+}
+
 /// The kernels of a node, in launch order; empty for nodes the host handles alone. An epilogue
 /// has the kernels of its reduction or scan.
 pub fn roles(op: &ArrayOp) -> &'static [Role] {
-    use ArrayOp::*;
-    if let Some(inner) = epilogue_source(op) {
-        return roles(inner);
-    }
-    match op {
-        Generate { .. }
-        | Fill { .. }
-        | Iota { .. }
-        | Map { .. }
-        | IMap { .. }
-        | ZipWith { .. }
-        | Backpermute { .. } => &[Role::Generate],
-        Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } | Replicate { .. } | Slice { .. } => {
-            &[Role::Generate]
-        }
-        Stencil { .. } | SegmentLengths(_) => &[Role::Generate],
-        Fold { .. } | FoldAll { .. } | FoldSeg { .. } => &[Role::Reduce, Role::Finish],
+    match form(epilogue_source(op).unwrap_or(op)) {
+        Form::Elementwise => &[Role::Generate],
+        Form::Reduce { .. } => &[Role::Reduce, Role::Finish],
         // Long rows of a regular array are scanned in one pass (`SCAN` alone); segments in three.
-        Scan { .. } => &[Role::Carries, Role::Scan],
-        ScanSeg { .. } => &[Role::Chunks, Role::Carries, Role::Scan],
-        Permute { defaults, .. } if as_generate(defaults).is_some() => &[Role::Defaults, Role::Scatter],
-        Permute { .. } => &[Role::Scatter],
-        Expand { .. } | Filter { .. } => &[Role::Counts, Role::Write],
-        SegmentsFromLengths(_) => &[Role::Counts],
-        Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
-            &[]
-        }
-        NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => &[],
+        Form::Scan { segmented: false, .. } => &[Role::Carries, Role::Scan],
+        Form::Scan { segmented: true, .. } => &[Role::Chunks, Role::Carries, Role::Scan],
+        Form::Permute { defaults, .. } if as_generate(defaults).is_some() => &[Role::Defaults, Role::Scatter],
+        Form::Permute { .. } => &[Role::Scatter],
+        Form::Expand { .. } | Form::Filter { .. } => &[Role::Counts, Role::Write],
+        Form::SegmentsFromLengths(_) => &[Role::Counts],
+        Form::Host => &[],
     }
 }
 

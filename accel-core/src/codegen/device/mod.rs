@@ -29,7 +29,7 @@ mod scan;
 
 use super::{Gen, elem_type, ix_from_array, var_ident};
 use crate::ir::{ArrayOp, Direction, Lambda, Program};
-use crate::kernel::{self, Role};
+use crate::kernel::{self, Form, Role, Rows};
 use crate::types::Type;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -170,41 +170,28 @@ fn bodies(
     results: &Results,
     id: usize,
 ) -> syn::Result<Vec<(Role, TokenStream)>> {
-    use ArrayOp::*;
     let out = &outs[0];
-    let elementwise = || Ok(vec![(Role::Generate, generate::body(cg, op, ty, out)?)]);
-    match op {
-        Generate { .. }
-        | Fill { .. }
-        | Iota { .. }
-        | Map { .. }
-        | IMap { .. }
-        | ZipWith { .. }
-        | Backpermute { .. } => elementwise(),
-        Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } | Replicate { .. } | Slice { .. } => {
-            elementwise()
+    let id = id as u64;
+    match kernel::form(op) {
+        Form::Elementwise => Ok(vec![(Role::Generate, generate::body(cg, op, ty, out)?)]),
+        Form::Reduce { a, rows, seeded, f } => {
+            let rows = match rows {
+                Rows::Innermost => reduce::innermost_rows(a, out),
+                Rows::All => reduce::one_row(),
+                Rows::Segments => reduce::segmented_rows(a),
+            };
+            reduce::kernels(cg, seeded, f, rows, results, id)
         }
-        Stencil { .. } | SegmentLengths(_) => elementwise(),
-        Fold { z, f, a } => reduce::kernels(cg, z.is_some(), f, reduce::innermost_rows(a, out), results, id as u64),
-        FoldAll { z, f, .. } => reduce::kernels(cg, z.is_some(), f, reduce::one_row(), results, id as u64),
-        FoldSeg { z, f, a, .. } => reduce::kernels(cg, z.is_some(), f, reduce::segmented_rows(a), results, id as u64),
-        Scan { kind, z, f, a, dir } => {
-            let rows = scan::innermost_rows(a);
-            scan::kernels(cg, *kind, *dir == Direction::Right, z.is_some(), f, rows, outs, results, true)
+        Form::Scan { a, segmented, dir, kind, seeded, f } => {
+            let rows = if segmented { reduce::segmented_rows(a) } else { scan::innermost_rows(a) };
+            scan::kernels(cg, kind, dir == Direction::Right, seeded, f, rows, outs, results, !segmented)
         }
-        ScanSeg { kind, z, f, a, .. } => {
-            let rows = reduce::segmented_rows(a);
-            scan::kernels(cg, *kind, false, z.is_some(), f, rows, outs, results, false)
-        }
-        Permute { defaults, f, combine, a } => permute::kernels(cg, defaults, f, combine, a, out),
-        Expand { count, value, .. } => expand::expand(cg, count, value, out),
-        Filter { pred, .. } => expand::filter(cg, pred, out),
-        SegmentsFromLengths(l) => Ok(expand::segments_from_lengths(l)),
+        Form::Permute { defaults, f, combine, a } => permute::kernels(cg, defaults, f, combine, a, out),
+        Form::Expand { count, value } => expand::expand(cg, count, value, out),
+        Form::Filter { pred } => expand::filter(cg, pred, out),
+        Form::SegmentsFromLengths(l) => Ok(expand::segments_from_lengths(l)),
         // Host operations: no kernels (`kernel::roles`).
-        Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
-            Ok(vec![])
-        }
-        NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => Ok(vec![]),
+        Form::Host => Ok(vec![]),
     }
 }
 

@@ -32,7 +32,7 @@ use super::value::{DArray, DSegments, DValue, array_words, elem_words, ill_typed
 use super::{DeviceBuffer, DeviceModule, Gpu, Kernel};
 use accel_core::interp::Host;
 use accel_core::ir::{ArrayOp, Expr, Program, ReadSite};
-use accel_core::kernel::{self, Param, Role};
+use accel_core::kernel::{self, Form, Param, Role};
 use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::value::{ElemValue, ScalarValue};
 use accel_core::{Error, Result};
@@ -345,7 +345,6 @@ impl<'a> Exec<'a> {
     /// them to the module of its skeleton, which allocates the outputs and launches. An epilogue
     /// (`op`) launches the kernels of its reduction or scan (`body`) under its own id.
     fn kernel_op(&mut self, op: &ArrayOp, ty: &Type) -> Result<DValue> {
-        use ArrayOp::*;
         let id = self.prepared.id(op)?;
         let body = kernel::epilogue_source(op).unwrap_or(op);
         let name = body.name();
@@ -386,37 +385,15 @@ impl<'a> Exec<'a> {
             }
         }
         let mirrored = kernel::mirrors_result(body, ty);
-        match body {
-            Generate { .. }
-            | Fill { .. }
-            | Iota { .. }
-            | Map { .. }
-            | IMap { .. }
-            | ZipWith { .. }
-            | Backpermute { .. } => self.elementwise(&call, body, ty),
-            Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } | Replicate { .. } | Slice { .. } => {
-                self.elementwise(&call, body, ty)
-            }
-            Stencil { .. } | SegmentLengths(_) => self.elementwise(&call, body, ty),
-            Fold { z, .. } => self.reduce(&call, reduce::Rows::Innermost, z.is_some(), ty, mirrored),
-            FoldAll { z, .. } => self.reduce(&call, reduce::Rows::All, z.is_some(), ty, mirrored),
-            FoldSeg { z, .. } => self.reduce(&call, reduce::Rows::Segments, z.is_some(), ty, mirrored),
-            Scan { kind, .. } => self.scan(&call, false, *kind, ty),
-            ScanSeg { kind, .. } => self.scan(&call, true, *kind, ty),
-            Permute { defaults, combine, .. } => self.permute(&call, defaults, combine, ty),
-            Expand { .. } => self.counted(&call, expand::Counted::Expand, ty),
-            Filter { .. } => self.counted(&call, expand::Counted::Filter, ty),
-            SegmentsFromLengths(_) => self.counted(&call, expand::Counted::Segments, ty),
-            Unit(_)
-            | The(_)
-            | Unzip(_)
-            | Reshape { .. }
-            | Awhile { .. }
-            | SegmentOffsets(_)
-            | NestedFromParts { .. } => Err(ill_typed(format!("{name} has no kernels"))),
-            NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => {
-                Err(ill_typed(format!("{name} has no kernels")))
-            }
+        match kernel::form(body) {
+            Form::Elementwise => self.elementwise(&call, body, ty),
+            Form::Reduce { rows, seeded, .. } => self.reduce(&call, rows, seeded, ty, mirrored),
+            Form::Scan { segmented, kind, .. } => self.scan(&call, segmented, kind, ty),
+            Form::Permute { defaults, combine, .. } => self.permute(&call, defaults, combine, ty),
+            Form::Expand { .. } => self.counted(&call, expand::Counted::Expand, ty),
+            Form::Filter { .. } => self.counted(&call, expand::Counted::Filter, ty),
+            Form::SegmentsFromLengths(_) => self.counted(&call, expand::Counted::Segments, ty),
+            Form::Host => Err(ill_typed(format!("{name} has no kernels"))),
         }
     }
 

@@ -4,7 +4,7 @@
 
 use super::{Call, Exec, Flags, check_cover};
 use crate::cuda::value::{DValue, ill_typed};
-use accel_core::kernel::Role;
+use accel_core::kernel::{Role, Rows};
 use accel_core::types::Type;
 use accel_core::{Error, Result};
 
@@ -13,17 +13,6 @@ use accel_core::{Error, Result};
 /// and above that (or with hundreds of thousands of two-part rows) the fences and the one warp's
 /// serial fold of thousands of partials cost more than the second launch.
 const ONE_LAUNCH_MAX: usize = 1 << 22;
-
-/// The rows a reduction folds.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Rows {
-    /// `fold`: the innermost dimension, a result per element of the others.
-    Innermost,
-    /// `fold_all`: all elements, one result.
-    All,
-    /// `fold_seg`: the segments (operand 1) of the innermost dimension.
-    Segments,
-}
 
 impl Exec<'_> {
     /// Runs a reduction of `rows` (with a seed if `seeded`), whose result has type `ty` (an
