@@ -389,36 +389,15 @@ pub enum ArrayOp {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         from: Vec<String>,
     },
-    /// `fill(shape, v)`.
-    Fill {
-        shape: Expr,
-        value: Expr,
-    },
-    /// `iota(n)`: `0, 1, .., n-1` of the result's element type.
-    Iota {
-        n: Expr,
-    },
     /// `unit(e)`: a rank-0 array.
     Unit(Expr),
     /// The element of a rank-0 array (`s.get()`), a scalar-language value.
     The(Expr),
 
-    // --- elementwise ---
-    Map {
-        f: Lambda,
-        a: Expr,
-    },
-    /// `imap(|ix, x| e)`.
-    IMap {
-        f: Lambda,
-        a: Expr,
-    },
-    /// Result shape is the intersection of the two shapes.
-    ZipWith {
-        f: Lambda,
-        a: Expr,
-        b: Expr,
-    },
+    // --- producers ---
+    /// An operation each of whose elements is a function of its index and of its operands'
+    /// elements (see [`Producer`]).
+    Producer(Producer),
 
     // --- reduce (innermost dimension; `z: None` is the `fold1` form) ---
     Fold {
@@ -458,12 +437,6 @@ pub enum ArrayOp {
     },
 
     // --- move ---
-    /// Gather: `f` maps each index of `shape` to an index of `a`.
-    Backpermute {
-        shape: Expr,
-        f: Lambda,
-        a: Expr,
-    },
     /// Scatter: `f` maps each index of `a` to `(keep, destination)`; kept elements are combined
     /// into `defaults` in ascending source order as `combine(new, old)`.
     Permute {
@@ -472,23 +445,9 @@ pub enum ArrayOp {
         combine: Lambda,
         a: Expr,
     },
-    /// Reverse the innermost dimension.
-    Reverse(Expr),
-    /// Swap the two dimensions of a matrix.
-    Transpose(Expr),
     /// Same elements, new shape of the same size.
     Reshape {
         shape: Expr,
-        a: Expr,
-    },
-    /// The first `n` of the innermost dimension (fewer if shorter).
-    Take {
-        n: Expr,
-        a: Expr,
-    },
-    /// All but the first `n` of the innermost dimension.
-    Drop {
-        n: Expr,
         a: Expr,
     },
     /// An array of tuples as the tuple of its fields' arrays (`unzip`): the columns are split,
@@ -498,12 +457,6 @@ pub enum ArrayOp {
     Concat {
         a: Expr,
         b: Expr,
-    },
-    /// Vector -> matrix: `Rows` repeats the vector as `n` rows, `Cols` as `n` columns.
-    Replicate {
-        axis: Axis,
-        n: Expr,
-        a: Expr,
     },
     /// Matrix -> vector: one row or one column.
     Slice {
@@ -560,6 +513,65 @@ pub enum ArrayOp {
 
     // --- streams ---
     Seq(SeqOp),
+}
+
+/// The producers: operations each of whose elements is a function of its index and of its
+/// operands' elements, and nothing else. Each one's index function is written once, in
+/// [`crate::fusion`]'s `producers` pass, which lowers every producer to a [`ArrayOp::Generate`]
+/// before any backend sees the program (composing them into their consumers when fusion is on);
+/// the interpreter alone evaluates them as written.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub enum Producer {
+    /// `fill(shape, v)`.
+    Fill {
+        shape: Expr,
+        value: Expr,
+    },
+    /// `iota(n)`: `0, 1, .., n-1` of the result's element type.
+    Iota {
+        n: Expr,
+    },
+    Map {
+        f: Lambda,
+        a: Expr,
+    },
+    /// `imap(|ix, x| e)`.
+    IMap {
+        f: Lambda,
+        a: Expr,
+    },
+    /// Result shape is the intersection of the two shapes.
+    ZipWith {
+        f: Lambda,
+        a: Expr,
+        b: Expr,
+    },
+    /// Gather: `f` maps each index of `shape` to an index of `a`.
+    Backpermute {
+        shape: Expr,
+        f: Lambda,
+        a: Expr,
+    },
+    /// Reverse the innermost dimension.
+    Reverse(Expr),
+    /// Swap the two dimensions of a matrix.
+    Transpose(Expr),
+    /// The first `n` of the innermost dimension (fewer if shorter).
+    Take {
+        n: Expr,
+        a: Expr,
+    },
+    /// All but the first `n` of the innermost dimension.
+    Drop {
+        n: Expr,
+        a: Expr,
+    },
+    /// Vector -> matrix: `Rows` repeats the vector as `n` rows, `Cols` as `n` columns.
+    Replicate {
+        axis: Axis,
+        n: Expr,
+        a: Expr,
+    },
 }
 
 /// Stream operations (Haskell'17 §2).
@@ -696,19 +708,42 @@ impl Expr {
     }
 }
 
+impl Producer {
+    /// The name of the combinator as the user writes it.
+    pub fn name(&self) -> &'static str {
+        use Producer::*;
+        match self {
+            Fill { .. } => "fill",
+            Iota { .. } => "iota",
+            Map { .. } => "map",
+            IMap { .. } => "imap",
+            ZipWith { .. } => "zip_with",
+            Backpermute { .. } => "backpermute",
+            Reverse(_) => "reverse",
+            Transpose(_) => "transpose",
+            Take { .. } => "take",
+            Drop { .. } => "drop",
+            Replicate { axis: Axis::Rows, .. } => "replicate_rows",
+            Replicate { axis: Axis::Cols, .. } => "replicate_cols",
+        }
+    }
+}
+
+impl From<Producer> for ArrayOp {
+    fn from(p: Producer) -> ArrayOp {
+        ArrayOp::Producer(p)
+    }
+}
+
 impl ArrayOp {
     /// The name of the combinator as the user writes it.
     pub fn name(&self) -> &'static str {
         use ArrayOp::*;
         match self {
             Generate { .. } => "generate",
-            Fill { .. } => "fill",
-            Iota { .. } => "iota",
             Unit(_) => "unit",
             The(_) => "get",
-            Map { .. } => "map",
-            IMap { .. } => "imap",
-            ZipWith { .. } => "zip_with",
+            Producer(p) => p.name(),
             Fold { z: Some(_), .. } => "fold",
             Fold { z: None, .. } => "fold1",
             FoldAll { .. } => "fold_all",
@@ -723,17 +758,10 @@ impl ArrayOp {
             },
             ScanSeg { kind: ScanKind::Inclusive, .. } => "scanl1_seg",
             ScanSeg { .. } => "scanl_seg",
-            Backpermute { .. } => "backpermute",
             Permute { .. } => "permute",
-            Reverse(_) => "reverse",
             Unzip(_) => "unzip",
-            Transpose(_) => "transpose",
             Reshape { .. } => "reshape",
-            Take { .. } => "take",
-            Drop { .. } => "drop",
             Concat { .. } => "concat",
-            Replicate { axis: Axis::Rows, .. } => "replicate_rows",
-            Replicate { axis: Axis::Cols, .. } => "replicate_cols",
             Slice { axis: Axis::Rows, .. } => "slice_row",
             Slice { axis: Axis::Cols, .. } => "slice_col",
             Stencil { shape, .. } => shape.method_name(),

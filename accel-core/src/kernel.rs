@@ -33,7 +33,7 @@
 
 use crate::ir::visit;
 use crate::ir::{
-    ArrayOp, BinaryOp, Boundary, Direction, Expr, ExprKind, Lambda, MathFn, Program, ReadSite, ScanKind, Var,
+    ArrayOp, BinaryOp, Boundary, Direction, Expr, ExprKind, Lambda, MathFn, Producer, Program, ReadSite, ScanKind, Var,
 };
 use crate::types::{ElemType, ScalarType, Type};
 use accel_kernels::abi::{GENERATE_UNROLL, WARP};
@@ -321,7 +321,7 @@ pub fn as_generate(e: &Expr) -> Option<&ArrayOp> {
 /// The reduction or scan whose results the epilogue `op` rewrites (fused form 3 of
 /// [`crate::fusion`]), if `op` is one.
 pub fn epilogue_source(op: &ArrayOp) -> Option<&ArrayOp> {
-    let ArrayOp::IMap { a, .. } = op else { return None };
+    let ArrayOp::Producer(Producer::IMap { a, .. }) = op else { return None };
     let ExprKind::Array(inner) = &a.kind else { return None };
     match &**inner {
         ArrayOp::Fold { .. } | ArrayOp::FoldAll { .. } | ArrayOp::FoldSeg { .. } | ArrayOp::ScanSeg { .. } => {
@@ -395,6 +395,11 @@ pub enum Form<'a> {
     },
     /// The offsets of segments given by their lengths: the counts alone.
     SegmentsFromLengths(&'a Expr),
+    /// A producer ([`Producer`]) as the front end wrote it: no kernels of its own. The pipeline
+    /// lowers every producer to a `generate` before a backend sees the program
+    /// (`fusion::producers`), except an epilogue (fused form 3), whose kernels are those of the
+    /// reduction or scan it rewrites ([`epilogue_source`]).
+    Producer,
     /// No kernels: the host computes the node.
     Host,
 }
@@ -404,9 +409,8 @@ pub enum Form<'a> {
 pub fn form(op: &ArrayOp) -> Form<'_> {
     use ArrayOp::*;
     match op {
-        Generate { .. } | Fill { .. } | Iota { .. } | Map { .. } | IMap { .. } | ZipWith { .. } => Form::Elementwise,
-        Backpermute { .. } | Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } => Form::Elementwise,
-        Replicate { .. } | Slice { .. } | Stencil { .. } | SegmentLengths(_) => Form::Elementwise,
+        Generate { .. } | Concat { .. } | Slice { .. } | Stencil { .. } | SegmentLengths(_) => Form::Elementwise,
+        Producer(_) => Form::Producer,
         Fold { z, f, a } => Form::Reduce { a, rows: Rows::Innermost, seeded: z.is_some(), f },
         FoldAll { z, f, a } => Form::Reduce { a, rows: Rows::All, seeded: z.is_some(), f },
         FoldSeg { z, f, a, .. } => Form::Reduce { a, rows: Rows::Segments, seeded: z.is_some(), f },
@@ -440,7 +444,7 @@ pub fn roles(op: &ArrayOp) -> &'static [Role] {
         Form::Permute { .. } => &[Role::Scatter],
         Form::Expand { .. } | Form::Filter { .. } => &[Role::Counts, Role::Write],
         Form::SegmentsFromLengths(_) => &[Role::Counts],
-        Form::Host => &[],
+        Form::Producer | Form::Host => &[],
     }
 }
 
@@ -460,7 +464,7 @@ pub fn interface(op: &ArrayOp) -> Interface<'_> {
 /// node's own, the epilogue's and those of its delayed operands.
 fn with_closures(op: &ArrayOp) -> (Interface<'_>, &ArrayOp, Vec<&Lambda>) {
     let (body, epilogue) = match (epilogue_source(op), op) {
-        (Some(inner), ArrayOp::IMap { f, .. }) => (inner, Some(f)),
+        (Some(inner), ArrayOp::Producer(Producer::IMap { f, .. })) => (inner, Some(f)),
         _ => (op, None),
     };
     let (iface, mut lambdas) = parts(body);
@@ -486,18 +490,15 @@ pub fn may_fail(op: &ArrayOp) -> bool {
     use ArrayOp::*;
     let (_, body, lambdas) = with_closures(op);
     let skeleton_checks = match body {
-        Backpermute { .. } | Permute { .. } => true,
+        Permute { .. } => true,
         // Counts and lengths of a signed type are checked for being negative.
         Expand { count, .. } => {
             count.result_type().as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_signed)
         }
         SegmentsFromLengths(l) => l.ty.as_array().and_then(|(e, _)| e.as_scalar()).is_some_and(ScalarType::is_signed),
         Fold { z, .. } | FoldAll { z, .. } | FoldSeg { z, .. } => z.is_none(),
-        Generate { .. } | Fill { .. } | Iota { .. } | Map { .. } | IMap { .. } | ZipWith { .. } => false,
-        Scan { .. } | ScanSeg { .. } | Filter { .. } | SegmentLengths(_) | Stencil { .. } => false,
-        Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } | Replicate { .. } | Slice { .. } => {
-            false
-        }
+        Generate { .. } | Producer(_) | Scan { .. } | ScanSeg { .. } | Filter { .. } | SegmentLengths(_) => false,
+        Stencil { .. } | Concat { .. } | Slice { .. } => false,
         Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
             false
         }
@@ -538,19 +539,6 @@ fn parts(op: &ArrayOp) -> (Interface<'_>, Vec<&Lambda>) {
             lambdas.push(f);
             (Scratch::None, vec![])
         }
-        Fill { value, .. } => {
-            host_scalars.push(value);
-            (Scratch::None, vec![])
-        }
-        Iota { .. } => (Scratch::None, vec![]),
-        Map { f, a } | IMap { f, a } => {
-            lambdas.push(f);
-            (Scratch::None, vec![a])
-        }
-        ZipWith { f, a, b } => {
-            lambdas.push(f);
-            (Scratch::None, vec![a, b])
-        }
         Fold { z, f, a } | FoldAll { z, f, a } => {
             lambdas.push(f);
             host_scalars.extend(z);
@@ -571,10 +559,6 @@ fn parts(op: &ArrayOp) -> (Interface<'_>, Vec<&Lambda>) {
             host_scalars.extend(z);
             (Scratch::Scan, vec![a, segments])
         }
-        Backpermute { f, a, .. } => {
-            lambdas.push(f);
-            (Scratch::None, vec![a])
-        }
         Permute { defaults, f, combine, a } => {
             lambdas.push(f);
             lambdas.push(combine);
@@ -582,7 +566,6 @@ fn parts(op: &ArrayOp) -> (Interface<'_>, Vec<&Lambda>) {
             let delayed = as_generate(defaults).is_some().then_some(defaults);
             (Scratch::Permute, [a].into_iter().chain(delayed).collect())
         }
-        Reverse(a) | Transpose(a) | Take { a, .. } | Drop { a, .. } | Replicate { a, .. } => (Scratch::None, vec![a]),
         Slice { index, a, .. } => {
             host_scalars.push(index);
             (Scratch::None, vec![a])
@@ -606,10 +589,15 @@ fn parts(op: &ArrayOp) -> (Interface<'_>, Vec<&Lambda>) {
         }
         SegmentsFromLengths(l) => (Scratch::Offsets, vec![l]),
         SegmentLengths(s) => (Scratch::None, vec![s]),
-        // Host operations: no kernels (see `roles`).
-        Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
-            (Scratch::None, vec![])
-        }
+        // Producers before their lowering and host operations: no kernels (see `roles`).
+        Producer(_)
+        | Unit(_)
+        | The(_)
+        | Unzip(_)
+        | Reshape { .. }
+        | Awhile { .. }
+        | SegmentOffsets(_)
+        | NestedFromParts { .. } => (Scratch::None, vec![]),
         NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => (Scratch::None, vec![]),
     };
     (Interface { scratch, host_scalars, operands, captures: Vec::new() }, lambdas)
@@ -945,7 +933,10 @@ pub(crate) mod tests {
              }",
         );
         let nodes = array_nodes(&p);
-        assert!(matches!(nodes[..], [ArrayOp::IMap { .. }, ArrayOp::Fold { .. }, ArrayOp::Generate { .. }]));
+        assert!(matches!(
+            nodes[..],
+            [ArrayOp::Producer(Producer::IMap { .. }), ArrayOp::Fold { .. }, ArrayOp::Generate { .. }]
+        ));
         assert_eq!(launched(&p), [true, false, false]);
         assert!(std::ptr::eq(epilogue_source(nodes[0]).unwrap(), nodes[1]));
         assert_eq!(roles(nodes[0]), roles(nodes[1]));
@@ -1002,14 +993,14 @@ pub(crate) mod tests {
         let p = inline_generates(&program(
             "fn rd(xs: Vector<f32>, n: usize, c: f32) -> Vector<f32> {
                  let g = generate(n, |i| i as f32 * c);
-                 xs.map(|x| x + g[3])
+                 generate(xs.len(), |i| xs[i] + g[3])
              }",
         ));
         let nodes = array_nodes(&p);
-        assert!(matches!(nodes[..], [ArrayOp::Map { .. }, ArrayOp::Generate { .. }]));
+        assert!(matches!(nodes[..], [ArrayOp::Generate { .. }, ArrayOp::Generate { .. }]));
         assert_eq!(launched(&p), [true, false]);
         // The shape is checked on the device, so `n` is captured too.
-        assert_eq!(capture_names(nodes[0]), ["n", "c"]);
+        assert_eq!(capture_names(nodes[0]), ["xs", "n", "c"]);
     }
 
     #[test]

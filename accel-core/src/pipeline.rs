@@ -20,7 +20,8 @@ use crate::{codegen, frontend, fusion};
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Options {
     /// Run the fusion passes (on by default; `#[accel(fusion = false)]` or `ACCEL_FUSION=off`
-    /// at build time turns them off, for measurement and debugging).
+    /// at build time turns them off, for measurement and debugging: then every combinator is a
+    /// kernel of its own).
     pub fusion: bool,
 }
 
@@ -56,25 +57,14 @@ impl Options {
         }
         Ok(options)
     }
-
-    /// Whether the passes of `stage` run under these options.
-    fn runs(&self, stage: Stage) -> bool {
-        match stage {
-            Stage::Fusion => self.fusion,
-        }
-    }
 }
 
-/// The part of the compiler a pass belongs to (and the option that turns it off).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Stage {
-    Fusion,
-}
-
-/// Every pass between the front end and code generation, in the order they run (the `PASSES`
-/// of each stage, one after the other).
-pub fn passes() -> impl Iterator<Item = (Stage, &'static str, fusion::Pass)> {
-    fusion::PASSES.iter().map(|&(name, pass)| (Stage::Fusion, name, pass))
+/// Every pass between the front end and code generation under `options`, in the order they run.
+/// Without fusion, producers are still lowered to `generate`s (each its own kernel), since that
+/// lowering is where each producer's index function is written and no backend reads them as
+/// the front end wrote them.
+pub fn passes(options: Options) -> &'static [(&'static str, fusion::Pass)] {
+    if options.fusion { fusion::PASSES } else { fusion::UNFUSED }
 }
 
 /// What the compiler produces for one `#[accel]` function.
@@ -100,11 +90,9 @@ pub fn compile(item: &syn::ItemFn, options: Options) -> syn::Result<Compiled> {
 /// `program` after the passes that `options` turn on, each followed by the type checker.
 pub fn try_optimise(program: &Program, options: Options) -> Result<Program, String> {
     let mut p = program.clone();
-    for (stage, name, pass) in passes() {
-        if options.runs(stage) {
-            p = pass(p);
-            check::program(&p).map_err(|e| format!("after the `{name}` pass: {e}"))?;
-        }
+    for (name, pass) in passes(options) {
+        p = pass(p);
+        check::program(&p).map_err(|e| format!("after the `{name}` pass: {e}"))?;
     }
     Ok(p)
 }

@@ -180,8 +180,9 @@ fn streamed(t: &Type) -> bool {
 fn skeleton(op: &ArrayOp) -> &'static str {
     use ArrayOp::*;
     match op {
-        Generate { .. } | Fill { .. } | Iota { .. } => "generate",
-        Map { .. } | IMap { .. } | ZipWith { .. } | SegmentLengths(_) => "map",
+        Generate { .. } => "generate",
+        // A producer in a plan is an epilogue: it names its reduction's or scan's skeleton.
+        Producer(_) | SegmentLengths(_) => "map",
         Fold { .. } => "fold",
         FoldAll { .. } => "fold_all",
         FoldSeg { .. } => "fold_seg",
@@ -191,8 +192,7 @@ fn skeleton(op: &ArrayOp) -> &'static str {
         Stencil { .. } => "stencil",
         Expand { .. } => "expand",
         Filter { .. } => "filter",
-        Backpermute { .. } | Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } | Concat { .. } => "backpermute",
-        Replicate { .. } | Slice { .. } => "backpermute",
+        Concat { .. } | Slice { .. } => "backpermute",
         // Host operations have no kernel, hence no plan step of this kind.
         Unit(_) | The(_) | Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
             "host"
@@ -298,16 +298,13 @@ impl Builder {
                 self.steps.push(Step::Host(format!("{}: interpreter only (not lowered yet)", op.name())));
                 None
             }
-            Generate { .. } | Fill { .. } | Iota { .. } | Map { .. } | IMap { .. } | ZipWith { .. } => {
+            Generate { .. } | Producer(_) | Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } => {
                 Some(self.kernel(op, ty))
             }
-            Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } => Some(self.kernel(op, ty)),
-            Backpermute { .. } | Permute { .. } | Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } => {
+            ScanSeg { .. } | Permute { .. } | Concat { .. } | Slice { .. } | Stencil { .. } | Expand { .. } => {
                 Some(self.kernel(op, ty))
             }
-            Concat { .. } | Replicate { .. } | Slice { .. } | Stencil { .. } | Expand { .. } | Filter { .. } => {
-                Some(self.kernel(op, ty))
-            }
+            Filter { .. } => Some(self.kernel(op, ty)),
             SegmentsFromLengths(_) | SegmentLengths(_) => Some(self.kernel(op, ty)),
         }
     }

@@ -31,13 +31,15 @@
 //! by the steps' operands and variables.
 //!
 //! ```
+//! use accel_core::pipeline::{Options, optimise};
 //! use accel_core::schedule::{Action, Schedule};
 //! # let program = accel_core::frontend::lower(&syn::parse_quote! {
 //! #     fn f(xs: Vector<f32>) -> Scalar<f32> { let ys = xs.map(|x| x * 2.0); ys.sum() }
 //! # }).unwrap();
-//! let schedule = Schedule::build(&program);
+//! let unfused = optimise(&program, Options { fusion: false });
+//! let schedule = Schedule::build(&unfused);
 //! let launches = schedule.steps.iter().filter(|s| matches!(s.action, Action::Launch { .. })).count();
-//! assert_eq!(launches, 2); // the map and the sum: fusion has not run on this program
+//! assert_eq!(launches, 2); // the map and the sum, without fusion
 //! println!("{schedule}");
 //! ```
 
@@ -439,9 +441,9 @@ mod tests {
         );
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 4, "{text}");
-        assert!(lines[0].starts_with("s0 = launch n0 map: "), "{text}");
+        assert!(lines[0].starts_with("s0 = launch n0 generate: "), "{text}");
         assert!(lines[1].starts_with("s1 = let ys = s0"), "{text}");
-        assert!(lines[2].starts_with("s2 = launch n1 map: "), "{text}");
+        assert!(lines[2].starts_with("s2 = launch n1 generate: "), "{text}");
         assert!(lines[3].starts_with("s3 = end let ys"), "{text}");
     }
 

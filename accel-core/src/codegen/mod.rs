@@ -11,8 +11,8 @@
 //! bound with its IR type so that ranks never depend on inference.
 
 use crate::ir::{
-    ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Program, ReadSite, ScanKind,
-    StencilShape, UnaryOp, Var,
+    ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Producer as P, Program,
+    ReadSite, ScanKind, StencilShape, UnaryOp, Var,
 };
 use crate::kernel;
 use crate::types::{ElemType, ScalarType, Type};
@@ -492,27 +492,17 @@ impl Gen {
             // The front end keeps collective operations out of closures; fusion only puts
             // delayed reads (`Index` of a `Generate`) there.
             ArrayOp::Generate { .. }
-            | ArrayOp::Fill { .. }
-            | ArrayOp::Iota { .. }
+            | ArrayOp::Producer(_)
             | ArrayOp::Unit(_)
-            | ArrayOp::Map { .. }
-            | ArrayOp::IMap { .. }
-            | ArrayOp::ZipWith { .. }
             | ArrayOp::Fold { .. }
             | ArrayOp::FoldAll { .. }
             | ArrayOp::FoldSeg { .. }
             | ArrayOp::Scan { .. }
             | ArrayOp::ScanSeg { .. }
-            | ArrayOp::Backpermute { .. }
             | ArrayOp::Permute { .. }
-            | ArrayOp::Reverse(_)
-            | ArrayOp::Transpose(_)
             | ArrayOp::Reshape { .. }
-            | ArrayOp::Take { .. }
-            | ArrayOp::Drop { .. }
             | ArrayOp::Unzip(_)
             | ArrayOp::Concat { .. }
-            | ArrayOp::Replicate { .. }
             | ArrayOp::Slice { .. }
             | ArrayOp::Stencil { .. }
             | ArrayOp::Expand { .. }
@@ -612,39 +602,13 @@ impl Gen {
                 let (a, s) = (self.operand(a)?, self.reference(segments)?);
                 ("scan_seg", vec![a, s, scan_kind(*kind), self.seed(z)?, self.lambda(f)?])
             }
-            Generate { .. }
-            | Fill { .. }
-            | Iota { .. }
-            | Map { .. }
-            | IMap { .. }
-            | ZipWith { .. }
-            | Backpermute { .. } => {
+            Generate { .. } | Producer(_) | Permute { .. } | Concat { .. } | Slice { .. } | Stencil { .. } => {
                 return Err(not_a_reduction(name));
             }
-            Permute { .. }
-            | Reverse(_)
-            | Transpose(_)
-            | Take { .. }
-            | Drop { .. }
-            | Concat { .. }
-            | Replicate { .. } => {
+            Expand { .. } | Filter { .. } | SegmentsFromLengths(_) | SegmentLengths(_) | Unit(_) | The(_) => {
                 return Err(not_a_reduction(name));
             }
-            Slice { .. }
-            | Stencil { .. }
-            | Expand { .. }
-            | Filter { .. }
-            | SegmentsFromLengths(_)
-            | SegmentLengths(_) => {
-                return Err(not_a_reduction(name));
-            }
-            Unit(_)
-            | The(_)
-            | Unzip(_)
-            | Reshape { .. }
-            | Awhile { .. }
-            | SegmentOffsets(_)
-            | NestedFromParts { .. } => {
+            Unzip(_) | Reshape { .. } | Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } => {
                 return Err(not_a_reduction(name));
             }
             NestedValues(_) | NestedSegments(_) | NestedMap { .. } | Seq(_) => return Err(not_a_reduction(name)),
@@ -671,17 +635,6 @@ impl Gen {
                 let f = self.index_closure(f, rank_of(shape))?;
                 quote!(#cpu::generate(__cx, #s, #f))
             }
-            Fill { shape, value } => {
-                let rank = rank_of(shape);
-                let s = self.shape_arg(shape)?;
-                let v = self.scalar(value)?;
-                quote!({ let __v = #v; #cpu::generate(__cx, #s, move |_: [usize; #rank]| __v) })
-            }
-            Iota { n } => {
-                let n = self.scalar(n)?;
-                let el = elem_type(ty.as_array().expect("array").0);
-                quote!(#cpu::generate(__cx, [#n], |__ix: [usize; 1]| __ix[0] as #el))
-            }
             Unit(x) => {
                 let v = self.scalar(x)?;
                 return Ok(Code::owned(quote!(::accel::Scalar::new(#v))));
@@ -690,33 +643,15 @@ impl Gen {
                 let r = self.reference(a)?;
                 return Ok(Code::owned(quote!((#r).get())));
             }
-            Map { f, a } => {
-                let (a, f) = (self.reference(a)?, self.lambda(f)?);
-                quote!(#cpu::map(__cx, #a, #f))
-            }
-            IMap { f, a } => {
+            Producer(p) => {
+                // The pipeline lowers every producer to a `generate`, except an epilogue.
+                let (Some(inner), P::IMap { f, a }) = (kernel::epilogue_source(op), p) else {
+                    return Err(not_lowered(name));
+                };
                 let f = self.index_closure(f, rank_of(a))?;
-                match kernel::epilogue_source(op) {
-                    Some(inner) => self.reduction(inner, Some(f))?,
-                    None => {
-                        let a = self.reference(a)?;
-                        quote!(#cpu::imap(__cx, #a, #f))
-                    }
-                }
-            }
-            ZipWith { f, a, b } => {
-                let (a, b, f) = (self.reference(a)?, self.reference(b)?, self.lambda(f)?);
-                quote!(#cpu::zip_with(__cx, #a, #b, #f))
+                self.reduction(inner, Some(f))?
             }
             Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } => self.reduction(op, None)?,
-            Backpermute { shape, f, a } => {
-                let (r2, r) = (rank_of(shape), rank_of(a));
-                let s = self.shape_arg(shape)?;
-                let a = self.reference(a)?;
-                let body = ix_to_array(r, self.scalar(&f.body)?);
-                let f = self.index_lambda(f, r2, quote!([usize; #r]), body);
-                quote!(#cpu::backpermute(__cx, #a, #s, #f))
-            }
             Permute { defaults, f, combine, a } => {
                 let (r, r2) = (rank_of(a), rank_of(defaults));
                 let d = self.operand(defaults)?;
@@ -731,32 +666,14 @@ impl Gen {
                 let c = self.lambda(combine)?;
                 quote!(#cpu::permute(__cx, #d, #a, #f, #c))
             }
-            Reverse(a) => {
-                let a = self.reference(a)?;
-                quote!(#cpu::reverse(__cx, #a))
-            }
-            Transpose(a) => {
-                let a = self.reference(a)?;
-                quote!(#cpu::transpose(__cx, #a))
-            }
             Reshape { shape, a } => {
                 let s = self.shape_arg(shape)?;
                 let a = self.reference(a)?;
                 quote!(#cpu::reshape(__cx, #a, #s))
             }
-            Take { n, a } | Drop { n, a } => {
-                let n = self.scalar(n)?;
-                let a = self.reference(a)?;
-                let skeleton = format_ident!("{}", name);
-                quote!(#cpu::#skeleton(__cx, #a, #n))
-            }
             Concat { a, b } => {
                 let (a, b) = (self.reference(a)?, self.reference(b)?);
                 quote!(#cpu::concat(__cx, #a, #b))
-            }
-            Replicate { axis, n, a } => {
-                let (n, a, ax) = (self.scalar(n)?, self.reference(a)?, axis_tokens(*axis));
-                quote!(#cpu::replicate(__cx, #a, #ax, #n))
             }
             Slice { axis, index, a } => {
                 let (i, a, ax) = (self.scalar(index)?, self.reference(a)?, axis_tokens(*axis));
@@ -856,6 +773,12 @@ fn distinct_vars(parts: &[Expr]) -> bool {
     unique.sort_unstable();
     unique.dedup();
     unique.len() == ids.len()
+}
+
+/// The error for a producer that reached code generation without being lowered to a `generate`
+/// (a bug of the caller: the pipeline lowers them all).
+fn not_lowered(name: &str) -> syn::Error {
+    syn::Error::new(Span::call_site(), format!("`{name}` reached code generation without being lowered"))
 }
 
 /// The error for an operation that reached the code of reductions and scans (a bug of the
@@ -963,7 +886,7 @@ mod tests {
                  (s, xs.map(|x| x / s.get()), (t, xs.map(|x| x * t.get())))
              }",
         );
-        let code = cpu_code(&p);
+        let code = cpu_code(&crate::pipeline::optimise(&p, crate::pipeline::Options { fusion: false }));
         // `s` moves out after the map that reads it, `t` after its sibling in the nested tuple.
         assert!(code.contains("_o , __part1 , __part2 ,)"), "{code}");
         assert!(code.contains("_o , __part1 ,)"), "{code}");

@@ -4,7 +4,8 @@
 use super::Lowerer;
 use super::lambda::Level;
 use crate::ir::{
-    ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, ScanKind, StencilShape,
+    ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Producer, ScanKind,
+    StencilShape,
 };
 use crate::types::{ElemType, ScalarType, Type};
 use proc_macro2::Span;
@@ -238,14 +239,14 @@ impl Lowerer {
                 let ret = expected.and_then(Type::as_array).map(|(el, _)| elem_t(el));
                 let f = self.lambda(arg(0), "map", &[elem_t(e)], ret.as_ref(), Level::Scalar)?;
                 let out = f.result_type().as_elem().cloned().expect("scalar closure");
-                Ok(Expr::array(ArrayOp::Map { f, a }, arr_t(&out, rank)))
+                Ok(Expr::array(Producer::Map { f, a }.into(), arr_t(&out, rank)))
             }
             "imap" => {
                 self.check_args(args, 1, name, span, &usage("xs.imap(|ix, x| ...)"))?;
                 let f =
                     self.lambda(arg(0), "imap", &[Type::Elem(ElemType::index(rank)), elem_t(e)], None, Level::Scalar)?;
                 let out = f.result_type().as_elem().cloned().expect("scalar closure");
-                Ok(Expr::array(ArrayOp::IMap { f, a }, arr_t(&out, rank)))
+                Ok(Expr::array(Producer::IMap { f, a }.into(), arr_t(&out, rank)))
             }
             "zip_with" | "zip" => {
                 let n = if name == "zip" { 1 } else { 2 };
@@ -276,7 +277,7 @@ impl Lowerer {
                     self.lambda(arg(1), "zip_with", &[elem_t(e), elem_t(&e2)], None, Level::Scalar)?
                 };
                 let out = f.result_type().as_elem().cloned().expect("scalar closure");
-                Ok(Expr::array(ArrayOp::ZipWith { f, a, b }, arr_t(&out, rank)))
+                Ok(Expr::array(Producer::ZipWith { f, a, b }.into(), arr_t(&out, rank)))
             }
             "unzip" => {
                 self.check_args(args, 0, name, span, "xs.unzip()")?;
@@ -361,7 +362,7 @@ impl Lowerer {
                 let src = Type::Elem(ElemType::index(rank));
                 let f =
                     self.lambda(arg(1), "backpermute", &[Type::Elem(ElemType::index(r2))], Some(&src), Level::Scalar)?;
-                Ok(Expr::array(ArrayOp::Backpermute { shape, f, a }, arr_t(e, r2)))
+                Ok(Expr::array(Producer::Backpermute { shape, f, a }.into(), arr_t(e, r2)))
             }
             "permute" => {
                 self.check_args(args, 3, name, span, "xs.permute(defaults, |ix| Some(dst), |new, old| ...)")?;
@@ -392,12 +393,12 @@ impl Lowerer {
             "reverse" => {
                 self.check_args(args, 0, name, span, "xs.reverse()")?;
                 need_rank(rank >= 1, "arrays of rank 1 or more")?;
-                Ok(Expr::array(ArrayOp::Reverse(a), arr_t(e, rank)))
+                Ok(Expr::array(Producer::Reverse(a).into(), arr_t(e, rank)))
             }
             "transpose" => {
                 self.check_args(args, 0, name, span, "m.transpose()")?;
                 need_rank(rank == 2, "matrices")?;
-                Ok(Expr::array(ArrayOp::Transpose(a), arr_t(e, 2)))
+                Ok(Expr::array(Producer::Transpose(a).into(), arr_t(e, 2)))
             }
             "reshape" => {
                 self.check_args(args, 1, name, span, "xs.reshape((rows, cols))")?;
@@ -408,8 +409,8 @@ impl Lowerer {
                 self.check_args(args, 1, name, span, &format!("xs.{name}(n)"))?;
                 need_rank(rank >= 1, "arrays of rank 1 or more")?;
                 let n = self.usize_arg(arg(0), name)?;
-                let op = if name == "take" { ArrayOp::Take { n, a } } else { ArrayOp::Drop { n, a } };
-                Ok(Expr::array(op, arr_t(e, rank)))
+                let op = if name == "take" { Producer::Take { n, a } } else { Producer::Drop { n, a } };
+                Ok(Expr::array(op.into(), arr_t(e, rank)))
             }
             "concat" => {
                 self.check_args(args, 1, name, span, "xs.concat(ys)")?;
@@ -425,7 +426,7 @@ impl Lowerer {
                 need_rank(rank == 1, "vectors")?;
                 let n = self.usize_arg(arg(0), name)?;
                 let axis = if name == "replicate_rows" { Axis::Rows } else { Axis::Cols };
-                Ok(Expr::array(ArrayOp::Replicate { axis, n, a }, arr_t(e, 2)))
+                Ok(Expr::array(Producer::Replicate { axis, n, a }.into(), arr_t(e, 2)))
             }
             "slice_row" | "slice_col" => {
                 self.check_args(args, 1, name, span, &format!("m.{name}(i)"))?;
@@ -686,7 +687,7 @@ impl Lowerer {
                 let Type::Elem(el) = value.ty.clone() else {
                     return Err(Error::new_spanned(&args[1], format!("`fill` takes an element, found `{}`", value.ty)));
                 };
-                Ok(Expr::array(ArrayOp::Fill { shape, value }, arr_t(&el, rank)))
+                Ok(Expr::array(Producer::Fill { shape, value }.into(), arr_t(&el, rank)))
             }
             "iota" => {
                 collective(self)?;
@@ -704,7 +705,7 @@ impl Lowerer {
                 if numeric_scalar(&el).is_none() {
                     return Err(Error::new(span, format!("`iota` counts in a numeric type, not `{el}`")));
                 }
-                Ok(Expr::array(ArrayOp::Iota { n }, arr_t(&el, 1)))
+                Ok(Expr::array(Producer::Iota { n }.into(), arr_t(&el, 1)))
             }
             "unit" => {
                 collective(self)?;

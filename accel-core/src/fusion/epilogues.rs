@@ -14,7 +14,7 @@
 
 use super::rewrite::{Fresh, index_type, var};
 use crate::ir::visit::{self, map_children};
-use crate::ir::{ArrayOp, Expr, ExprKind, Lambda, Program, ScanKind, Var};
+use crate::ir::{ArrayOp, Expr, ExprKind, Lambda, Producer, Program, ScanKind, Var};
 use crate::types::Type;
 
 /// Runs the pass.
@@ -101,7 +101,7 @@ fn consume(e: &Expr, r: &Var, reduction: &Expr, uses: usize, fresh: &mut Fresh) 
                 return None;
             }
             let f = Lambda { params: vec![f.params[0].clone(), (v, elem)], body: Box::new(body) };
-            Some(Expr::array(ArrayOp::IMap { f, a: reduction.clone() }, e.ty.clone()))
+            Some(Expr::array(Producer::IMap { f, a: reduction.clone() }.into(), e.ty.clone()))
         }
         ArrayOp::Unit(x) if rank == 0 => {
             let mut replaced = 0;
@@ -111,7 +111,7 @@ fn consume(e: &Expr, r: &Var, reduction: &Expr, uses: usize, fresh: &mut Fresh) 
             }
             let ix = fresh.var("ix");
             let f = Lambda { params: vec![(ix, index_type(0)), (v, elem)], body: Box::new(body) };
-            Some(Expr::array(ArrayOp::IMap { f, a: reduction.clone() }, e.ty.clone()))
+            Some(Expr::array(Producer::IMap { f, a: reduction.clone() }.into(), e.ty.clone()))
         }
         _ => None,
     }

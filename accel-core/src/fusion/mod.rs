@@ -20,7 +20,7 @@
 //! see [`crate::kernel::launched`].
 //!
 //! The passes, in order ([`PASSES`]; [`crate::pipeline`] runs them, and `#[accel(fusion =
-//! false)]` or `ACCEL_FUSION=off` turns them off):
+//! false)]` or `ACCEL_FUSION=off` runs [`UNFUSED`] instead, which only lowers producers):
 //! 1. [`producers`]: producers become delayed arrays and fuse into their consumers; `let`s are
 //!    inlined or kept manifest by the sharing rule;
 //! 2. [`siblings`]: reductions of the same extent become one reduction of tuples;
@@ -39,7 +39,10 @@ use crate::ir::Program;
 /// A pass: a program in, the rewritten program out.
 pub type Pass = fn(Program) -> Program;
 
-/// The fusion passes, in the order they run (the pipeline, [`crate::pipeline::PASSES`], lists
-/// them with the passes of other modules).
+/// The fusion passes, in the order they run ([`crate::pipeline::passes`] runs them when fusion is
+/// on, [`UNFUSED`] when it is off).
 pub const PASSES: &[(&str, Pass)] =
     &[("producers", producers::run), ("siblings", siblings::run), ("epilogues", epilogues::run)];
+
+/// The passes without fusion: producers lowered to `generate`s, each written out.
+pub const UNFUSED: &[(&str, Pass)] = &[("producers (unfused)", producers::lower)];

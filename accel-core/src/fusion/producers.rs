@@ -2,9 +2,13 @@
 //! `generate` whose closure computes one element from its inputs' elements, and delayed arrays
 //! compose: `map f (map g xs)` is one `generate` computing `f(g(xs[ix]))`.
 //!
-//! The producers are `generate`, `map`, `imap`, `zip_with`, `backpermute`, `reverse`,
-//! `transpose`, `take`, `drop`, `replicate_rows`/`replicate_cols`, `iota` and `fill` of a
-//! constant or a variable. `reshape`, `slice_row`/`slice_col` and `concat` are not delayed:
+//! The producers are `generate` and the IR's [`Producer`]s: `map`, `imap`, `zip_with`,
+//! `backpermute`, `reverse`, `transpose`, `take`, `drop`, `replicate_rows`/`replicate_cols`,
+//! `iota` and `fill` (whose value is computed once, on the host). This pass holds each one's index
+//! function, the one definition of what it computes that every backend runs: it is also the whole
+//! pass without fusion ([`lower`]), where each producer becomes a `generate` written out where it
+//! stands (no composition, no delayed operand or read, no inlined `let`), so that no backend ever
+//! sees a producer as the front end wrote it. `reshape`, `slice_row`/`slice_col` and `concat` are not delayed:
 //! their checks (sizes, row index) belong to the host before any element exists, and a reshape
 //! of a manifest array is free on the GPU anyway.
 //!
@@ -30,19 +34,31 @@ use super::rewrite::{
     Fresh, binary, components, element, index_of, index_type, origin, peel, rank, shape_of, var, wrap,
 };
 use crate::ir::visit::{self, Role, map_children};
-use crate::ir::{ArrayOp, Axis, BinaryOp, Expr, ExprKind, Lambda, MathFn, Program, ReadSite, Var};
+use crate::ir::{ArrayOp, Axis, BinaryOp, Expr, ExprKind, Lambda, MathFn, Producer as P, Program, ReadSite, Var};
 use crate::types::Type;
 use std::collections::HashMap;
 
-/// Runs the pass.
+/// Runs the pass with fusion: producers compose and fuse into their consumers.
 pub fn run(program: Program) -> Program {
-    let mut pass = Producers { fresh: Fresh::for_program(&program), inlined: HashMap::new() };
+    rewrite(program, true)
+}
+
+/// Runs the pass without fusion: every producer is lowered to a `generate` of its own, written
+/// out where it stands; the program has no fused form.
+pub fn lower(program: Program) -> Program {
+    rewrite(program, false)
+}
+
+fn rewrite(program: Program, fuse: bool) -> Program {
+    let mut pass = Producers { fresh: Fresh::for_program(&program), inlined: HashMap::new(), fuse };
     let body = pass.expr(&program.body);
     Program { body, ..program }
 }
 
 struct Producers {
     fresh: Fresh,
+    /// Whether delayed arrays compose and fuse into their consumers, or are each written out.
+    fuse: bool,
     /// `let`-bound delayed arrays being inlined, by variable id.
     inlined: HashMap<u32, Expr>,
 }
@@ -54,7 +70,7 @@ impl Producers {
             ExprKind::Let { var: v, value, body } => {
                 let value = self.expr(value);
                 let (lets, core) = peel(value);
-                if is_generate(&core) && inline(v.id, &core, body) {
+                if self.fuse && is_generate(&core) && inline(v.id, &core, body) {
                     self.inlined.insert(v.id, core);
                     let body = self.expr(body);
                     self.inlined.remove(&v.id);
@@ -90,110 +106,14 @@ impl Producers {
     /// A collective node whose children are already rewritten.
     fn array(&mut self, op: ArrayOp, ty: &Type) -> Expr {
         use ArrayOp::*;
-        let name = op.name();
-        let elem_ty = || Type::Elem(ty.as_array().expect("a producer makes an array").0.clone());
         let mut lets = Vec::new();
-        let generate = |lets: Vec<(Var, Expr)>, shape: Expr, f: Lambda, from: Vec<String>| {
-            wrap(lets, Expr::array(Generate { shape, f, from }, ty.clone()))
-        };
         match op {
             Generate { shape, f, from } => {
                 let shape = self.bind_shape(&mut lets, shape);
-                generate(lets, shape, f, from)
+                wrap(lets, Expr::array(Generate { shape, f, from }, ty.clone()))
             }
-            Iota { n } => {
-                let n = self.bind_shape(&mut lets, n);
-                let ix = self.fresh.var("i");
-                let t = ty.as_array().and_then(|(e, _)| e.as_scalar()).expect("iota of numbers");
-                let body = Expr::new(ExprKind::Cast(Box::new(var(&ix, &index_type(1))), t), elem_ty());
-                generate(lets, n, Lambda { params: vec![(ix, index_type(1))], body: Box::new(body) }, vec![name.into()])
-            }
-            Fill { shape, value } if matches!(value.kind, ExprKind::Var(_) | ExprKind::Const(_)) => {
-                let shape = self.bind_shape(&mut lets, shape);
-                let (ix, ixt) = self.index_param(ty.as_array().expect("an array").1);
-                generate(lets, shape, Lambda { params: vec![(ix, ixt)], body: Box::new(value) }, vec![name.into()])
-            }
-            Map { f, a } | IMap { f, a } => {
-                let is_imap = matches!(f.params.len(), 2);
-                let a = self.operand(&mut lets, a);
-                let (ix, ixt) = self.index_param(rank(&a));
-                let x = element(&a, var(&ix, &ixt), ReadSite::Elementwise);
-                let body = if is_imap {
-                    super::rewrite::let_in(
-                        &f.params[0].0,
-                        var(&ix, &ixt),
-                        super::rewrite::let_in(&f.params[1].0, x, *f.body),
-                    )
-                } else {
-                    super::rewrite::let_in(&f.params[0].0, x, *f.body)
-                };
-                let from = [origin(&a), vec![name.into()]].concat();
-                generate(lets, shape_of(&a), Lambda { params: vec![(ix, ixt)], body: Box::new(body) }, from)
-            }
-            ZipWith { f, a, b } => {
-                let a = self.operand(&mut lets, a);
-                let b = self.operand(&mut lets, b);
-                let r = rank(&a);
-                let (ix, ixt) = self.index_param(r);
-                let x = element(&a, var(&ix, &ixt), ReadSite::Elementwise);
-                let y = element(&b, var(&ix, &ixt), ReadSite::Elementwise);
-                let body =
-                    super::rewrite::let_in(&f.params[0].0, x, super::rewrite::let_in(&f.params[1].0, y, *f.body));
-                let mut shape = components(&shape_of(&a), r);
-                crate::shape::intersect(&mut shape, &components(&shape_of(&b), r));
-                let shape = index_of(shape);
-                let shape = self.bind_shape(&mut lets, shape);
-                let from = [origin(&a), origin(&b), vec![name.into()]].concat();
-                generate(lets, shape, Lambda { params: vec![(ix, ixt)], body: Box::new(body) }, from)
-            }
-            Backpermute { shape, f, a } => {
-                let shape = self.bind_shape(&mut lets, shape);
-                let a = self.operand(&mut lets, a);
-                // The closure maps the output index to the source index, which may be outside.
-                let body = element(&a, *f.body, ReadSite::Backpermute);
-                let from = [origin(&a), vec![name.into()]].concat();
-                generate(lets, shape, Lambda { params: f.params, body: Box::new(body) }, from)
-            }
-            Reverse(a) => self.index_map(lets, a, ty, name, |s, ix| {
-                let r = ix.len();
-                let mut ix = ix;
-                let n = s[r - 1].clone();
-                ix[r - 1] = binary(BinaryOp::Sub, binary(BinaryOp::Sub, n, Expr::usize(1)), ix[r - 1].clone());
-                (s, ix)
-            }),
-            Transpose(a) => self.index_map(lets, a, ty, name, |s, ix| {
-                let [rows, cols] = [s[0].clone(), s[1].clone()];
-                (crate::shape::transpose(&[rows, cols]).to_vec(), vec![ix[1].clone(), ix[0].clone()])
-            }),
-            Take { n, a } => {
-                let n = self.bind_shape(&mut lets, n);
-                self.index_map(lets, a, ty, name, move |mut s, ix| {
-                    crate::shape::take(&mut s, &n);
-                    (s, ix)
-                })
-            }
-            Drop { n, a } => {
-                let n = self.bind_shape(&mut lets, n);
-                self.index_map(lets, a, ty, name, move |mut s, mut ix| {
-                    let r = s.len();
-                    let dropped = crate::shape::drop(&mut s, &n);
-                    ix[r - 1] = binary(BinaryOp::Add, ix[r - 1].clone(), dropped);
-                    (s, ix)
-                })
-            }
-            Replicate { axis, n, a } => {
-                let n = self.bind_shape(&mut lets, n);
-                self.index_map(lets, a, ty, name, move |s, ix| {
-                    let shape = crate::shape::replicate(axis, &n, &s[0]).to_vec();
-                    let source = match axis {
-                        Axis::Rows => ix[1].clone(),
-                        Axis::Cols => ix[0].clone(),
-                    };
-                    (shape, vec![source])
-                })
-            }
-            op @ (Fill { .. }
-            | Unit(_)
+            Producer(p) => self.producer(p, ty, lets),
+            op @ (Unit(_)
             | The(_)
             | Fold { .. }
             | FoldAll { .. }
@@ -217,17 +137,127 @@ impl Producers {
             | NestedSegments(_)
             | NestedMap { .. }
             | Seq(_)) => {
-                // A consumer (its delayed operands stay in place, their `let`s float above it)
-                // or an operation that is not delayed.
+                // A consumer (its delayed operands stay in place, their `let`s float above it;
+                // without fusion they are written out first) or an operation that is not delayed.
                 let mut op = op;
+                let fresh = &mut self.fresh;
                 visit::for_each_operand_mut(&mut op, &mut |operand, _, role| {
                     if role == Role::Delayable {
                         let (l, core) = peel(std::mem::replace(operand, Expr::usize(0)));
                         lets.extend(l);
-                        *operand = core;
+                        *operand = if self.fuse || !is_generate(&core) { core } else { bind(fresh, &mut lets, core) };
                     }
                 });
                 wrap(lets, Expr::array(op, ty.clone()))
+            }
+        }
+    }
+
+    /// Producer `p` as a `generate` (its children already rewritten): its index function, the
+    /// one definition of what each producer computes that the backends run.
+    fn producer(&mut self, p: P, ty: &Type, mut lets: Vec<(Var, Expr)>) -> Expr {
+        let name = p.name();
+        let elem_ty = || Type::Elem(ty.as_array().expect("a producer makes an array").0.clone());
+        let generate = |lets: Vec<(Var, Expr)>, shape: Expr, f: Lambda, from: Vec<String>| {
+            wrap(lets, Expr::array(ArrayOp::Generate { shape, f, from }, ty.clone()))
+        };
+        match p {
+            P::Iota { n } => {
+                let n = self.bind_shape(&mut lets, n);
+                let ix = self.fresh.var("i");
+                let t = ty.as_array().and_then(|(e, _)| e.as_scalar()).expect("iota of numbers");
+                let body = Expr::new(ExprKind::Cast(Box::new(var(&ix, &index_type(1))), t), elem_ty());
+                generate(lets, n, Lambda { params: vec![(ix, index_type(1))], body: Box::new(body) }, vec![name.into()])
+            }
+            P::Fill { shape, value } => {
+                let shape = self.bind_shape(&mut lets, shape);
+                // The value is computed once, on the host.
+                let value = if matches!(value.kind, ExprKind::Var(_) | ExprKind::Const(_)) {
+                    value
+                } else {
+                    bind(&mut self.fresh, &mut lets, value)
+                };
+                let (ix, ixt) = self.index_param(ty.as_array().expect("an array").1);
+                generate(lets, shape, Lambda { params: vec![(ix, ixt)], body: Box::new(value) }, vec![name.into()])
+            }
+            P::Map { f, a } | P::IMap { f, a } => {
+                let is_imap = matches!(f.params.len(), 2);
+                let a = self.operand(&mut lets, a);
+                let (ix, ixt) = self.index_param(rank(&a));
+                let x = element(&a, var(&ix, &ixt), ReadSite::Elementwise);
+                let body = if is_imap {
+                    super::rewrite::let_in(
+                        &f.params[0].0,
+                        var(&ix, &ixt),
+                        super::rewrite::let_in(&f.params[1].0, x, *f.body),
+                    )
+                } else {
+                    super::rewrite::let_in(&f.params[0].0, x, *f.body)
+                };
+                let from = [origin(&a), vec![name.into()]].concat();
+                generate(lets, shape_of(&a), Lambda { params: vec![(ix, ixt)], body: Box::new(body) }, from)
+            }
+            P::ZipWith { f, a, b } => {
+                let a = self.operand(&mut lets, a);
+                let b = self.operand(&mut lets, b);
+                let r = rank(&a);
+                let (ix, ixt) = self.index_param(r);
+                let x = element(&a, var(&ix, &ixt), ReadSite::Elementwise);
+                let y = element(&b, var(&ix, &ixt), ReadSite::Elementwise);
+                let body =
+                    super::rewrite::let_in(&f.params[0].0, x, super::rewrite::let_in(&f.params[1].0, y, *f.body));
+                let mut shape = components(&shape_of(&a), r);
+                crate::shape::intersect(&mut shape, &components(&shape_of(&b), r));
+                let shape = index_of(shape);
+                let shape = self.bind_shape(&mut lets, shape);
+                let from = [origin(&a), origin(&b), vec![name.into()]].concat();
+                generate(lets, shape, Lambda { params: vec![(ix, ixt)], body: Box::new(body) }, from)
+            }
+            P::Backpermute { shape, f, a } => {
+                let shape = self.bind_shape(&mut lets, shape);
+                let a = self.operand(&mut lets, a);
+                // The closure maps the output index to the source index, which may be outside.
+                let body = element(&a, *f.body, ReadSite::Backpermute);
+                let from = [origin(&a), vec![name.into()]].concat();
+                generate(lets, shape, Lambda { params: f.params, body: Box::new(body) }, from)
+            }
+            P::Reverse(a) => self.index_map(lets, a, ty, name, |s, ix| {
+                let r = ix.len();
+                let mut ix = ix;
+                let n = s[r - 1].clone();
+                ix[r - 1] = binary(BinaryOp::Sub, binary(BinaryOp::Sub, n, Expr::usize(1)), ix[r - 1].clone());
+                (s, ix)
+            }),
+            P::Transpose(a) => self.index_map(lets, a, ty, name, |s, ix| {
+                let [rows, cols] = [s[0].clone(), s[1].clone()];
+                (crate::shape::transpose(&[rows, cols]).to_vec(), vec![ix[1].clone(), ix[0].clone()])
+            }),
+            P::Take { n, a } => {
+                let n = self.bind_shape(&mut lets, n);
+                self.index_map(lets, a, ty, name, move |mut s, ix| {
+                    crate::shape::take(&mut s, &n);
+                    (s, ix)
+                })
+            }
+            P::Drop { n, a } => {
+                let n = self.bind_shape(&mut lets, n);
+                self.index_map(lets, a, ty, name, move |mut s, mut ix| {
+                    let r = s.len();
+                    let dropped = crate::shape::drop(&mut s, &n);
+                    ix[r - 1] = binary(BinaryOp::Add, ix[r - 1].clone(), dropped);
+                    (s, ix)
+                })
+            }
+            P::Replicate { axis, n, a } => {
+                let n = self.bind_shape(&mut lets, n);
+                self.index_map(lets, a, ty, name, move |s, ix| {
+                    let shape = crate::shape::replicate(axis, &n, &s[0]).to_vec();
+                    let source = match axis {
+                        Axis::Rows => ix[1].clone(),
+                        Axis::Cols => ix[0].clone(),
+                    };
+                    (shape, vec![source])
+                })
             }
         }
     }
@@ -263,13 +293,10 @@ impl Producers {
     fn operand(&mut self, lets: &mut Vec<(Var, Expr)>, a: Expr) -> Expr {
         let (l, core) = peel(a);
         lets.extend(l);
-        if is_generate(&core) || matches!(core.kind, ExprKind::Var(_)) {
+        if (self.fuse && is_generate(&core)) || matches!(core.kind, ExprKind::Var(_)) {
             return core;
         }
-        let v = self.fresh.var("t");
-        let ty = core.ty.clone();
-        lets.push((v.clone(), core));
-        var(&v, &ty)
+        bind(&mut self.fresh, lets, core)
     }
 
     /// A shape or count expression that delayed code may repeat: bound to a variable unless it
@@ -287,6 +314,14 @@ impl Producers {
     fn index_param(&mut self, rank: usize) -> (Var, Type) {
         (self.fresh.var("ix"), index_type(rank))
     }
+}
+
+/// `e` bound to a fresh variable (a `let` added to `lets`), and that variable.
+fn bind(fresh: &mut Fresh, lets: &mut Vec<(Var, Expr)>, e: Expr) -> Expr {
+    let v = fresh.var("t");
+    let ty = e.ty.clone();
+    lets.push((v.clone(), e));
+    var(&v, &ty)
 }
 
 fn rebuild(e: &Expr, kind: ExprKind) -> Expr {
@@ -390,14 +425,19 @@ fn count(e: &Expr, id: u32, lambdas: usize, in_loop: bool, uses: &mut Uses) {
 fn fusable_operands(op: &ArrayOp) -> Vec<&Expr> {
     use ArrayOp::*;
     match op {
-        Map { a, .. } | IMap { a, .. } | Backpermute { a, .. } | Reverse(a) | Transpose(a) => vec![a],
-        Take { a, .. } | Drop { a, .. } | Replicate { a, .. } => vec![a],
-        ZipWith { a, b, .. } => vec![a, b],
+        Producer(p) => match p {
+            P::Map { a, .. } | P::IMap { a, .. } | P::Backpermute { a, .. } | P::Reverse(a) | P::Transpose(a) => {
+                vec![a]
+            }
+            P::Take { a, .. } | P::Drop { a, .. } | P::Replicate { a, .. } => vec![a],
+            P::ZipWith { a, b, .. } => vec![a, b],
+            P::Fill { .. } | P::Iota { .. } => vec![],
+        },
         Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } | Permute { .. } => {
             visit::delayable(op)
         }
         Stencil { .. } | Expand { .. } | Filter { .. } => visit::delayable(op),
-        Generate { .. } | Fill { .. } | Iota { .. } | Unit(_) | The(_) | Reshape { .. } | Unzip(_) => vec![],
+        Generate { .. } | Unit(_) | The(_) | Reshape { .. } | Unzip(_) => vec![],
         Concat { .. } | Slice { .. } | Awhile { .. } | SegmentsFromLengths(_) | SegmentLengths(_) => vec![],
         SegmentOffsets(_) | NestedFromParts { .. } | NestedValues(_) | NestedSegments(_) | NestedMap { .. } => vec![],
         Seq(_) => vec![],

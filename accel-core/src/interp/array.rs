@@ -4,7 +4,7 @@
 
 use super::{Host, HostValue, Interp, Val, flat, ill_typed, new_array, read, size, unravel};
 use crate::error::{Error, Result};
-use crate::ir::{ArrayOp, Axis, Boundary, Direction, Lambda, ScanKind, StencilShape};
+use crate::ir::{ArrayOp, Axis, Boundary, Direction, Lambda, Producer as P, ScanKind, StencilShape};
 use crate::types::Type;
 use crate::value::{ArrayValue, ElemValue, ScalarValue};
 
@@ -12,20 +12,11 @@ impl Interp {
     pub(super) fn collective(&mut self, op: &ArrayOp, ty: &Type) -> Result<Val> {
         use ArrayOp::*;
         match op {
-            Generate { .. } | Fill { .. } | Iota { .. } | Unit(_) | The(_) => self.build(op, ty),
-            Map { .. } | IMap { .. } | ZipWith { .. } => self.elementwise(op, ty),
+            Generate { .. } | Unit(_) | The(_) => self.build(op, ty),
+            Producer(p) => self.producer(p, ty),
             Fold { .. } | FoldAll { .. } | FoldSeg { .. } => self.reduction(op, ty),
             Scan { .. } | ScanSeg { .. } => self.scan_op(op, ty),
-            Backpermute { .. }
-            | Permute { .. }
-            | Reverse(_)
-            | Transpose(_)
-            | Reshape { .. }
-            | Take { .. }
-            | Drop { .. }
-            | Concat { .. }
-            | Replicate { .. }
-            | Slice { .. } => self.movement(op, ty),
+            Permute { .. } | Reshape { .. } | Concat { .. } | Slice { .. } => self.movement(op, ty),
             Stencil { shape, boundary, f, a } => {
                 let constant = match boundary {
                     Boundary::Constant(e) => Some(self.eval_elem(e)?),
@@ -69,20 +60,6 @@ impl Interp {
                 let shape = self.eval_index(shape)?;
                 self.tabulate(ty, shape, |s, ix| s.apply_elem(f, [Val::index(ix)]))
             }
-            Fill { shape, value } => {
-                let shape = self.eval_index(shape)?;
-                let v = self.eval_elem(value)?;
-                let n = size(name, &shape)?;
-                new_array(ty, shape, vec![v; n])
-            }
-            Iota { n } => {
-                let n = self.eval_count(n, name)?;
-                let Some(Some(t)) = ty.as_array().map(|(e, _)| e.as_scalar()) else {
-                    return Err(ill_typed(format!("iota of type {ty}")));
-                };
-                let data = (0..n).map(|i| ScalarValue::from_i128(i as i128, t).into()).collect();
-                new_array(ty, vec![n], data)
-            }
             Unit(e) => {
                 let v = self.eval_elem(e)?;
                 new_array(ty, vec![], vec![v])
@@ -98,24 +75,38 @@ impl Interp {
         }
     }
 
-    /// `map`, `imap`, `zip_with`.
-    fn elementwise(&mut self, op: &ArrayOp, ty: &Type) -> Result<Val> {
-        use ArrayOp::*;
-        let name = op.name();
-        match op {
-            Map { f, a } => {
+    /// The producers (`ir::Producer`): each element a function of its index and its operands'
+    /// elements.
+    fn producer(&mut self, p: &P, ty: &Type) -> Result<Val> {
+        let name = p.name();
+        match p {
+            P::Fill { shape, value } => {
+                let shape = self.eval_index(shape)?;
+                let v = self.eval_elem(value)?;
+                let n = size(name, &shape)?;
+                new_array(ty, shape, vec![v; n])
+            }
+            P::Iota { n } => {
+                let n = self.eval_count(n, name)?;
+                let Some(Some(t)) = ty.as_array().map(|(e, _)| e.as_scalar()) else {
+                    return Err(ill_typed(format!("iota of type {ty}")));
+                };
+                let data = (0..n).map(|i| ScalarValue::from_i128(i as i128, t).into()).collect();
+                new_array(ty, vec![n], data)
+            }
+            P::Map { f, a } => {
                 let a = self.eval_array(a)?;
                 let data = a.data.iter().map(|x| self.apply_elem(f, [Val::Elem(x.clone())])).collect::<Result<_>>()?;
                 new_array(ty, a.shape.clone(), data)
             }
-            IMap { f, a } => {
+            P::IMap { f, a } => {
                 let a = self.eval_array(a)?;
                 self.tabulate(ty, a.shape.clone(), |s, ix| {
                     let x = a.data[flat(ix, &a.shape)].clone();
                     s.apply_elem(f, [Val::index(ix), Val::Elem(x)])
                 })
             }
-            ZipWith { f, a, b } => {
+            P::ZipWith { f, a, b } => {
                 let a = self.eval_array(a)?;
                 let b = self.eval_array(b)?;
                 if a.rank() != b.rank() {
@@ -129,7 +120,65 @@ impl Interp {
                     s.apply_elem(f, [Val::Elem(x), Val::Elem(y)])
                 })
             }
-            _ => unreachable!("array_op sends {name} elsewhere"),
+            P::Backpermute { shape, f, a } => {
+                let shape = self.eval_index(shape)?;
+                let a = self.eval_array(a)?;
+                self.tabulate(ty, shape, |s, ix| {
+                    let src = s.apply_elem(f, [Val::index(ix)])?;
+                    let src = src.to_index().ok_or_else(|| ill_typed(format!("{src:?} is not an index")))?;
+                    Ok(read(&a, &src, name)?.clone())
+                })
+            }
+            P::Reverse(a) => {
+                let a = self.eval_array(a)?;
+                let (outer, n) = split_inner(&a)?;
+                let mut data = Vec::with_capacity(a.len());
+                for r in 0..size(name, &outer)? {
+                    data.extend(row(&a, r, n).iter().rev().cloned());
+                }
+                new_array(ty, a.shape.clone(), data)
+            }
+            P::Transpose(a) => {
+                let a = self.eval_array(a)?;
+                let &[rows, cols] = a.shape.as_slice() else {
+                    return Err(ill_typed("transpose of an array that is not a matrix"));
+                };
+                let data = (0..rows * cols).map(|k| a.data[(k % rows) * cols + k / rows].clone());
+                new_array(ty, crate::shape::transpose(&[rows, cols]).to_vec(), data.collect())
+            }
+            P::Take { n, a } | P::Drop { n, a } => {
+                let n = self.eval_count(n, name)?;
+                let a = self.eval_array(a)?;
+                let (outer, len) = split_inner(&a)?;
+                let mut shape = a.shape.clone();
+                let start = match p {
+                    P::Take { .. } => {
+                        crate::shape::take(&mut shape, &n);
+                        0
+                    }
+                    _ => crate::shape::drop(&mut shape, &n),
+                };
+                let keep = start..start + shape[shape.len() - 1];
+                let mut data = Vec::new();
+                for r in 0..size(name, &outer)? {
+                    data.extend_from_slice(&row(&a, r, len)[keep.clone()]);
+                }
+                new_array(ty, shape, data)
+            }
+            P::Replicate { axis, n, a } => {
+                let n = self.eval_count(n, name)?;
+                let a = self.eval_array(a)?;
+                if a.rank() != 1 {
+                    return Err(ill_typed(format!("{name} of an array that is not a vector")));
+                }
+                let len = a.len();
+                let shape = crate::shape::replicate(*axis, &n, &len).to_vec();
+                let data = match axis {
+                    Axis::Rows => a.data.iter().cloned().cycle().take(n * len).collect(),
+                    Axis::Cols => a.data.iter().flat_map(|x| std::iter::repeat_n(x.clone(), n)).collect(),
+                };
+                new_array(ty, shape, data)
+            }
         }
     }
 
@@ -222,36 +271,10 @@ impl Interp {
         use ArrayOp::*;
         let name = op.name();
         match op {
-            Backpermute { shape, f, a } => {
-                let shape = self.eval_index(shape)?;
-                let a = self.eval_array(a)?;
-                self.tabulate(ty, shape, |s, ix| {
-                    let src = s.apply_elem(f, [Val::index(ix)])?;
-                    let src = src.to_index().ok_or_else(|| ill_typed(format!("{src:?} is not an index")))?;
-                    Ok(read(&a, &src, name)?.clone())
-                })
-            }
             Permute { defaults, f, combine, a } => {
                 let defaults = self.eval_array(defaults)?;
                 let a = self.eval_array(a)?;
                 self.permute(ty, &defaults, f, combine, &a)
-            }
-            Reverse(a) => {
-                let a = self.eval_array(a)?;
-                let (outer, n) = split_inner(&a)?;
-                let mut data = Vec::with_capacity(a.len());
-                for r in 0..size(name, &outer)? {
-                    data.extend(row(&a, r, n).iter().rev().cloned());
-                }
-                new_array(ty, a.shape.clone(), data)
-            }
-            Transpose(a) => {
-                let a = self.eval_array(a)?;
-                let &[rows, cols] = a.shape.as_slice() else {
-                    return Err(ill_typed("transpose of an array that is not a matrix"));
-                };
-                let data = (0..rows * cols).map(|k| a.data[(k % rows) * cols + k / rows].clone());
-                new_array(ty, crate::shape::transpose(&[rows, cols]).to_vec(), data.collect())
             }
             Reshape { shape, a } => {
                 let shape = self.eval_index(shape)?;
@@ -265,25 +288,6 @@ impl Interp {
                     ));
                 }
                 new_array(ty, shape, a.data.clone())
-            }
-            Take { n, a } | Drop { n, a } => {
-                let n = self.eval_count(n, name)?;
-                let a = self.eval_array(a)?;
-                let (outer, len) = split_inner(&a)?;
-                let mut shape = a.shape.clone();
-                let start = match op {
-                    Take { .. } => {
-                        crate::shape::take(&mut shape, &n);
-                        0
-                    }
-                    _ => crate::shape::drop(&mut shape, &n),
-                };
-                let keep = start..start + shape[shape.len() - 1];
-                let mut data = Vec::new();
-                for r in 0..size(name, &outer)? {
-                    data.extend_from_slice(&row(&a, r, len)[keep.clone()]);
-                }
-                new_array(ty, shape, data)
             }
             Concat { a, b } => {
                 let a = self.eval_array(a)?;
@@ -303,20 +307,6 @@ impl Interp {
                     data.extend_from_slice(row(&a, flat(&o, &a_outer), na));
                     data.extend_from_slice(row(&b, flat(&o, &b_outer), nb));
                 }
-                new_array(ty, shape, data)
-            }
-            Replicate { axis, n, a } => {
-                let n = self.eval_count(n, name)?;
-                let a = self.eval_array(a)?;
-                if a.rank() != 1 {
-                    return Err(ill_typed(format!("{name} of an array that is not a vector")));
-                }
-                let len = a.len();
-                let shape = crate::shape::replicate(*axis, &n, &len).to_vec();
-                let data = match axis {
-                    Axis::Rows => a.data.iter().cloned().cycle().take(n * len).collect(),
-                    Axis::Cols => a.data.iter().flat_map(|x| std::iter::repeat_n(x.clone(), n)).collect(),
-                };
                 new_array(ty, shape, data)
             }
             Slice { axis, index, a } => {

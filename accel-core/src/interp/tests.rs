@@ -4,8 +4,8 @@
 use super::{eval, eval_both, int_value};
 use crate::error::{Error, Result};
 use crate::ir::{
-    ArrayOp as A, Axis, BinaryOp as Op, Boundary, Direction, Expr, ExprKind, Lambda, MathFn, Program, ReadSite,
-    ScanKind, SeqOp as S, StencilShape, UnaryOp, Var,
+    ArrayOp as A, Axis, BinaryOp as Op, Boundary, Direction, Expr, ExprKind, Lambda, MathFn, Producer as P, Program,
+    ReadSite, ScanKind, SeqOp as S, StencilShape, UnaryOp, Var,
 };
 use crate::types::{ElemType, ScalarType, Type};
 use crate::value::{ArrayValue, ElemValue, ScalarValue, SegmentsValue, Value};
@@ -132,8 +132,8 @@ fn len_of(a: Expr) -> Expr {
     Expr::new(ExprKind::Len(Box::new(a)), t(Usize))
 }
 
-fn aop(op: A, ty: Type) -> Expr {
-    Expr::array(op, ty)
+fn aop(op: impl Into<A>, ty: Type) -> Expr {
+    Expr::array(op.into(), ty)
 }
 
 fn sop(op: S, ty: Type) -> Expr {
@@ -141,7 +141,7 @@ fn sop(op: S, ty: Type) -> Expr {
 }
 
 fn map(f: Lambda, a: Expr, ty: Type) -> Expr {
-    aop(A::Map { f, a }, ty)
+    aop(P::Map { f, a }, ty)
 }
 
 /// A scan with `+` as the operator.
@@ -151,7 +151,7 @@ fn scan(dir: Direction, kind: ScanKind, z: Option<Expr>, a: Expr, ty: Type) -> E
 }
 
 fn iota(n: usize, s: ScalarType) -> Expr {
-    aop(A::Iota { n: c(n) }, at(s, 1))
+    aop(P::Iota { n: c(n) }, at(s, 1))
 }
 
 /// A closure whose body is built from its parameters.
@@ -285,7 +285,7 @@ fn integer_division_by_zero_is_an_error() {
     assert!(f64_of(r.unwrap()).is_nan());
     // Inside a closure the error ends the whole evaluation.
     let r = run1(at(I32, 1), vector(&[4i32, 0, 2]), |xs| {
-        aop(A::Map { f: lam(&[t(I32)], |p| bin(Op::Div, c(8i32), p[0].clone())), a: xs }, at(I32, 1))
+        aop(P::Map { f: lam(&[t(I32)], |p| bin(Op::Div, c(8i32), p[0].clone())), a: xs }, at(I32, 1))
     });
     assert_eq!(r, Err(Error::division_by_zero("/")));
 }
@@ -452,7 +452,7 @@ fn let_tuples_projections_and_if() {
 fn tuples_of_arrays() {
     let r = run1(at(I32, 1), vector(&[1i32, 2, 3]), |xs| {
         let_in(tuple(vec![xs, c(5usize)]), |tu| {
-            tuple(vec![aop(A::Reverse(proj(tu.clone(), 0)), at(I32, 1)), proj(tu, 1)])
+            tuple(vec![aop(P::Reverse(proj(tu.clone(), 0)), at(I32, 1)), proj(tu, 1)])
         })
     });
     assert_eq!(r, Ok(Value::Tuple(vec![vector(&[3i32, 2, 1]), sc(5usize)])));
@@ -535,15 +535,15 @@ fn generate_fill_iota_unit_get() {
     let g = aop(A::Generate { shape: tuple(vec![]), f: lam(&[ixt(0)], |_| c(42i32)), from: vec![] }, at(I32, 0));
     assert_eq!(run0(g), Ok(arr(&[], &[42i32])));
 
-    let fill = |shape: Expr, rank| aop(A::Fill { shape, value: c(1.5f32) }, at(F32, rank));
+    let fill = |shape: Expr, rank| aop(P::Fill { shape, value: c(1.5f32) }, at(F32, rank));
     assert_eq!(run0(fill(tuple(vec![c(2usize), c(2usize)]), 2)), Ok(arr(&[2, 2], &[1.5f32; 4])));
     assert_eq!(run0(fill(tuple(vec![c(3usize), c(0usize)]), 2)), Ok(arr::<f32>(&[3, 0], &[])));
     assert_eq!(run0(fill(tuple(vec![]), 0)), Ok(arr(&[], &[1.5f32])));
 
-    assert_eq!(run0(aop(A::Iota { n: c(5usize) }, at(I32, 1))), Ok(vector(&[0i32, 1, 2, 3, 4])));
-    assert_eq!(run0(aop(A::Iota { n: c(3usize) }, at(F64, 1))), Ok(vector(&[0.0f64, 1.0, 2.0])));
-    assert_eq!(run0(aop(A::Iota { n: c(2i32) }, at(Usize, 1))), Ok(vector(&[0usize, 1])));
-    assert_eq!(run0(aop(A::Iota { n: c(0usize) }, at(U32, 1))), Ok(vector::<u32>(&[])));
+    assert_eq!(run0(aop(P::Iota { n: c(5usize) }, at(I32, 1))), Ok(vector(&[0i32, 1, 2, 3, 4])));
+    assert_eq!(run0(aop(P::Iota { n: c(3usize) }, at(F64, 1))), Ok(vector(&[0.0f64, 1.0, 2.0])));
+    assert_eq!(run0(aop(P::Iota { n: c(2i32) }, at(Usize, 1))), Ok(vector(&[0usize, 1])));
+    assert_eq!(run0(aop(P::Iota { n: c(0usize) }, at(U32, 1))), Ok(vector::<u32>(&[])));
 
     let unit = aop(
         A::Unit(tuple(vec![c(7i32), c(true)])),
@@ -562,25 +562,25 @@ fn generate_fill_iota_unit_get() {
 #[test]
 fn map_imap_zip_with() {
     let half = lam(&[t(I32)], |p| mul(cast(p[0].clone(), F32), c(0.5f32)));
-    let r = run1(at(I32, 2), arr(&[2, 2], &[1i32, -2, 3, 8]), |xs| aop(A::Map { f: half, a: xs }, at(F32, 2)));
+    let r = run1(at(I32, 2), arr(&[2, 2], &[1i32, -2, 3, 8]), |xs| aop(P::Map { f: half, a: xs }, at(F32, 2)));
     assert_eq!(r, Ok(arr(&[2, 2], &[0.5f32, -1.0, 1.5, 4.0])));
 
     let f = lam(&[ixt(2), t(I32)], |p| {
         let pos = add(mul(proj(p[0].clone(), 0), c(10usize)), proj(p[0].clone(), 1));
         add(mul(p[1].clone(), c(100i32)), cast(pos, I32))
     });
-    let r = run1(at(I32, 2), arr(&[2, 3], &[1i32, 2, 3, 4, 5, 6]), |xs| aop(A::IMap { f, a: xs }, at(I32, 2)));
+    let r = run1(at(I32, 2), arr(&[2, 3], &[1i32, 2, 3, 4, 5, 6]), |xs| aop(P::IMap { f, a: xs }, at(I32, 2)));
     assert_eq!(r, Ok(arr(&[2, 3], &[100i32, 201, 302, 410, 511, 612])));
 
     let minus = || lam(&[t(I32), t(I32)], |p| bin(Op::Sub, p[0].clone(), p[1].clone()));
     let r = run2((at(I32, 1), vector(&[10i32, 20, 30, 40, 50])), (at(I32, 1), vector(&[1i32, 2, 3])), |xs, ys| {
-        aop(A::ZipWith { f: minus(), a: xs, b: ys }, at(I32, 1))
+        aop(P::ZipWith { f: minus(), a: xs, b: ys }, at(I32, 1))
     });
     assert_eq!(r, Ok(vector(&[9i32, 18, 27])));
     let r = run2(
         (at(I32, 2), arr(&[2, 3], &[1i32, 2, 3, 4, 5, 6])),
         (at(I32, 2), arr(&[3, 2], &[10i32, 20, 30, 40, 50, 60])),
-        |xs, ys| aop(A::ZipWith { f: minus(), a: xs, b: ys }, at(I32, 2)),
+        |xs, ys| aop(P::ZipWith { f: minus(), a: xs, b: ys }, at(I32, 2)),
     );
     assert_eq!(r, Ok(arr(&[2, 2], &[-9i32, -18, -26, -35])));
 
@@ -588,7 +588,7 @@ fn map_imap_zip_with() {
     let pair_ty = ElemType::Tuple(vec![ElemType::Scalar(I32), ElemType::Scalar(F32)]);
     let zip = lam(&[t(I32), t(F32)], |p| tuple(vec![p[0].clone(), p[1].clone()]));
     let r = run2((at(I32, 1), vector(&[1i32, 2])), (at(F32, 1), vector(&[0.5f32, 0.25, 9.0])), |xs, ys| {
-        aop(A::ZipWith { f: zip, a: xs, b: ys }, Type::array(pair_ty.clone(), 1))
+        aop(P::ZipWith { f: zip, a: xs, b: ys }, Type::array(pair_ty.clone(), 1))
     });
     let data = vec![tup(vec![el(1i32), el(0.5f32)]), tup(vec![el(2i32), el(0.25f32)])];
     assert_eq!(r, Ok(Value::Array(ArrayValue { elem: pair_ty, shape: vec![2], data })));
@@ -817,18 +817,18 @@ fn segmented_scans() {
 fn backpermute_gathers() {
     let v = (at(I32, 1), vector(&[10i32, 20, 30, 40]));
     let rev = lam(&[ixt(1)], |p| bin(Op::Sub, c(3usize), p[0].clone()));
-    let r = run1(v.0.clone(), v.1.clone(), |a| aop(A::Backpermute { shape: c(3usize), f: rev, a }, at(I32, 1)));
+    let r = run1(v.0.clone(), v.1.clone(), |a| aop(P::Backpermute { shape: c(3usize), f: rev, a }, at(I32, 1)));
     assert_eq!(r, Ok(vector(&[40i32, 30, 20])));
     let swap = lam(&[ixt(2)], |p| tuple(vec![proj(p[0].clone(), 1), proj(p[0].clone(), 0)]));
     let r = run1(at(I32, 2), arr(&[2, 3], &[1i32, 2, 3, 4, 5, 6]), |a| {
-        aop(A::Backpermute { shape: tuple(vec![c(3usize), c(2usize)]), f: swap, a }, at(I32, 2))
+        aop(P::Backpermute { shape: tuple(vec![c(3usize), c(2usize)]), f: swap, a }, at(I32, 2))
     });
     assert_eq!(r, Ok(arr(&[3, 2], &[1i32, 4, 2, 5, 3, 6])));
     let shift = lam(&[ixt(1)], |p| add(p[0].clone(), c(2usize)));
-    let r = run1(v.0.clone(), v.1.clone(), |a| aop(A::Backpermute { shape: c(3usize), f: shift, a }, at(I32, 1)));
+    let r = run1(v.0.clone(), v.1.clone(), |a| aop(P::Backpermute { shape: c(3usize), f: shift, a }, at(I32, 1)));
     assert_eq!(r, Err(Error::index_out_of_bounds("backpermute", &[4], &[4])));
     let vector_to_scalar = lam(&[ixt(0)], |_| c(1usize));
-    let r = run1(v.0, v.1, |a| aop(A::Backpermute { shape: tuple(vec![]), f: vector_to_scalar, a }, at(I32, 0)));
+    let r = run1(v.0, v.1, |a| aop(P::Backpermute { shape: tuple(vec![]), f: vector_to_scalar, a }, at(I32, 0)));
     assert_eq!(r, Ok(arr(&[], &[20i32])));
 }
 
@@ -890,12 +890,12 @@ fn permute_scatters_in_source_order() {
 fn reverse_transpose_reshape() {
     let m = || (at(I32, 2), arr(&[2, 3], &[1i32, 2, 3, 4, 5, 6]));
     let (ty, v) = m();
-    assert_eq!(run1(ty, v, |a| aop(A::Reverse(a), at(I32, 2))), Ok(arr(&[2, 3], &[3i32, 2, 1, 6, 5, 4])));
-    let r = run1(at(I32, 1), vector(&[1i32, 2, 3]), |a| aop(A::Reverse(a), at(I32, 1)));
+    assert_eq!(run1(ty, v, |a| aop(P::Reverse(a), at(I32, 2))), Ok(arr(&[2, 3], &[3i32, 2, 1, 6, 5, 4])));
+    let r = run1(at(I32, 1), vector(&[1i32, 2, 3]), |a| aop(P::Reverse(a), at(I32, 1)));
     assert_eq!(r, Ok(vector(&[3i32, 2, 1])));
     let (ty, v) = m();
-    assert_eq!(run1(ty, v, |a| aop(A::Transpose(a), at(I32, 2))), Ok(arr(&[3, 2], &[1i32, 4, 2, 5, 3, 6])));
-    let r = run1(at(I32, 2), arr::<i32>(&[0, 3], &[]), |a| aop(A::Transpose(a), at(I32, 2)));
+    assert_eq!(run1(ty, v, |a| aop(P::Transpose(a), at(I32, 2))), Ok(arr(&[3, 2], &[1i32, 4, 2, 5, 3, 6])));
+    let r = run1(at(I32, 2), arr::<i32>(&[0, 3], &[]), |a| aop(P::Transpose(a), at(I32, 2)));
     assert_eq!(r, Ok(arr::<i32>(&[3, 0], &[])));
 
     let reshape = |shape: Expr, rank| {
@@ -914,7 +914,7 @@ fn take_drop_concat() {
     let cut = |take: bool, n: usize| {
         let (ty, v) = m();
         run1(ty, v, |a| {
-            let op = if take { A::Take { n: c(n), a } } else { A::Drop { n: c(n), a } };
+            let op = if take { P::Take { n: c(n), a } } else { P::Drop { n: c(n), a } };
             aop(op, at(I32, 2))
         })
     };
@@ -940,7 +940,7 @@ fn replicate_and_slice() {
     let v = || (at(I32, 1), vector(&[1i32, 2, 3]));
     let rep = |axis, n: usize| {
         let (ty, x) = v();
-        run1(ty, x, |a| aop(A::Replicate { axis, n: c(n), a }, at(I32, 2)))
+        run1(ty, x, |a| aop(P::Replicate { axis, n: c(n), a }, at(I32, 2)))
     };
     assert_eq!(rep(Axis::Rows, 2), Ok(arr(&[2, 3], &[1i32, 2, 3, 1, 2, 3])));
     assert_eq!(rep(Axis::Cols, 2), Ok(arr(&[3, 2], &[1i32, 1, 2, 2, 3, 3])));
@@ -1103,10 +1103,10 @@ fn awhile_loops_on_arrays() {
             let cond = lam(&[at(I32, 1)], |p| {
                 let sum = aop(A::FoldAll { z: Some(c(0i32)), f: plus(I32), a: p[0].clone() }, at(I32, 0));
                 let small = lam(&[t(I32)], |q| bin(Op::Lt, q[0].clone(), c(100i32)));
-                aop(A::Map { f: small, a: sum }, at(Bool, 0))
+                aop(P::Map { f: small, a: sum }, at(Bool, 0))
             });
             let step = lam(&[at(I32, 1)], |p| {
-                aop(A::Map { f: lam(&[t(I32)], |q| mul(q[0].clone(), c(2i32))), a: p[0].clone() }, at(I32, 1))
+                aop(P::Map { f: lam(&[t(I32)], |q| mul(q[0].clone(), c(2i32))), a: p[0].clone() }, at(I32, 1))
             });
             aop(A::Awhile { init: a, cond, step }, at(I32, 1))
         })
@@ -1239,7 +1239,7 @@ fn streams() {
     let r = run1(vty(), input(), |s| {
         let f = lam(&[at(I32, 1), at(I32, 1)], |p| aop(A::Concat { a: p[0].clone(), b: p[1].clone() }, at(I32, 1)));
         let short = sop(
-            S::Produce { n: c(2usize), f: lam(&[t(Usize)], |p| aop(A::Iota { n: p[0].clone() }, at(I32, 1))) },
+            S::Produce { n: c(2usize), f: lam(&[t(Usize)], |p| aop(P::Iota { n: p[0].clone() }, at(I32, 1))) },
             vty(),
         );
         sop(S::Collect(sop(S::ZipWith { f, a: stream(s), b: short }, vty())), at(I32, 1))
@@ -1249,12 +1249,12 @@ fn streams() {
     // fold, in stream order.
     let r = run0({
         let f = lam(&[t(Usize)], |p| {
-            aop(A::Fill { shape: c(2usize), value: add(cast(p[0].clone(), I32), c(1i32)) }, at(I32, 1))
+            aop(P::Fill { shape: c(2usize), value: add(cast(p[0].clone(), I32), c(1i32)) }, at(I32, 1))
         });
         let items = sop(S::Produce { n: c(3usize), f }, vty());
-        let z = aop(A::Fill { shape: c(2usize), value: c(10i32) }, at(I32, 1));
+        let z = aop(P::Fill { shape: c(2usize), value: c(10i32) }, at(I32, 1));
         let f = lam(&[at(I32, 1), at(I32, 1)], |p| {
-            aop(A::ZipWith { f: digits(I32, c(10i32)), a: p[0].clone(), b: p[1].clone() }, at(I32, 1))
+            aop(P::ZipWith { f: digits(I32, c(10i32)), a: p[0].clone(), b: p[1].clone() }, at(I32, 1))
         });
         sop(S::Fold { z, f, s: items }, at(I32, 1))
     });
@@ -1267,7 +1267,7 @@ fn collect_stacks_matrices_along_rows() {
         let f = lam(&[t(Usize)], |p| {
             let i = p[0].clone();
             let shape = tuple(vec![add(i.clone(), c(1usize)), cols(i.clone())]);
-            aop(A::Fill { shape, value: add(cast(i, I32), c(1i32)) }, at(I32, 2))
+            aop(P::Fill { shape, value: add(cast(i, I32), c(1i32)) }, at(I32, 2))
         });
         sop(S::Collect(sop(S::Produce { n: c(2usize), f }, seq_ty(at(I32, 2)))), at(I32, 2))
     };
@@ -1278,7 +1278,7 @@ fn collect_stacks_matrices_along_rows() {
         S::Produce {
             n: c(0usize),
             f: lam(&[t(Usize)], |_| {
-                aop(A::Fill { shape: tuple(vec![c(1usize), c(1usize)]), value: c(1i32) }, at(I32, 2))
+                aop(P::Fill { shape: tuple(vec![c(1usize), c(1usize)]), value: c(1i32) }, at(I32, 2))
             }),
         },
         seq_ty(at(I32, 2)),
@@ -1335,9 +1335,9 @@ fn every_combinator_accepts_empty_arrays() {
     let keep_at = |dst: Expr| lam(&[ixt(1)], move |_| tuple(vec![c(true), dst.clone()]));
 
     check(v(), &|a| map(id(), a, vec_i32.clone()), empty());
-    let imap = |a| aop(A::IMap { f: lam(&[ixt(2), t(I32)], |p| p[1].clone()), a }, at(I32, 2));
+    let imap = |a| aop(P::IMap { f: lam(&[ixt(2), t(I32)], |p| p[1].clone()), a }, at(I32, 2));
     check(m(), &imap, arr::<i32>(&[0, 3], &[]));
-    let zip = |a: Expr| aop(A::ZipWith { f: plus(I32), a: a.clone(), b: a }, at(I32, 1));
+    let zip = |a: Expr| aop(P::ZipWith { f: plus(I32), a: a.clone(), b: a }, at(I32, 1));
     check(v(), &zip, empty());
     check(m(), &|a| fold(Some(c(1i32)), plus(I32), a, at(I32, 1)), empty());
     check(m(), &|a| fold(None, plus(I32), a, at(I32, 1)), empty());
@@ -1354,20 +1354,20 @@ fn every_combinator_accepts_empty_arrays() {
         aop(op, vec_i32.clone())
     };
     check(v(), &scan_seg, empty());
-    let gather = |a| aop(A::Backpermute { shape: c(0usize), f: lam(&[ixt(1)], |p| p[0].clone()), a }, vec_i32.clone());
+    let gather = |a| aop(P::Backpermute { shape: c(0usize), f: lam(&[ixt(1)], |p| p[0].clone()), a }, vec_i32.clone());
     check(v(), &gather, empty());
-    let fives = || aop(A::Fill { shape: c(2usize), value: c(5i32) }, at(I32, 1));
+    let fives = || aop(P::Fill { shape: c(2usize), value: c(5i32) }, at(I32, 1));
     check(v(), &|a| permute(fives(), keep_at(c(9usize)), plus(I32), a), vector(&[5i32, 5]));
     let into_empty = |a: Expr| permute(a.clone(), keep_at(c(0usize)), plus(I32), a);
     check(v(), &into_empty, empty());
-    check(m(), &|a| aop(A::Reverse(a), at(I32, 2)), arr::<i32>(&[0, 3], &[]));
+    check(m(), &|a| aop(P::Reverse(a), at(I32, 2)), arr::<i32>(&[0, 3], &[]));
     let reshape = |a| aop(A::Reshape { shape: tuple(vec![c(3usize), c(0usize)]), a }, at(I32, 2));
     check(m(), &reshape, arr::<i32>(&[3, 0], &[]));
-    check(m(), &|a| aop(A::Take { n: c(2usize), a }, at(I32, 2)), arr::<i32>(&[0, 2], &[]));
-    check(m(), &|a| aop(A::Drop { n: c(2usize), a }, at(I32, 2)), arr::<i32>(&[0, 1], &[]));
+    check(m(), &|a| aop(P::Take { n: c(2usize), a }, at(I32, 2)), arr::<i32>(&[0, 2], &[]));
+    check(m(), &|a| aop(P::Drop { n: c(2usize), a }, at(I32, 2)), arr::<i32>(&[0, 1], &[]));
     let concat = |a: Expr| aop(A::Concat { a: a.clone(), b: a }, at(I32, 2));
     check(m(), &concat, arr::<i32>(&[0, 6], &[]));
-    let rows = |a| aop(A::Replicate { axis: Axis::Rows, n: c(2usize), a }, at(I32, 2));
+    let rows = |a| aop(P::Replicate { axis: Axis::Rows, n: c(2usize), a }, at(I32, 2));
     check(v(), &rows, arr::<i32>(&[2, 0], &[]));
     let mirror = |a| stencil(StencilShape::S3x3, Boundary::Mirror, a);
     check(m(), &mirror, arr::<i32>(&[0, 3], &[]));
@@ -1414,7 +1414,7 @@ fn large_arrays_are_not_copied_per_element() {
                 let key = bin(Op::BitAnd, index(xs_e.clone(), p[0].clone()), c(15i64));
                 tuple(vec![c(true), cast(key, Usize)])
             });
-            let hist = permute(aop(A::Fill { shape: c(16usize), value: c(0i64) }, at(I64, 1)), bins, plus(I64), a);
+            let hist = permute(aop(P::Fill { shape: c(16usize), value: c(0i64) }, at(I64, 1)), bins, plus(I64), a);
             tuple(vec![aop(A::FoldAll { z: None, f: plus(I64), a: sums }, at(I64, 0)), hist])
         })
     });
@@ -1444,9 +1444,9 @@ fn ill_typed_ir_is_an_error_not_a_panic() {
     assert!(is_ill_typed(&run0(un(UnaryOp::Not, c(1.0f64)))));
     assert!(is_ill_typed(&run0(math(MathFn::Sqrt, vec![c(4i32)]))));
     assert!(is_ill_typed(&run0(if_(c(1i32), c(1i32), c(2i32)))));
-    let r = run1(at(I32, 1), vector(&[1i32]), |a| aop(A::Map { f: plus(I32), a }, at(I32, 1)));
+    let r = run1(at(I32, 1), vector(&[1i32]), |a| aop(P::Map { f: plus(I32), a }, at(I32, 1)));
     assert!(is_ill_typed(&r), "{r:?}");
-    let r = run1(at(I32, 1), vector(&[1i32]), |a| aop(A::Map { f: lam(&[t(I32)], |_| c(1.0f32)), a }, at(I32, 1)));
+    let r = run1(at(I32, 1), vector(&[1i32]), |a| aop(P::Map { f: lam(&[t(I32)], |_| c(1.0f32)), a }, at(I32, 1)));
     assert!(is_ill_typed(&r), "{r:?}");
     let r = run1(at(I32, 1), vector(&[1i32]), |a| index(a, tuple(vec![c(0usize), c(0usize)])));
     assert!(is_ill_typed(&r), "{r:?}");

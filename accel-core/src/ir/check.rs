@@ -18,7 +18,7 @@
 //! ```
 
 use super::visit::{self, Bound};
-use super::{ArrayOp, BinaryOp, Boundary, Expr, ExprKind, Lambda, MathFn, Program, ScanKind, UnaryOp};
+use super::{ArrayOp, BinaryOp, Boundary, Expr, ExprKind, Lambda, MathFn, Producer as P, Program, ScanKind, UnaryOp};
 use crate::types::{ElemType, ScalarType, Type};
 
 /// Checks `program`; the error says which node is ill-typed and how.
@@ -241,19 +241,73 @@ fn array(op: &ArrayOp, ty: &Type) -> Result<(), String> {
             same(&format!("the shape of {what}"), &index(r), &shape.ty)?;
             closure(&what, f, &[index(r)], Some(&elem(&el))).map(drop)
         }
-        Fill { shape, value } => {
-            let (el, r) = array_of(&what, ty)?;
-            same(&format!("the shape of {what}"), &index(r), &shape.ty)?;
-            same(&format!("the value of {what}"), &elem(&el), &value.ty)
-        }
-        Iota { n } => {
-            same(&format!("the length of {what}"), &usize_t(), &n.ty)?;
-            let (el, r) = array_of(&what, ty)?;
-            match el.as_scalar() {
-                Some(s) if s.is_numeric() && r == 1 => Ok(()),
-                _ => Err(format!("{what} makes a vector of numbers, not `{ty}`")),
+        Producer(p) => match p {
+            P::Fill { shape, value } => {
+                let (el, r) = array_of(&what, ty)?;
+                same(&format!("the shape of {what}"), &index(r), &shape.ty)?;
+                same(&format!("the value of {what}"), &elem(&el), &value.ty)
             }
-        }
+            P::Iota { n } => {
+                same(&format!("the length of {what}"), &usize_t(), &n.ty)?;
+                let (el, r) = array_of(&what, ty)?;
+                match el.as_scalar() {
+                    Some(s) if s.is_numeric() && r == 1 => Ok(()),
+                    _ => Err(format!("{what} makes a vector of numbers, not `{ty}`")),
+                }
+            }
+            P::Map { f, a } => {
+                let (el, r) = array_of(&what, &a.ty)?;
+                let out = closure(&what, f, &[elem(&el)], None)?;
+                result(Type::array(out.as_elem().cloned().ok_or("a closure of `map` returning an array")?, r))
+            }
+            P::IMap { f, a } => {
+                let (el, r) = array_of(&what, &a.ty)?;
+                let out = closure(&what, f, &[index(r), elem(&el)], None)?;
+                result(Type::array(out.as_elem().cloned().ok_or("a closure of `imap` returning an array")?, r))
+            }
+            P::ZipWith { f, a, b } => {
+                let ((ea, ra), (eb, rb)) = (array_of(&what, &a.ty)?, array_of(&what, &b.ty)?);
+                if ra != rb {
+                    return Err(format!("{what} of `{}` and `{}`", a.ty, b.ty));
+                }
+                let out = closure(&what, f, &[elem(&ea), elem(&eb)], None)?;
+                result(Type::array(out.as_elem().cloned().ok_or("a closure of `zip_with` returning an array")?, ra))
+            }
+            P::Backpermute { shape, f, a } => {
+                let (el, r) = array_of(&what, &a.ty)?;
+                let (_, r_out) = array_of(&what, ty)?;
+                same(&format!("the shape of {what}"), &index(r_out), &shape.ty)?;
+                closure(&what, f, &[index(r_out)], Some(&index(r)))?;
+                result(Type::array(el, r_out))
+            }
+            P::Reverse(a) => {
+                let (_, r) = array_of(&what, &a.ty)?;
+                if r == 0 {
+                    return Err(format!("{what} of `{}`", a.ty));
+                }
+                result(a.ty.clone())
+            }
+            P::Transpose(a) => {
+                let (el, r) = array_of(&what, &a.ty)?;
+                if r != 2 {
+                    return Err(format!("{what} of `{}`", a.ty));
+                }
+                result(Type::array(el, 2))
+            }
+            P::Take { n, a } | P::Drop { n, a } => {
+                same(&format!("the count of {what}"), &usize_t(), &n.ty)?;
+                array_of(&what, &a.ty)?;
+                result(a.ty.clone())
+            }
+            P::Replicate { n, a, .. } => {
+                same(&format!("the count of {what}"), &usize_t(), &n.ty)?;
+                let (el, r) = array_of(&what, &a.ty)?;
+                if r != 1 {
+                    return Err(format!("{what} of `{}`", a.ty));
+                }
+                result(Type::array(el, 2))
+            }
+        },
         Unit(x) => result(Type::array(x.ty.as_elem().cloned().ok_or("`unit` of a non-element")?, 0)),
         The(x) => {
             let (el, r) = array_of(&what, &x.ty)?;
@@ -261,24 +315,6 @@ fn array(op: &ArrayOp, ty: &Type) -> Result<(), String> {
                 return Err(format!("{what} of `{}`", x.ty));
             }
             result(elem(&el))
-        }
-        Map { f, a } => {
-            let (el, r) = array_of(&what, &a.ty)?;
-            let out = closure(&what, f, &[elem(&el)], None)?;
-            result(Type::array(out.as_elem().cloned().ok_or("a closure of `map` returning an array")?, r))
-        }
-        IMap { f, a } => {
-            let (el, r) = array_of(&what, &a.ty)?;
-            let out = closure(&what, f, &[index(r), elem(&el)], None)?;
-            result(Type::array(out.as_elem().cloned().ok_or("a closure of `imap` returning an array")?, r))
-        }
-        ZipWith { f, a, b } => {
-            let ((ea, ra), (eb, rb)) = (array_of(&what, &a.ty)?, array_of(&what, &b.ty)?);
-            if ra != rb {
-                return Err(format!("{what} of `{}` and `{}`", a.ty, b.ty));
-            }
-            let out = closure(&what, f, &[elem(&ea), elem(&eb)], None)?;
-            result(Type::array(out.as_elem().cloned().ok_or("a closure of `zip_with` returning an array")?, ra))
         }
         Fold { z, f, a } | FoldAll { z, f, a } => {
             let (el, r) = array_of(&what, &a.ty)?;
@@ -315,13 +351,6 @@ fn array(op: &ArrayOp, ty: &Type) -> Result<(), String> {
                 }
             }
         }
-        Backpermute { shape, f, a } => {
-            let (el, r) = array_of(&what, &a.ty)?;
-            let (_, r_out) = array_of(&what, ty)?;
-            same(&format!("the shape of {what}"), &index(r_out), &shape.ty)?;
-            closure(&what, f, &[index(r_out)], Some(&index(r)))?;
-            result(Type::array(el, r_out))
-        }
         Permute { defaults, f, combine, a } => {
             let (el, r) = array_of(&what, &a.ty)?;
             let (del, r_out) = array_of(&what, &defaults.ty)?;
@@ -331,30 +360,11 @@ fn array(op: &ArrayOp, ty: &Type) -> Result<(), String> {
             combiner(combine, &el)?;
             result(defaults.ty.clone())
         }
-        Reverse(a) => {
-            let (_, r) = array_of(&what, &a.ty)?;
-            if r == 0 {
-                return Err(format!("{what} of `{}`", a.ty));
-            }
-            result(a.ty.clone())
-        }
-        Transpose(a) => {
-            let (el, r) = array_of(&what, &a.ty)?;
-            if r != 2 {
-                return Err(format!("{what} of `{}`", a.ty));
-            }
-            result(Type::array(el, 2))
-        }
         Reshape { shape, a } => {
             let (el, _) = array_of(&what, &a.ty)?;
             let (_, r_out) = array_of(&what, ty)?;
             same(&format!("the shape of {what}"), &index(r_out), &shape.ty)?;
             result(Type::array(el, r_out))
-        }
-        Take { n, a } | Drop { n, a } => {
-            same(&format!("the count of {what}"), &usize_t(), &n.ty)?;
-            array_of(&what, &a.ty)?;
-            result(a.ty.clone())
         }
         Unzip(a) => {
             let (el, r) = array_of(&what, &a.ty)?;
@@ -364,14 +374,6 @@ fn array(op: &ArrayOp, ty: &Type) -> Result<(), String> {
         Concat { a, b } => {
             same(&format!("the second operand of {what}"), &a.ty, &b.ty)?;
             result(a.ty.clone())
-        }
-        Replicate { n, a, .. } => {
-            same(&format!("the count of {what}"), &usize_t(), &n.ty)?;
-            let (el, r) = array_of(&what, &a.ty)?;
-            if r != 1 {
-                return Err(format!("{what} of `{}`", a.ty));
-            }
-            result(Type::array(el, 2))
         }
         Slice { index: i, a, .. } => {
             same(&format!("the index of {what}"), &usize_t(), &i.ty)?;
@@ -496,7 +498,7 @@ mod tests {
         // A closure of the wrong arity.
         let mut wrong_closure = p;
         let ExprKind::Array(op) = &mut wrong_closure.body.kind else { panic!("a map") };
-        let ArrayOp::Map { f, .. } = &mut **op else { panic!("a map") };
+        let ArrayOp::Producer(P::Map { f, .. }) = &mut **op else { panic!("a map") };
         f.params.push((Var { id: 99, name: "extra".into() }, Type::scalar(ScalarType::F32)));
         assert!(super::program(&wrong_closure).unwrap_err().contains("the closure takes"));
     }

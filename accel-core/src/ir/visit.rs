@@ -21,7 +21,7 @@
 //! assert_eq!(visit::free_vars(&program.body).len(), 2);
 //! ```
 
-use super::{ArrayOp, Boundary, Expr, ExprKind, Lambda, Program, SeqOp, Var};
+use super::{ArrayOp, Boundary, Expr, ExprKind, Lambda, Producer as P, Program, SeqOp, Var};
 use crate::types::Type;
 use std::collections::BTreeMap;
 
@@ -127,30 +127,50 @@ macro_rules! each_child {
                 $f(shape, Bound::Nothing, plain);
                 vec![g]
             }
-            Fill { shape, value } => {
-                $f(shape, Bound::Nothing, plain);
-                $f(value, Bound::Nothing, plain);
-                vec![]
-            }
-            Iota { n } => {
-                $f(n, Bound::Nothing, plain);
-                vec![]
-            }
-            Unit(x) | The(x) | Reverse(x) | Transpose(x) | Unzip(x) => {
+            Unit(x) | The(x) | Unzip(x) => {
                 $f(x, Bound::Nothing, plain);
                 vec![]
             }
+            Producer(p) => match p {
+                P::Fill { shape, value } => {
+                    $f(shape, Bound::Nothing, plain);
+                    $f(value, Bound::Nothing, plain);
+                    vec![]
+                }
+                P::Iota { n } => {
+                    $f(n, Bound::Nothing, plain);
+                    vec![]
+                }
+                P::Reverse(x) | P::Transpose(x) => {
+                    $f(x, Bound::Nothing, plain);
+                    vec![]
+                }
+                P::Map { f: g, a } | P::IMap { f: g, a } => {
+                    $f(a, Bound::Nothing, plain);
+                    vec![g]
+                }
+                P::ZipWith { f: g, a, b } => {
+                    $f(a, Bound::Nothing, plain);
+                    $f(b, Bound::Nothing, plain);
+                    vec![g]
+                }
+                P::Backpermute { shape, f: g, a } => {
+                    $f(shape, Bound::Nothing, plain);
+                    $f(a, Bound::Nothing, plain);
+                    vec![g]
+                }
+                P::Take { n: x, a } | P::Drop { n: x, a } | P::Replicate { n: x, a, axis: _ } => {
+                    $f(x, Bound::Nothing, plain);
+                    $f(a, Bound::Nothing, plain);
+                    vec![]
+                }
+            },
             SegmentsFromLengths(x) | SegmentLengths(x) | SegmentOffsets(x) | NestedValues(x) | NestedSegments(x) => {
                 $f(x, Bound::Nothing, plain);
                 vec![]
             }
-            Map { f: g, a } | IMap { f: g, a } | NestedMap { f: g, a } => {
+            NestedMap { f: g, a } => {
                 $f(a, Bound::Nothing, plain);
-                vec![g]
-            }
-            ZipWith { f: g, a, b } => {
-                $f(a, Bound::Nothing, plain);
-                $f(b, Bound::Nothing, plain);
                 vec![g]
             }
             Fold { z, f: g, a } | FoldAll { z, f: g, a } | Scan { z, f: g, a, dir: _, kind: _ } => {
@@ -168,17 +188,12 @@ macro_rules! each_child {
                 $f(segments, Bound::Nothing, plain);
                 vec![g]
             }
-            Backpermute { shape, f: g, a } => {
-                $f(shape, Bound::Nothing, plain);
-                $f(a, Bound::Nothing, plain);
-                vec![g]
-            }
             Permute { defaults, f: g, combine, a } => {
                 $f(defaults, Bound::Nothing, delayable);
                 $f(a, Bound::Nothing, delayable);
                 vec![g, combine]
             }
-            Reshape { shape: x, a } | Take { n: x, a } | Drop { n: x, a } | Replicate { n: x, a, axis: _ } => {
+            Reshape { shape: x, a } => {
                 $f(x, Bound::Nothing, plain);
                 $f(a, Bound::Nothing, plain);
                 vec![]
@@ -388,7 +403,7 @@ mod tests {
         let mut lambdas = 0;
         pre_order(&p.body, &mut |e| {
             if let ExprKind::Array(op) = &e.kind
-                && let ArrayOp::Map { f, .. } = &**op
+                && let ArrayOp::Producer(P::Map { f, .. }) = &**op
             {
                 lambdas += 1;
                 let names: Vec<String> = free_vars_of_lambda(f).into_values().map(|(v, _)| v.name).collect();

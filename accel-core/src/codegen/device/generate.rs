@@ -1,9 +1,9 @@
 //! Elementwise kernels (`accel_kernels::generate`): one body per operation, the element at the
-//! output's index `__ix` (row-major position `__i`): producers, maps, movements, stencils and
-//! segment lengths.
+//! output's index `__ix` (row-major position `__i`): a `generate` (every producer is lowered to
+//! one by the pipeline), `concat`, `slice_row`/`slice_col`, stencils and segment lengths.
 
 use super::{Gen, index_body, not_here};
-use crate::codegen::{elem_type, ix_from_array, ix_to_array, rank_of, var_ident};
+use crate::codegen::{elem_type, rank_of, var_ident};
 use crate::ir::{ArrayOp, Axis, Boundary, Expr, Lambda, StencilShape};
 use crate::kernel;
 use crate::types::Type;
@@ -36,49 +36,11 @@ pub(super) fn body(cg: &Gen, op: &ArrayOp, ty: &Type, out: &Ident) -> syn::Resul
     let last = |e: &Expr| rank_of(e) - 1;
     let value = match op {
         Generate { shape, f, .. } => index_body(cg, f, rank_of(shape))?,
-        Fill { .. } => quote!(__s0),
-        Iota { .. } => {
-            let t = elem_type(ty.as_array().expect("an array").0);
-            quote!((__i as #t))
-        }
-        Map { f, .. } => {
-            let f = cg.lambda(f)?;
-            quote!((#f)(__a0.get_linear(__i)))
-        }
-        IMap { f, a } => {
-            let rank = rank_of(a);
-            let conv = ix_from_array(rank, &quote!(__ix));
-            let f = cg.lambda(f)?;
-            quote!((#f)(#conv, __a0.get_linear(__i)))
-        }
-        ZipWith { f, .. } => {
-            let f = cg.lambda(f)?;
-            let (x, y) = (at("__a0", quote!(__ix)), at("__a1", quote!(__ix)));
-            quote!((#f)(#x, #y))
-        }
-        Backpermute { shape, f, a } => {
-            let src = ix_to_array(rank_of(a), index_body(cg, f, rank_of(shape))?);
-            quote!(__cx.read_at(abi::site::BACKPERMUTE, &__a0, #src))
-        }
-        Reverse(a) => {
-            let d = last(a);
-            at("__a0", quote!({ let mut __j = __ix; __j[#d] = __a0.shape[#d] - 1 - __j[#d]; __j }))
-        }
-        Transpose(_) => at("__a0", quote!([__ix[1], __ix[0]])),
-        Take { .. } => at("__a0", quote!(__ix)),
-        Drop { a, .. } => {
-            let d = last(a);
-            at("__a0", quote!({ let mut __j = __ix; __j[#d] += __a0.shape[#d] - #out.shape[#d]; __j }))
-        }
         Concat { a, .. } => {
             let d = last(a);
             let first = at("__a0", quote!(__ix));
             let second = at("__a1", quote!({ let mut __j = __ix; __j[#d] -= __a0.shape[#d]; __j }));
             quote!(if __ix[#d] < __a0.shape[#d] { #first } else { #second })
-        }
-        Replicate { axis, .. } => {
-            let i = if *axis == Axis::Rows { 1usize } else { 0 };
-            quote!(__a0.get_linear(__ix[#i]))
         }
         Slice { axis, .. } => {
             let ix =
@@ -90,7 +52,7 @@ pub(super) fn body(cg: &Gen, op: &ArrayOp, ty: &Type, out: &Ident) -> syn::Resul
             let (__s, __e) = __a0.range(__i);
             __e - __s
         }),
-        Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } | Permute { .. } => {
+        Producer(_) | Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } | Permute { .. } => {
             return Err(not_here(op, "elementwise"));
         }
         Expand { .. } | Filter { .. } | SegmentsFromLengths(_) | Unit(_) | The(_) | Unzip(_) | Reshape { .. } => {

@@ -28,7 +28,7 @@ mod reduce;
 mod scan;
 
 use super::{Gen, elem_type, ix_from_array, var_ident};
-use crate::ir::{ArrayOp, Direction, Lambda, Program};
+use crate::ir::{ArrayOp, Direction, Lambda, Producer, Program};
 use crate::kernel::{self, Form, Role, Rows};
 use crate::types::Type;
 use proc_macro2::{Ident, Span, TokenStream};
@@ -79,7 +79,7 @@ fn node_kernels(program: &Program, prefix: &str, id: usize, op: &ArrayOp, ty: &T
     let binds = &words.binds;
     // An epilogue runs the kernels of its reduction or scan, whose errors name that node.
     let (computed, epilogue, error_id) = match (kernel::epilogue_source(op), op) {
-        (Some(inner), ArrayOp::IMap { f, .. }) => {
+        (Some(inner), ArrayOp::Producer(Producer::IMap { f, .. })) => {
             let inner_id = kernel::array_nodes(program).iter().position(|n| std::ptr::eq(*n, inner));
             (inner, Some(f), inner_id.expect("the reduction is a node of the program"))
         }
@@ -190,8 +190,9 @@ fn bodies(
         Form::Expand { count, value } => expand::expand(cg, count, value, out),
         Form::Filter { pred } => expand::filter(cg, pred, out),
         Form::SegmentsFromLengths(l) => Ok(expand::segments_from_lengths(l)),
-        // Host operations: no kernels (`kernel::roles`).
-        Form::Host => Ok(vec![]),
+        // Producers (lowered to a `generate` by the pipeline, or an epilogue, which runs its
+        // reduction's or scan's kernels) and host operations: no kernels (`kernel::roles`).
+        Form::Producer | Form::Host => Ok(vec![]),
     }
 }
 
@@ -297,10 +298,11 @@ mod tests {
     #[test]
     fn captured_variables_become_parameters() {
         let p = program("fn g(a: f32, xs: Vector<f32>, ys: Vector<f32>) -> Vector<f32> { xs.map(|x| a * x + ys[0]) }");
+        let p = crate::pipeline::optimise(&p, crate::pipeline::Options::default());
         let map = kernel::array_nodes(&p)[0];
         let names: Vec<String> = kernel::interface(map).captures.iter().map(|(v, _)| v.name.clone()).collect();
-        assert_eq!(names, ["a", "ys"]);
-        // The error slot, the output (1 dimension, 1 column), the operand (2), `a` (1) and `ys` (2).
+        assert_eq!(names, ["a", "xs", "ys"]);
+        // The error slot, the output (1 dimension, 1 column), `a` (1), `xs` (2) and `ys` (2).
         let src = module_source(std::slice::from_ref(&p)).unwrap();
         let name = kernel::kernel_name(&p, 0, Role::Generate);
         assert!(

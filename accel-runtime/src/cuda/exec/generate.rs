@@ -16,39 +16,13 @@ impl Exec<'_> {
         let name = call.name;
         let not_elementwise = || Err(ill_typed(format!("{name} is not an elementwise operation")));
         let shape: Vec<usize> = match op {
-            Generate { shape, .. } | Fill { shape, .. } | Backpermute { shape, .. } => self.eval_index(shape)?,
-            Iota { n } => vec![self.eval_count(n, name)?],
-            Map { .. } | IMap { .. } | Reverse(_) | Stencil { .. } => call.shape_of(0)?.clone(),
-            ZipWith { .. } => {
-                let mut s = call.shape_of(0)?.clone();
-                shape::intersect(&mut s, call.shape_of(1)?);
-                s
-            }
-            Transpose(_) => {
-                let &[rows, cols] = call.shape_of(0)?.as_slice() else {
-                    return Err(ill_typed(format!("{name} of an array that is not a matrix")));
-                };
-                shape::transpose(&[rows, cols]).to_vec()
-            }
-            Take { n, .. } => {
-                let mut s = call.shape_of(0)?.clone();
-                shape::take(&mut s, &self.eval_count(n, name)?);
-                s
-            }
-            Drop { n, .. } => {
-                let mut s = call.shape_of(0)?.clone();
-                shape::drop(&mut s, &self.eval_count(n, name)?);
-                s
-            }
+            Generate { shape, .. } => self.eval_index(shape)?,
+            Stencil { .. } => call.shape_of(0)?.clone(),
             Concat { .. } => {
                 let mut s = call.shape_of(0)?.clone();
                 shape::concat(&mut s, call.shape_of(1)?)
                     .map_err(|_| Error::invalid_argument(name, "the result is too large"))?;
                 s
-            }
-            Replicate { axis, n, .. } => {
-                let n = self.eval_count(n, name)?;
-                shape::replicate(*axis, &n, &call.len_of(0)?).to_vec()
             }
             Slice { axis, .. } => {
                 let i = call.scalars[0].as_scalar().and_then(|s| s.as_usize());
@@ -68,7 +42,13 @@ impl Exec<'_> {
                 vec![if *axis == Axis::Rows { s[1] } else { s[0] }]
             }
             SegmentLengths(_) => vec![call.segs(0)?.count],
-            Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } | Permute { .. } => {
+            Producer(_)
+            | Fold { .. }
+            | FoldAll { .. }
+            | FoldSeg { .. }
+            | Scan { .. }
+            | ScanSeg { .. }
+            | Permute { .. } => {
                 return not_elementwise();
             }
             Expand { .. } | Filter { .. } | SegmentsFromLengths(_) | Unit(_) | The(_) | Unzip(_) | Reshape { .. } => {

@@ -327,17 +327,15 @@ impl<'a> Exec<'a> {
             NestedMap { .. } | Seq(_) => {
                 return Err(Error::invalid_argument(name, "this operation has no GPU implementation yet"));
             }
-            Generate { .. } | Fill { .. } | Iota { .. } | Map { .. } | IMap { .. } | ZipWith { .. } => {
+            // A producer here is an epilogue, which runs its reduction's or scan's kernels (the
+            // pipeline lowers every other producer to a `generate`).
+            Generate { .. } | Producer(_) | Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } => {
                 self.kernel_op(op, ty)?
             }
-            Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } => self.kernel_op(op, ty)?,
-            Backpermute { .. } | Permute { .. } | Reverse(_) | Transpose(_) | Take { .. } | Drop { .. } => {
+            ScanSeg { .. } | Permute { .. } | Concat { .. } | Slice { .. } | Stencil { .. } | Expand { .. } => {
                 self.kernel_op(op, ty)?
             }
-            Concat { .. } | Replicate { .. } | Slice { .. } | Stencil { .. } | Expand { .. } | Filter { .. } => {
-                self.kernel_op(op, ty)?
-            }
-            SegmentsFromLengths(_) | SegmentLengths(_) => self.kernel_op(op, ty)?,
+            Filter { .. } | SegmentsFromLengths(_) | SegmentLengths(_) => self.kernel_op(op, ty)?,
         })
     }
 
@@ -393,6 +391,7 @@ impl<'a> Exec<'a> {
             Form::Expand { .. } => self.counted(&call, expand::Counted::Expand, ty),
             Form::Filter { .. } => self.counted(&call, expand::Counted::Filter, ty),
             Form::SegmentsFromLengths(_) => self.counted(&call, expand::Counted::Segments, ty),
+            Form::Producer => Err(ill_typed(format!("{name} was not lowered to a `generate`"))),
             Form::Host => Err(ill_typed(format!("{name} has no kernels"))),
         }
     }
