@@ -286,12 +286,14 @@ pub fn typed_array_nodes(program: &Program) -> Vec<(&ArrayOp, &Type)> {
 
 /// For each node of [`array_nodes`], whether the host runs it: false for the nodes that fusion
 /// absorbed into another node's kernels (delayed operands and reads, reductions under an
-/// epilogue; see [`crate::fusion`]). Only run nodes have kernels.
+/// epilogue; see [`crate::fusion`]). Only run nodes have kernels. A `generate` among a node's
+/// kernel operands ([`Interface::operands`]) is read delayed wherever it stands ([`layout`]), in
+/// a delayable position or not (the operands of `concat`, say), so it is absorbed too.
 pub fn launched(program: &Program) -> Vec<bool> {
     let mut absorbed: std::collections::HashSet<*const ArrayOp> = std::collections::HashSet::new();
     visit::pre_order(&program.body, &mut |e| match &e.kind {
         ExprKind::Array(op) => {
-            for operand in visit::delayable(op) {
+            for operand in parts(op).0.operands {
                 if let Some(g) = as_generate(operand) {
                     absorbed.insert(g);
                 }
@@ -1001,6 +1003,18 @@ pub(crate) mod tests {
         assert_eq!(launched(&p), [true, false]);
         // The shape is checked on the device, so `n` is captured too.
         assert_eq!(capture_names(nodes[0]), ["xs", "n", "c"]);
+    }
+
+    #[test]
+    fn a_generate_read_delayed_outside_a_delayable_position_is_not_launched() {
+        let p = program("fn c(xs: Vector<f32>, n: usize) -> Vector<f32> { generate(n, |i| i as f32).concat(xs) }");
+        assert!(matches!(array_nodes(&p)[..], [ArrayOp::Concat { .. }, ArrayOp::Generate { .. }]));
+        assert_eq!(launched(&p), [true, false]);
+        let (op, ty) = typed_array_nodes(&p)[0];
+        assert!(matches!(
+            layout(op, ty)[..],
+            [Param::ErrorSlot, Param::Output(_), Param::Delayed(_), Param::Operand(_)]
+        ));
     }
 
     #[test]

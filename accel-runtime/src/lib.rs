@@ -17,9 +17,10 @@
 //! let rt = Runtime::cpu();
 //! let xs = Vector::from_vec(vec![1.0f32, 2.0, 3.0]);
 //! let ys = Vector::from_vec(vec![4.0f32, 5.0, 6.0]);
-//! // What `xs.zip_with(ys, |x, y| x * y).fold_all(0.0, |a, b| a + b)` compiles to.
+//! // `xs.zip_with(ys, |x, y| x * y).fold_all(0.0, |a, b| a + b)` without fusion.
 //! let dot = rt.run_cpu(|cx| {
-//!     let prod = cpu::zip_with(cx, &xs, &ys, |x, y| x * y)?;
+//!     let n = xs.len().min(ys.len());
+//!     let prod = cpu::generate(cx, [n], |[i]| xs.get_linear(i) * ys.get_linear(i))?;
 //!     cpu::fold_all(cx, &prod, Some(0.0), |a, b| a + b, "fold_all")
 //! })?;
 //! assert_eq!(dot.get(), 32.0);

@@ -272,7 +272,7 @@ impl Runtime {
     ///     type Output = Vector<i32>;
     ///     const NAME: &'static str = "double";
     ///     fn cpu(cx: &cpu::Ctx, (xs,): (&Vector<i32>,)) -> Result<Vector<i32>> {
-    ///         cpu::map(cx, xs, |x| x * 2)
+    ///         cpu::generate(cx, xs.shape(), |[i]| xs.get_linear(i) * 2)
     ///     }
     /// }
     ///

@@ -33,7 +33,7 @@
 use super::rewrite::{
     Fresh, binary, components, element, index_of, index_type, origin, peel, rank, shape_of, var, wrap,
 };
-use crate::ir::visit::{self, Role, map_children};
+use crate::ir::visit::{self, Bound, Role, map_children};
 use crate::ir::{ArrayOp, Axis, BinaryOp, Expr, ExprKind, Lambda, MathFn, Producer as P, Program, ReadSite, Var};
 use crate::types::Type;
 use std::collections::HashMap;
@@ -141,11 +141,16 @@ impl Producers {
                 // without fusion they are written out first) or an operation that is not delayed.
                 let mut op = op;
                 let fresh = &mut self.fresh;
-                visit::for_each_operand_mut(&mut op, &mut |operand, _, role| {
+                visit::for_each_operand_mut(&mut op, &mut |operand, bound, role| {
                     if role == Role::Delayable {
                         let (l, core) = peel(std::mem::replace(operand, Expr::usize(0)));
                         lets.extend(l);
                         *operand = if self.fuse || !is_generate(&core) { core } else { bind(fresh, &mut lets, core) };
+                    } else if !self.fuse && matches!(bound, Bound::Nothing) && is_generate(operand) {
+                        // Any other operand that is a `generate` is read delayed by the kernels
+                        // too (`kernel::layout`).
+                        let core = std::mem::replace(operand, Expr::usize(0));
+                        *operand = bind(fresh, &mut lets, core);
                     }
                 });
                 wrap(lets, Expr::array(op, ty.clone()))

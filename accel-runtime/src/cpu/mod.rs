@@ -1,5 +1,6 @@
-//! The CPU backend: one rayon skeleton per combinator, instantiated by generated code with the
-//! fused element functions as closures (DESIGN.md §3, "Codegen").
+//! The CPU backend: one rayon skeleton per combinator that is not a producer (producers are
+//! lowered to a `generate` by `accel_core::fusion::producers`), instantiated by generated code
+//! with the fused element functions as closures (DESIGN.md §3, "Codegen").
 //!
 //! Every skeleton takes a [`Ctx`] first. Closures cannot return errors without slowing the inner
 //! loops, so an out-of-range read or a division by zero inside a closure is recorded in the
@@ -18,10 +19,10 @@
 //!
 //! let cx = Ctx::new();
 //! let xs = Vector::from_vec(vec![1, 2, 3, 4]);
-//! let ys = cpu::map(&cx, &xs, |x| x * 10)?;
+//! let ys = cpu::generate(&cx, xs.shape(), |[i]| xs.get_linear(i) * 10)?;
 //! let sum = cpu::fold_all(&cx, &ys, Some(0), |a, b| a + b, "sum")?;
 //! assert_eq!(sum.get(), 100);
-//! let out = cpu::map(&cx, &xs, |x| cx.read(&xs, [x as usize]))
+//! let out = cpu::generate(&cx, xs.shape(), |[i]| cx.read(&xs, [xs.get_linear(i) as usize]))
 //!     .unwrap_err();
 //! assert!(out.to_string().contains("index [4] is out of bounds for shape [4]"));
 //! # Ok::<(), accel_runtime::Error>(())
@@ -42,9 +43,9 @@ mod stencil;
 
 pub use expand::{expand, filter};
 pub use fold::{fold, fold_all, fold_all_imap, fold_imap};
-pub use map::{generate, imap, map, zip_with};
-pub use movement::{concat, drop, replicate, reshape, reverse, slice, take, transpose};
-pub use permute::{backpermute, permute};
+pub use map::generate;
+pub use movement::{concat, reshape, slice};
+pub use permute::permute;
 pub use scan::{scan, scan_imap, scan_total};
 pub use segmented::{fold_seg, fold_seg_imap, scan_seg, scan_seg_imap};
 pub use source::{Delayed, DelayedIter, Source};

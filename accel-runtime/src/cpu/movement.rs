@@ -1,75 +1,23 @@
-//! Data movement without computation: `reverse`, `transpose`, `reshape`, `take`, `drop`,
-//! `concat`, row/column `replicate` and `slice`.
+//! Data movement that is not a producer: `reshape`, `concat` and row/column `slice` (the
+//! producers that only move elements, `reverse`, `transpose`, `take`, `drop` and `replicate`, are
+//! lowered to a `generate` by `accel_core::fusion::producers` and run by [`super::generate`]).
 //!
 //! Algorithm: a parallel loop over the output in equal chunks, the source position of each
-//! element computed from a stepped (not divided) output index. `transpose` instead works on
-//! bands of 32 output rows, reading the input a 32 × 32 tile at a time so that both sides stay
-//! in cache. `reshape` copies the columns as they are.
+//! element computed from a stepped (not divided) output index. `reshape` copies the columns as
+//! they are.
 //!
 //! Memory traffic: one read and one write per output element.
 //!
-//! Limits: `reverse`, `take`, `drop` and `concat` need rank 1 or more (the innermost
-//! dimension); a slice index out of range is `IndexOutOfBounds`.
+//! Limits: `concat` needs rank 1 or more (the innermost dimension); a slice index out of range
+//! is `IndexOutOfBounds`.
 
 use super::Ctx;
-use super::par::{alloc_len, innermost, par_build, par_build_indexed, par_items};
+use super::par::{alloc_len, innermost, par_build, par_build_indexed};
 use crate::array::{Array, Matrix, Vector};
 use crate::elem::{Columns, Elem};
 use crate::shape;
 use accel_core::ir::Axis;
 use accel_core::{Error, Result};
-
-/// Reverses the innermost dimension.
-///
-/// ```
-/// use accel_runtime::{cpu::{self, Ctx}, Matrix};
-/// let m = Matrix::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
-/// assert_eq!(cpu::reverse(&Ctx::new(), &m)?.to_vec(), vec![3, 2, 1, 6, 5, 4]);
-/// # Ok::<(), accel_runtime::Error>(())
-/// ```
-pub fn reverse<E: Elem, const R: usize>(cx: &Ctx, a: &Array<E, R>) -> Result<Array<E, R>> {
-    let (rows, n) = innermost("reverse", a.shape())?;
-    let cols = a.columns();
-    let out = par_build_indexed([rows, n], |_, [r, c]| cols.get(r * n + (n - 1 - c)));
-    cx.check()?;
-    Ok(Array::from_parts_unchecked(a.shape(), out))
-}
-
-/// Rows of the output transposed per task.
-const BAND: usize = 32;
-
-/// Matrix `[r, c]` to `[c, r]`.
-///
-/// ```
-/// use accel_runtime::{cpu::{self, Ctx}, Matrix};
-/// let m = Matrix::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
-/// let t = cpu::transpose(&Ctx::new(), &m)?;
-/// assert_eq!((t.shape(), t.to_vec()), ([3, 2], vec![1, 4, 2, 5, 3, 6]));
-/// # Ok::<(), accel_runtime::Error>(())
-/// ```
-pub fn transpose<E: Elem>(cx: &Ctx, a: &Matrix<E>) -> Result<Matrix<E>> {
-    let [r, c] = a.shape();
-    let cols = a.columns();
-    // Item k is the band of output rows (input columns) k * BAND.. .
-    let band_start = |k: usize| (k * BAND).min(c);
-    let (out, _) = par_items(
-        c.div_ceil(BAND),
-        |k| band_start(k) * r,
-        |k| band_start(k) * r,
-        |k, mut out| {
-            let (j0, j1) = (band_start(k), band_start(k + 1));
-            for i0 in (0..r).step_by(BAND) {
-                for i in i0..(i0 + BAND).min(r) {
-                    for j in j0..j1 {
-                        out.set((j - j0) * r + i, cols.get(i * c + j));
-                    }
-                }
-            }
-        },
-    );
-    cx.check()?;
-    Ok(Array::from_parts_unchecked([c, r], out))
-}
 
 /// The same elements in row-major order with a new shape of the same size (`ShapeMismatch`
 /// otherwise).
@@ -95,53 +43,6 @@ pub fn reshape<E: Elem, const R: usize, const R2: usize>(
     }
     cx.check()?;
     Ok(Array::from_parts_unchecked(shape, a.columns().clone()))
-}
-
-/// The first `min(n, len)` elements of the innermost dimension.
-///
-/// ```
-/// use accel_runtime::{cpu::{self, Ctx}, Vector};
-/// let v = Vector::from_vec(vec![1, 2, 3]);
-/// assert_eq!(cpu::take(&Ctx::new(), &v, 2)?.to_vec(), vec![1, 2]);
-/// assert_eq!(cpu::take(&Ctx::new(), &v, 9)?.to_vec(), vec![1, 2, 3]);
-/// # Ok::<(), accel_runtime::Error>(())
-/// ```
-pub fn take<E: Elem, const R: usize>(cx: &Ctx, a: &Array<E, R>, n: usize) -> Result<Array<E, R>> {
-    window(cx, "take", a, |shape| {
-        accel_core::shape::take(shape, &n);
-        0
-    })
-}
-
-/// All but the first `min(n, len)` elements of the innermost dimension.
-///
-/// ```
-/// use accel_runtime::{cpu::{self, Ctx}, Vector};
-/// let v = Vector::from_vec(vec![1, 2, 3]);
-/// assert_eq!(cpu::drop(&Ctx::new(), &v, 2)?.to_vec(), vec![3]);
-/// assert!(cpu::drop(&Ctx::new(), &v, 9)?.is_empty());
-/// # Ok::<(), accel_runtime::Error>(())
-/// ```
-pub fn drop<E: Elem, const R: usize>(cx: &Ctx, a: &Array<E, R>, n: usize) -> Result<Array<E, R>> {
-    window(cx, "drop", a, |shape| accel_core::shape::drop(shape, &n))
-}
-
-/// The window `start..start + len` of every row: `window` turns the shape into the result's and
-/// returns `start`; `len` is the result's innermost extent.
-fn window<E: Elem, const R: usize>(
-    cx: &Ctx,
-    op: &str,
-    a: &Array<E, R>,
-    window: impl FnOnce(&mut [usize; R]) -> usize,
-) -> Result<Array<E, R>> {
-    let (rows, n) = innermost(op, a.shape())?;
-    let mut shape = a.shape();
-    let start = window(&mut shape);
-    let len = shape[R - 1];
-    let cols = a.columns();
-    let out = par_build_indexed([rows, len], |_, [r, c]| cols.get(r * n + start + c));
-    cx.check()?;
-    Ok(Array::from_parts_unchecked(shape, out))
 }
 
 /// `a` then `b` along the innermost dimension; the outer dimensions intersect.
@@ -190,34 +91,6 @@ pub fn concat<E: Elem, const R: usize>(cx: &Ctx, a: &Array<E, R>, b: &Array<E, R
     Ok(Array::from_parts_unchecked(shape, out))
 }
 
-/// A vector repeated into a matrix: `Rows` gives `[n, len]` with every row the vector, `Cols`
-/// gives `[len, n]` with row `i` filled with `a[i]`.
-///
-/// ```
-/// use accel_core::ir::Axis;
-/// use accel_runtime::{cpu::{self, Ctx}, Vector};
-/// let v = Vector::from_vec(vec![1, 2]);
-/// assert_eq!(cpu::replicate(&Ctx::new(), &v, Axis::Rows, 2)?.to_vec(), vec![1, 2, 1, 2]);
-/// assert_eq!(cpu::replicate(&Ctx::new(), &v, Axis::Cols, 2)?.to_vec(), vec![1, 1, 2, 2]);
-/// # Ok::<(), accel_runtime::Error>(())
-/// ```
-pub fn replicate<E: Elem>(cx: &Ctx, a: &Vector<E>, axis: Axis, n: usize) -> Result<Matrix<E>> {
-    let len = a.len();
-    let shape = accel_core::shape::replicate(axis, &n, &len);
-    let op = match axis {
-        Axis::Rows => "replicate_rows",
-        Axis::Cols => "replicate_cols",
-    };
-    alloc_len::<E, 2>(op, shape)?;
-    let cols = a.columns();
-    let out = match axis {
-        Axis::Rows => par_build_indexed(shape, |_, [_, j]| cols.get(j)),
-        Axis::Cols => par_build_indexed(shape, |_, [i, _]| cols.get(i)),
-    };
-    cx.check()?;
-    Ok(Array::from_parts_unchecked(shape, out))
-}
-
 /// Row (`Rows`) or column (`Cols`) `index` of a matrix; out of range is `IndexOutOfBounds`
 /// (op `slice_row` / `slice_col`).
 ///
@@ -254,21 +127,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn transpose_of_odd_sizes() {
-        let cx = Ctx::new();
-        for (r, c) in [(0, 5), (5, 0), (1, 1), (33, 70), (65, 31)] {
-            let m = Matrix::from_shape_fn([r, c], |[i, j]| (i * 1000 + j) as u32);
-            let t = transpose(&cx, &m).unwrap();
-            assert_eq!(t.shape(), [c, r]);
-            for j in 0..c {
-                for i in 0..r {
-                    assert_eq!(t.at([j, i]), m.at([i, j]));
-                }
-            }
-        }
-    }
-
-    #[test]
     fn rank_three_movement() {
         let cx = Ctx::new();
         let a = Array::from_shape_fn([2, 3, 2], |[i, j, k]| (i * 100 + j * 10 + k) as i32);
@@ -276,10 +134,8 @@ mod tests {
         let c = concat(&cx, &a, &b).unwrap();
         assert_eq!(c.shape(), [2, 2, 3]);
         assert_eq!(c.to_vec(), vec![0, 1, 0, 10, 11, -1, 100, 101, -10, 110, 111, -11]);
-        assert_eq!(reverse(&cx, &a).unwrap().at([1, 2, 0]), Some(121));
-        assert_eq!(drop(&cx, &a, 1).unwrap().to_vec(), vec![1, 11, 21, 101, 111, 121]);
         let s = crate::array::Scalar::new(1u32);
-        assert!(reverse(&cx, &s).is_err() && take(&cx, &s, 1).is_err() && concat(&cx, &s, &s).is_err());
+        assert!(concat(&cx, &s, &s).is_err());
         assert_eq!(reshape(&cx, &s, [1, 1, 1]).unwrap().to_vec(), vec![1]);
     }
 
@@ -291,7 +147,5 @@ mod tests {
         assert_eq!(e, Error::index_out_of_bounds("slice_row", &[2, 0], &[2, 3]));
         let e = reshape(&cx, &m, [usize::MAX, 2]).unwrap_err();
         assert!(matches!(e, Error::ShapeMismatch { .. }));
-        let e = replicate(&cx, &Vector::from_vec(vec![1u64; 4]), Axis::Rows, usize::MAX / 2).unwrap_err();
-        assert!(e.to_string().contains("too large"), "{e}");
     }
 }

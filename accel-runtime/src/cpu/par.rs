@@ -169,19 +169,6 @@ pub(crate) fn for_each_index<const R: usize>(shape: [usize; R], mut f: impl FnMu
     }
 }
 
-/// `f` of every element of `cols`, reading each chunk as one run.
-pub(crate) fn par_map<A: Elem, B: Elem>(cols: &A::Columns, f: impl Fn(A) -> B + Sync) -> B::Columns {
-    let n = cols.len();
-    let chunk = chunk_len(n);
-    par_write(&uniform_ends(n, chunk), |g, mut out: Out<'_, B>| {
-        let start = g * chunk;
-        for (j, x) in cols.iter_range(start..start + out.len()).enumerate() {
-            out.set(j, f(x));
-        }
-    })
-    .0
-}
-
 /// Splits items `0..count` into consecutive groups of at least `target` work (the last may have
 /// less), where `work_before(k)` is the cumulative, non-decreasing work of the items before `k`
 /// and grows by at least 1 per item. Returns each group's end.

@@ -1,7 +1,7 @@
-//! `backpermute` (gather) and `permute` (scatter with a combining function).
+//! `permute` (scatter with a combining function; its inverse, `backpermute`, is a producer,
+//! lowered to a `generate` by `accel_core::fusion::producers`).
 //!
-//! Algorithm: `backpermute` is a parallel loop over the output that reads `a[f(ix)]`.
-//! `permute` first computes every source's destination in parallel, then applies the combines in
+//! Algorithm: `permute` first computes every source's destination in parallel, then applies the combines in
 //! ascending source order per destination, by one of two strategies:
 //! - *partials* (a histogram: few destinations for many sources): each chunk of sources combines
 //!   its elements into a private partial result per destination, later sources on the left
@@ -17,53 +17,20 @@
 //! computed once each into the result, and a source element only when it is kept (a dropped
 //! one is never computed).
 //!
-//! Memory traffic: `backpermute` writes the output once and reads the sources at random.
-//! `permute` copies the defaults into the result (the partials strategy builds the result from
+//! Memory traffic: `permute` copies the defaults into the result (the partials strategy builds the result from
 //! them instead), writes one destination index per source, then either one partial result per
 //! chunk and destination or one bucket slot per source, and combines at random into the result.
 //!
-//! Limits: a source out of range (`backpermute`) or a destination out of range (`permute`) is
-//! `IndexOutOfBounds`. A heavily skewed scatter to many destinations runs one block at a time.
+//! Limits: a destination out of range is `IndexOutOfBounds`. A heavily skewed scatter to many destinations runs one block at a time.
 
 use super::Ctx;
-use super::par::{Out, alloc_len, chunk_len, for_each_index, is_long, par_build_indexed, uniform_ends};
+use super::par::{Out, chunk_len, for_each_index, is_long, par_build_indexed, uniform_ends};
 use super::source::Source;
 use crate::array::Array;
 use crate::elem::{Columns, Elem};
 use crate::shape;
 use accel_core::{Error, Result};
 use rayon::prelude::*;
-
-/// The array of `shape` whose element at `ix` is `a[f(ix)]`.
-///
-/// ```
-/// use accel_runtime::{cpu::{self, Ctx}, Vector};
-/// let v = Vector::from_vec(vec![10, 20, 30]);
-/// let r = cpu::backpermute(&Ctx::new(), &v, [2], |[i]| [2 - i])?;
-/// assert_eq!(r.to_vec(), vec![30, 20]);
-/// assert!(cpu::backpermute(&Ctx::new(), &v, [4], |[i]| [i]).is_err());
-/// # Ok::<(), accel_runtime::Error>(())
-/// ```
-pub fn backpermute<E: Elem, const R: usize, const R2: usize>(
-    cx: &Ctx,
-    a: &Array<E, R>,
-    shape: [usize; R2],
-    f: impl Fn([usize; R2]) -> [usize; R] + Sync + Send,
-) -> Result<Array<E, R2>> {
-    alloc_len::<E, R2>("backpermute", shape)?;
-    let (src_shape, cols) = (a.shape(), a.columns());
-    let out = par_build_indexed(shape, |_, ix| {
-        let src = f(ix);
-        if shape::contains(src_shape, src) {
-            cols.get(shape::ravel(src_shape, src))
-        } else {
-            cx.fail(Error::index_out_of_bounds("backpermute", &src, &src_shape));
-            E::default()
-        }
-    });
-    cx.check()?;
-    Ok(Array::from_parts_unchecked(shape, out))
-}
 
 /// Marks a dropped source.
 const DROPPED: usize = usize::MAX;
@@ -76,7 +43,7 @@ const DROPPED: usize = usize::MAX;
 /// use accel_runtime::{cpu::{self, Ctx}, Vector};
 /// let keys = Vector::from_vec(vec![1usize, 0, 1, 3, 1]);
 /// let zeros = Vector::from_vec(vec![0u32; 3]);
-/// let ones = cpu::map(&Ctx::new(), &keys, |_| 1u32)?;
+/// let ones = cpu::generate(&Ctx::new(), keys.shape(), |_| 1u32)?;
 /// let hist = cpu::permute(&Ctx::new(), &zeros, &ones, |[i]| {
 ///     let k = keys.get_linear(i);
 ///     (k < 3).then_some([k])
@@ -271,7 +238,5 @@ mod tests {
         let big = Vector::from_vec(vec![1i32; 3 * MIN_CHUNK]);
         let e = permute(&cx, &defaults, &big, |[i]| Some([0, i]), |a, b| a + b).unwrap_err();
         assert!(matches!(e, Error::IndexOutOfBounds { .. }));
-        let e = backpermute(&cx, &xs, [2, 2], |[i, j]| [i * 2 + j]).unwrap_err();
-        assert_eq!(e, Error::index_out_of_bounds("backpermute", &[3], &[3]));
     }
 }
