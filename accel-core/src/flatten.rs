@@ -50,9 +50,9 @@ pub fn result_type(f: &Lambda) -> Result<Type, String> {
     match f.result_type() {
         Type::Elem(e) | Type::Array { elem: e, rank: 0 } => Ok(Type::array(e.clone(), 1)),
         Type::Array { elem, rank: 1 } => Ok(Type::Nested(elem.clone())),
-        other => Err(format!(
-            "a row function of `Nested::map` returns a scalar or a vector for each row, found `{other}`"
-        )),
+        other => {
+            Err(format!("a row function of `Nested::map` returns a scalar or a vector for each row, found `{other}`"))
+        }
     }
 }
 
@@ -163,14 +163,16 @@ impl<'f> Flatten<'f> {
             (Lifted::Segmented { segments, values }, Type::Nested(_)) => {
                 Ok(Expr::array(ArrayOp::NestedFromParts { segments, values }, ty.clone()))
             }
-            (Lifted::Avoid(x), Type::Array { elem, rank: 1 }) if x.ty.is_elem() || x.ty.as_array().is_some_and(|(_, r)| r == 0) => {
+            (Lifted::Avoid(x), Type::Array { elem, rank: 1 })
+                if x.ty.is_elem() || x.ty.as_array().is_some_and(|(_, r)| r == 0) =>
+            {
                 // The same scalar for every row, computed per row (none for no rows).
                 let x = if x.ty.is_elem() { x } else { Expr::array(ArrayOp::The(x), Type::Elem(elem.clone())) };
                 self.over_rows(|_, _| Ok(x))
             }
             (Lifted::Avoid(_), _) => Err(not_supported("a vector result that does not depend on the row")),
             (Lifted::Tuple(_), _) => Err(not_supported("a tuple result")),
-            (body, _) => Err(format!("a row function of `Nested::map` with result {body:?} for `{ty}`")),
+            (Lifted::PerRow(_) | Lifted::Segmented { .. }, _) => Err(not_supported(format!("a result of type `{ty}`"))),
         }
     }
 
@@ -332,11 +334,10 @@ impl<'f> Flatten<'f> {
         let lengths = self.lengths();
         let rows = Expr::array(Producer::Iota { n: self.count.clone() }.into(), vector_usize());
         let (r, r2, j) = (self.fresh.var("row"), self.fresh.var("row"), self.fresh.var("j"));
-        let count = Lambda { params: vec![(r.clone(), usize_t())], body: Box::new(element(&lengths, var(&r, &usize_t()))) };
-        let value = Lambda {
-            params: vec![(r2.clone(), usize_t()), (j, usize_t())],
-            body: Box::new(var(&r2, &usize_t())),
-        };
+        let count =
+            Lambda { params: vec![(r.clone(), usize_t())], body: Box::new(element(&lengths, var(&r, &usize_t()))) };
+        let value =
+            Lambda { params: vec![(r2.clone(), usize_t()), (j, usize_t())], body: Box::new(var(&r2, &usize_t())) };
         let ids = self.bind("row_of", Expr::array(ArrayOp::Expand { count, value, a: rows }, vector_usize()));
         self.rows_of_values = Some(ids.clone());
         ids
@@ -368,7 +369,13 @@ impl<'f> Flatten<'f> {
                 let Lifted::Segmented { segments, values } = self.lift(a)? else {
                     return Err(not_supported(format!("`{name}` of this array")));
                 };
-                let scan = ArrayOp::ScanSeg { kind: ScanKind::Inclusive, z: None, f: f.clone(), a: values, segments: segments.clone() };
+                let scan = ArrayOp::ScanSeg {
+                    kind: ScanKind::Inclusive,
+                    z: None,
+                    f: f.clone(),
+                    a: values,
+                    segments: segments.clone(),
+                };
                 let values = self.bind("scanned", Expr::array(scan, ty.clone()));
                 Ok(Lifted::Segmented { segments, values })
             }
@@ -462,4 +469,164 @@ fn element(v: &Expr, i: Expr) -> Expr {
 /// Whether two segment descriptors are the same variable.
 fn same(a: &Expr, b: &Expr) -> bool {
     matches!((&a.kind, &b.kind), (ExprKind::Var(x), ExprKind::Var(y)) if x.id == y.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::eval;
+    use crate::pipeline::{Options, optimise};
+    use crate::types::ScalarType;
+    use crate::value::{ArrayValue, ElemValue, ScalarValue, SegmentsValue, Value};
+
+    fn lower(src: &str) -> Result<Program, String> {
+        let item: syn::ItemFn = syn::parse_str(src).expect("a function");
+        crate::frontend::lower(&item).map_err(|e| e.to_string())
+    }
+
+    fn nested_i64(rows: &[Vec<i64>]) -> Value {
+        let segments = SegmentsValue::from_lengths("test", rows.iter().map(Vec::len)).expect("segments");
+        let data: Vec<ElemValue> = rows.iter().flatten().map(|&x| ElemValue::Scalar(ScalarValue::I64(x))).collect();
+        let n = data.len();
+        let values = ArrayValue::new(ElemType::Scalar(ScalarType::I64), vec![n], data).expect("values");
+        Value::Nested { segments, values }
+    }
+
+    /// Flattens `src`, checks that no `Nested::map` is left, and that the interpreter gives the
+    /// same result on the flattened program as on the source, fused or not, and the same kind of
+    /// error (which names the segmented operation, `fold_seg`, where the source's names `fold1`).
+    fn same_results(src: &str, extra: Vec<Value>) {
+        let program = lower(src).unwrap_or_else(|e| panic!("{src}: {e}"));
+        let row_sets: [&[Vec<i64>]; 6] = [
+            &[],
+            &[vec![], vec![]],
+            &[vec![], vec![4, -2, 7]],
+            &[vec![1, 2, 3], vec![5], vec![]],
+            &[vec![9; 33], vec![-3; 31], vec![], vec![2, 8]],
+            &[(0..257).map(|x| x * 7 % 13 - 6).collect(), vec![0]],
+        ];
+        for fusion in [true, false] {
+            let flat = optimise(&program, Options { fusion });
+            let mut left = 0;
+            visit::pre_order(&flat.body, &mut |e| {
+                left +=
+                    usize::from(matches!(&e.kind, ExprKind::Array(op) if matches!(**op, ArrayOp::NestedMap { .. })));
+            });
+            assert_eq!(left, 0, "{src}: {flat}");
+            for rows in row_sets {
+                let args: Vec<Value> = std::iter::once(nested_i64(rows)).chain(extra.iter().cloned()).collect();
+                match (eval(&flat, args.clone()), eval(&program, args)) {
+                    (Ok(got), Ok(want)) => assert_eq!(got, want, "{src} on {rows:?}\n{flat}"),
+                    (Err(got), Err(want)) => {
+                        assert_eq!(std::mem::discriminant(&got), std::mem::discriminant(&want), "{src} on {rows:?}")
+                    }
+                    (got, want) => panic!("{src} on {rows:?}: {got:?}, expected {want:?}\n{flat}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn folds_of_the_row_become_segmented_folds() {
+        same_results("fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.sum()) }", vec![]);
+        same_results("fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(5, |a, b| a ^ b)) }", vec![]);
+        // An empty row has no maximum: the same error, from the same row.
+        same_results("fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.maximum()) }", vec![]);
+    }
+
+    #[test]
+    fn per_row_scalars_feed_later_row_code() {
+        same_results(
+            "fn f(n: Nested<i64>) -> Vector<i64> {
+                 n.map(|row| {
+                     let len = (row.len() as i64).max(1);
+                     let mean = row.sum().get() / len;
+                     row.map(|x| (x - mean) * (x - mean)).sum().get() / len
+                 })
+             }",
+            vec![],
+        );
+        same_results(
+            "fn f(n: Nested<i64>, k: i64) -> Nested<i64> { n.map(|row| { let s = row.sum().get(); row.map(|x| x * k - s) }) }",
+            vec![Value::Elem(ElemValue::Scalar(ScalarValue::I64(3)))],
+        );
+        // A division by the row length fails on the empty rows only, as row by row.
+        same_results(
+            "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.sum().get() / (row.len() as i64)) }",
+            vec![],
+        );
+    }
+
+    #[test]
+    fn maps_zips_and_scans_of_the_row_stay_segmented() {
+        same_results("fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row) }", vec![]);
+        same_results(
+            "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.zip_with(row.map(|x| x ^ 5), |a, b| a + b).scanl1(|a, b| a + b)) }",
+            vec![],
+        );
+        same_results(
+            "fn f(n: Nested<i64>, xs: Vector<i64>) -> Vector<i64> {
+                 n.map(|row| row.map(|c| xs[(c & 3) as usize] * c).sum())
+             }",
+            vec![Value::Array(
+                ArrayValue::new(
+                    ElemType::Scalar(ScalarType::I64),
+                    vec![4],
+                    (1..=4).map(|x| ElemValue::Scalar(ScalarValue::I64(x))).collect(),
+                )
+                .expect("a vector"),
+            )],
+        );
+    }
+
+    #[test]
+    fn scalar_code_keeps_its_conditions() {
+        same_results(
+            "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| if row.len() > 2 { row.len() as i64 } else { row.fold(3, |a, b| a ^ b).get() }) }",
+            vec![],
+        );
+        // What does not depend on the row is the same for every row.
+        same_results(
+            "fn f(n: Nested<i64>, k: i64) -> Vector<i64> { n.map(|row| k * 2) }",
+            vec![Value::Elem(ElemValue::Scalar(ScalarValue::I64(-4)))],
+        );
+    }
+
+    #[test]
+    fn a_sparse_product_is_one_segmented_reduction() {
+        let plan = |src: &str| crate::plan::Plan::build(&optimise(&lower(src).expect(src), Options::default()));
+        let nested = plan(
+            "fn spmv(rows: Nested<(u32, f32)>, x: Vector<f32>) -> Vector<f32> {
+                 rows.map(|row| row.map(|(c, v)| v * x[c as usize]).sum())
+             }",
+        );
+        let by_hand = plan(
+            "fn spmv(rows: Nested<(u32, f32)>, x: Vector<f32>) -> Vector<f32> {
+                 let products = rows.values().map(|(c, v)| v * x[c as usize]);
+                 products.fold_seg(0.0, |a, b| a + b, rows.lengths())
+             }",
+        );
+        assert_eq!(nested.kernel_count(), 1, "{nested}");
+        assert!(nested.kernel_count() <= by_hand.kernel_count(), "{nested}\n{by_hand}");
+    }
+
+    #[test]
+    fn what_cannot_be_flattened_is_an_error_at_the_map() {
+        for (src, says) in [
+            ("fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.filter(|x| x > 0)) }", "`filter`"),
+            ("fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(row.len() as i64, |a, b| a + b)) }", "seed"),
+            ("fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row[0]) }", "by index"),
+            (
+                "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| if row.len() > 0 { row.maximum().get() } else { 0 }) }",
+                "condition",
+            ),
+            (
+                "fn f(n: Nested<i64>, xs: Vector<i64>) -> Vector<i64> { n.map(|row| { let m = xs.maximum(); m.get() + row.sum().get() }) }",
+                "before the `map`",
+            ),
+        ] {
+            let e = lower(src).expect_err(src);
+            assert!(e.contains(says), "{src}: {e}");
+        }
+    }
 }

@@ -18,6 +18,7 @@
 
 pub mod codegen;
 pub mod error;
+pub mod flatten;
 pub mod frontend;
 pub mod fusion;
 pub mod interp;

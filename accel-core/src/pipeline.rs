@@ -14,7 +14,7 @@
 //! kernel.
 
 use crate::ir::{Program, check};
-use crate::{codegen, frontend, fusion};
+use crate::{codegen, flatten, frontend, fusion};
 
 /// What the compiler does to a program before code generation.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -59,12 +59,13 @@ impl Options {
     }
 }
 
-/// Every pass between the front end and code generation under `options`, in the order they run.
-/// Without fusion, producers are still lowered to `generate`s (each its own kernel), since that
+/// Every pass between the front end and code generation under `options`, in the order they run:
+/// flattening (`Nested::map`), then fusion. Without fusion, producers are still lowered to `generate`s (each its own kernel), since that
 /// lowering is where each producer's index function is written and no backend reads them as
 /// the front end wrote them.
-pub fn passes(options: Options) -> &'static [(&'static str, fusion::Pass)] {
-    if options.fusion { fusion::PASSES } else { fusion::UNFUSED }
+pub fn passes(options: Options) -> impl Iterator<Item = (&'static str, fusion::Pass)> {
+    let fusion = if options.fusion { fusion::PASSES } else { fusion::UNFUSED };
+    std::iter::once(("flatten", flatten::run as fusion::Pass)).chain(fusion.iter().copied())
 }
 
 /// What the compiler produces for one `#[accel]` function.

@@ -48,6 +48,8 @@ mod fusion;
 mod irregular;
 #[path = "corpus/movement.rs"]
 mod movement;
+#[path = "corpus/nested.rs"]
+mod nested;
 #[path = "corpus/reduce.rs"]
 mod reduce;
 #[path = "corpus/scalar.rs"]
@@ -73,6 +75,7 @@ fn main() {
         movement::tests(),
         stencil::tests(),
         irregular::tests(),
+        nested::tests(),
         control::tests(),
         scalar::tests(),
         device::tests(),

@@ -11,6 +11,7 @@
 //! | [`blur`] | 3×3 binomial blur | `stencil3x3` with `Clamp` |
 //! | [`filter`] | the primes of a vector | `filter`, scalar `while_loop` |
 //! | [`stats`] | mean, sum of squares, normalisation | `fold` with epilogue and sibling fusion |
+//! | [`sparse`] | CSR sparse matrix-vector product, per-row mean and variance | `Nested::map` with parallel code per row |
 //!
 //! `cargo run --release -p accel-examples --bin demo` runs them all.
 
@@ -23,6 +24,7 @@ pub mod histogram;
 pub mod mandelbrot;
 pub mod rng;
 pub mod saxpy;
+pub mod sparse;
 pub mod stats;
 
 use accel::Runtime;

@@ -16,7 +16,7 @@ use syn::{Error, Token};
 type Args = Punctuated<syn::Expr, Token![,]>;
 
 const ARRAY_METHODS: &str = "map imap zip_with zip unzip fold fold1 fold_all fold1_all sum product maximum minimum fold_seg fold1_seg scanl scanl1 scanr scanr1 scanl_total scanr_total scanl_seg scanl1_seg backpermute permute reverse transpose reshape take drop concat replicate_rows replicate_cols slice_row slice_col stencil3 stencil5 stencil3x3 stencil5x5 expand filter len shape get";
-const NESTED_METHODS: &str = "values lengths offsets len fold fold1 sum product maximum minimum";
+const NESTED_METHODS: &str = "values lengths offsets len fold fold1 sum product maximum minimum map";
 const FUNCTIONS: &str = "generate fill iota unit iterate while_loop awhile Nested::from_lengths";
 
 /// The element type and rank of an array-typed expression.
@@ -531,10 +531,14 @@ impl Lowerer {
                     Ok(Expr::array(ArrayOp::FoldSeg { z, f, a, segments }, arr_t(e, 1)))
                 })
             }
-            "map" => Err(Error::new(
-                span,
-                "`Nested::map` with parallel code per row is not supported yet (it needs flattening); use `values()`, `lengths()` and the segmented combinators `fold_seg` / `scanl_seg`",
-            )),
+            "map" => {
+                self.check_args(args, 1, name, span, "xs.map(|row| ...)")?;
+                let row = Type::array(e.clone(), 1);
+                let f = self.lambda(&args[0], "map", std::slice::from_ref(&row), None, Level::Collective)?;
+                let ty = crate::flatten::result_type(&f).map_err(|m| Error::new(span, m))?;
+                crate::flatten::check(&f).map_err(|m| Error::new(span, m))?;
+                Ok(Expr::array(ArrayOp::NestedMap { f, a: n }, ty))
+            }
             _ => Err(Error::new(span, format!("no method `{name}` on `Nested<{e}>`; available: {NESTED_METHODS}"))),
         }
     }

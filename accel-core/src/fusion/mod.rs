@@ -29,7 +29,7 @@
 
 mod epilogues;
 mod producers;
-mod rewrite;
+pub(crate) mod rewrite;
 mod siblings;
 #[cfg(test)]
 mod tests;

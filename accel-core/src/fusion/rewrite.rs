@@ -13,7 +13,12 @@ pub struct Fresh {
 
 impl Fresh {
     pub fn for_program(p: &Program) -> Fresh {
-        Fresh { next: visit::max_var_id(p) + 1 }
+        Fresh::starting_at(visit::max_var_id(p) + 1)
+    }
+
+    /// Variables from id `next` on.
+    pub fn starting_at(next: u32) -> Fresh {
+        Fresh { next }
     }
 
     pub fn var(&mut self, name: &str) -> Var {

@@ -442,7 +442,8 @@ fn array(op: &ArrayOp, ty: &Type) -> Result<(), String> {
         }
         NestedMap { f, a } => {
             let Type::Nested(el) = &a.ty else { return Err(format!("{what} of `{}`", a.ty)) };
-            closure(&what, f, &[Type::array(el.clone(), 1)], None).map(drop)
+            closure(&what, f, &[Type::array(el.clone(), 1)], None)?;
+            result(crate::flatten::result_type(f)?)
         }
         // Streams are not lowered yet: their children are checked, their own rule is the
         // streams issue's.

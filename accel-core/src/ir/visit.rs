@@ -338,6 +338,15 @@ fn collect_free(e: &Expr, bound: &mut Vec<u32>, out: &mut BTreeMap<u32, (Var, Ty
 /// The largest variable id of `program` (parameters, binders and uses); fresh variables start
 /// above it.
 pub fn max_var_id(program: &Program) -> u32 {
+    max_var_id_in(&program.params, &program.body)
+}
+
+/// [`max_var_id`] of a closure.
+pub fn max_var_id_of_lambda(l: &Lambda) -> u32 {
+    max_var_id_in(&l.params, &l.body)
+}
+
+fn max_var_id_in(params: &[(Var, Type)], body: &Expr) -> u32 {
     fn go(e: &Expr, max: &mut u32) {
         if let ExprKind::Var(v) = &e.kind {
             *max = (*max).max(v.id);
@@ -349,8 +358,8 @@ pub fn max_var_id(program: &Program) -> u32 {
             go(child, max);
         });
     }
-    let mut max = program.params.iter().map(|(v, _)| v.id).max().unwrap_or(0);
-    go(&program.body, &mut max);
+    let mut max = params.iter().map(|(v, _)| v.id).max().unwrap_or(0);
+    go(body, &mut max);
     max
 }
 

@@ -14,6 +14,8 @@ mod histogram;
 mod mandelbrot;
 #[path = "saxpy.rs"]
 mod saxpy;
+#[path = "sparse.rs"]
+mod sparse;
 #[path = "stats.rs"]
 mod stats;
 
@@ -25,7 +27,7 @@ type Example = fn() -> Result<(), Box<dyn Error>>;
 
 fn main() -> Result<(), Box<dyn Error>> {
     let start = Instant::now();
-    let examples: [(&str, Example); 8] = [
+    let examples: [(&str, Example); 9] = [
         ("dotp", dotp::main),
         ("saxpy", saxpy::main),
         ("black_scholes", black_scholes::main),
@@ -34,6 +36,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         ("blur", blur::main),
         ("filter", filter::main),
         ("stats", stats::main),
+        ("sparse", sparse::main),
     ];
     for (name, run) in examples {
         println!("=== {name}");
