@@ -1,12 +1,13 @@
-//! The compiler, top to bottom, as one list: the front end, the passes that rewrite the IR, code
-//! generation. The options that steer the passes live here, not in the passes.
+//! The compiler, top to bottom, as one list: the front end, the passes that rewrite the IR
+//! (flattening of `Nested::map`, then fusion), code generation. The options that steer the
+//! passes live here, not in the passes.
 //!
 //! ```text
-//! syn::ItemFn ──frontend::lower──► Program ──PASSES──► optimised Program ──codegen──► Rust (CPU)
-//!                                     │                      │
-//!                                     ▼                      ▼
-//!                         interpreter (the oracle)   kernel plans, device code (accel-build),
-//!                                                    the CUDA executor
+//! syn::ItemFn ──frontend::lower──► Program ──passes()──► optimised Program ──codegen──► Rust (CPU)
+//!                                     │                        │
+//!                                     ▼                        ▼
+//!                         interpreter (the oracle)     kernel plans, device code (accel-build),
+//!                                                      the CUDA executor
 //! ```
 //!
 //! [`ir::check`](crate::ir::check) runs on the front end's program and after every pass: a pass
