@@ -4,12 +4,12 @@
 //!
 //! Each value the row function computes is classified once, by the first rule that applies and
 //! without backtracking (the uniformity analysis of the paper's §4, on the classes it needs):
-//! - *avoided* ([`Lifted::Avoid`]): it reads nothing that depends on the row (outer arrays and
+//! - *avoided* (`Lifted::Avoid`): it reads nothing that depends on the row (outer arrays and
 //!   scalars, constants) and is computed as written;
-//! - *per row* ([`Lifted::PerRow`]): one element per row (a row's length, a fold of the row, scalar
+//! - *per row* (`Lifted::PerRow`): one element per row (a row's length, a fold of the row, scalar
 //!   code over those), held as a vector over the rows. Scalar code is not vectorised: it stays one
 //!   closure, applied to each row by one `generate` over the rows (vectorisation avoidance);
-//! - *segmented* ([`Lifted::Segmented`]): an array per row, held as a segment descriptor and the
+//! - *segmented* (`Lifted::Segmented`): an array per row, held as a segment descriptor and the
 //!   values of every row one after the other. A `map` or `zip_with` of it runs over the values, a
 //!   fold of it becomes a `fold_seg`, an inclusive left scan a `scanl1_seg`.
 //!
