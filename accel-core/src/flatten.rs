@@ -23,7 +23,7 @@
 //! vector per row) is reported by [`check`], which the front end calls on every row function, as
 //! a compile error at the `map`: the programs that reach this pass are flattened whole.
 
-use crate::fusion::rewrite::{Fresh, let_in, var, wrap};
+use crate::fusion::rewrite::{Fresh, bind, index_type, let_in, var, wrap};
 use crate::ir::visit::{self, map_children};
 use crate::ir::{ArrayOp, BinaryOp, Direction, Expr, ExprKind, Lambda, Producer, Program, ReadSite, ScanKind, Var};
 use crate::types::{ElemType, ScalarType, Type};
@@ -83,8 +83,9 @@ enum Lifted {
     /// One element per row (a scalar, or a rank-0 array): a vector over the rows, bound to a
     /// variable.
     PerRow(Expr),
-    /// A vector per row: the rows' values one after the other (a variable), cut by `segments`.
-    Segmented { segments: Expr, values: Expr },
+    /// A vector per row: the rows' values one after the other (a variable), cut by the mapped
+    /// array's segments (every array per row has the row's length).
+    Segmented(Expr),
     /// A tuple of values classified part by part.
     Tuple(Vec<Lifted>),
 }
@@ -107,7 +108,7 @@ struct Flatten<'f> {
 }
 
 fn usize_t() -> Type {
-    Type::Elem(ElemType::USIZE)
+    index_type(1)
 }
 
 fn vector_usize() -> Type {
@@ -142,7 +143,7 @@ impl<'f> Flatten<'f> {
         self.count = Expr::new(ExprKind::Len(Box::new(self.segments.clone())), usize_t());
         let values = self.bind("values", Expr::array(ArrayOp::NestedValues(nested), Type::array(elem, 1)));
         let row = &f.params[0].0;
-        self.env.insert(row.id, Lifted::Segmented { segments: self.segments.clone(), values });
+        self.env.insert(row.id, Lifted::Segmented(values));
         let body = self.lift(&f.body)?;
         let result = self.finish(body, ty)?;
         Ok(wrap(self.lets, result))
@@ -150,18 +151,15 @@ impl<'f> Flatten<'f> {
 
     /// `value` bound to a fresh variable named after `name`, and that variable.
     fn bind(&mut self, name: &str, value: Expr) -> Expr {
-        let v = self.fresh.var(name);
-        let ty = value.ty.clone();
-        self.lets.push((v.clone(), value));
-        var(&v, &ty)
+        bind(self.fresh, &mut self.lets, name, value)
     }
 
     /// The result of the map from the row function's result.
     fn finish(&mut self, body: Lifted, ty: &Type) -> Result<Expr, String> {
         match (body, ty) {
             (Lifted::PerRow(v), Type::Array { rank: 1, .. }) => Ok(v),
-            (Lifted::Segmented { segments, values }, Type::Nested(_)) => {
-                Ok(Expr::array(ArrayOp::NestedFromParts { segments, values }, ty.clone()))
+            (Lifted::Segmented(values), Type::Nested(_)) => {
+                Ok(Expr::array(ArrayOp::NestedFromParts { segments: self.segments.clone(), values }, ty.clone()))
             }
             (Lifted::Avoid(x), Type::Array { elem, rank: 1 })
                 if x.ty.is_elem() || x.ty.as_array().is_some_and(|(_, r)| r == 0) =>
@@ -172,7 +170,7 @@ impl<'f> Flatten<'f> {
             }
             (Lifted::Avoid(_), _) => Err(not_supported("a vector result that does not depend on the row")),
             (Lifted::Tuple(_), _) => Err(not_supported("a tuple result")),
-            (Lifted::PerRow(_) | Lifted::Segmented { .. }, _) => Err(not_supported(format!("a result of type `{ty}`"))),
+            (Lifted::PerRow(_) | Lifted::Segmented(_), _) => Err(not_supported(format!("a result of type `{ty}`"))),
         }
     }
 
@@ -304,7 +302,7 @@ impl<'f> Flatten<'f> {
 
     /// Whether `x` is a variable holding an array per row.
     fn is_row_shaped(&self, x: &Expr) -> bool {
-        matches!(&x.kind, ExprKind::Var(v) if matches!(self.env.get(&v.id), Some(Lifted::Segmented { .. })))
+        matches!(&x.kind, ExprKind::Var(v) if matches!(self.env.get(&v.id), Some(Lifted::Segmented(_))))
     }
 
     /// `generate(rows, |r| body(r))`: scalar code applied to every row.
@@ -355,10 +353,11 @@ impl<'f> Flatten<'f> {
                 if z.as_ref().is_some_and(|z| self.depends_on_row(z)) || self.lambda_depends_on_row(f) {
                     return Err(not_supported(format!("a `{name}` whose seed or operator depends on the row")));
                 }
-                let Lifted::Segmented { segments, values } = self.lift(a)? else {
+                let Lifted::Segmented(values) = self.lift(a)? else {
                     return Err(not_supported(format!("`{name}` of this array")));
                 };
                 let elem = ty.as_array().expect("a fold makes an array").0.clone();
+                let segments = self.segments.clone();
                 let folded = ArrayOp::FoldSeg { z: z.clone(), f: f.clone(), a: values, segments };
                 Ok(Lifted::PerRow(self.bind("folded", Expr::array(folded, Type::array(elem, 1)))))
             }
@@ -366,18 +365,12 @@ impl<'f> Flatten<'f> {
                 if self.lambda_depends_on_row(f) {
                     return Err(not_supported(format!("a `{name}` whose operator depends on the row")));
                 }
-                let Lifted::Segmented { segments, values } = self.lift(a)? else {
+                let Lifted::Segmented(values) = self.lift(a)? else {
                     return Err(not_supported(format!("`{name}` of this array")));
                 };
-                let scan = ArrayOp::ScanSeg {
-                    kind: ScanKind::Inclusive,
-                    z: None,
-                    f: f.clone(),
-                    a: values,
-                    segments: segments.clone(),
-                };
-                let values = self.bind("scanned", Expr::array(scan, ty.clone()));
-                Ok(Lifted::Segmented { segments, values })
+                let segments = self.segments.clone();
+                let scan = ArrayOp::ScanSeg { kind: ScanKind::Inclusive, z: None, f: f.clone(), a: values, segments };
+                Ok(Lifted::Segmented(self.bind("scanned", Expr::array(scan, ty.clone()))))
             }
             ArrayOp::Producer(Producer::Map { f, a }) => self.elementwise(f, &[a], ty),
             ArrayOp::Producer(Producer::ZipWith { f, a, b }) => self.elementwise(f, &[a, b], ty),
@@ -395,7 +388,7 @@ impl<'f> Flatten<'f> {
         let mut values = Vec::new();
         for a in operands {
             match self.lift(a)? {
-                Lifted::Segmented { segments, values: v } if same(&segments, &self.segments) => values.push(v),
+                Lifted::Segmented(v) => values.push(v),
                 _ => return Err(not_supported("a `map` or `zip_with` of arrays that are not rows")),
             }
         }
@@ -416,8 +409,7 @@ impl<'f> Flatten<'f> {
         let shape = Expr::new(ExprKind::Len(Box::new(values[0].clone())), usize_t());
         let f = Lambda { params: vec![(i, usize_t())], body: Box::new(body) };
         let g = ArrayOp::Generate { shape, f, from: vec!["nested_map".into()] };
-        let values = self.bind("mapped", Expr::array(g, ty.clone()));
-        Ok(Lifted::Segmented { segments: self.segments.clone(), values })
+        Ok(Lifted::Segmented(self.bind("mapped", Expr::array(g, ty.clone()))))
     }
 }
 
@@ -460,15 +452,9 @@ fn may_fail(e: &Expr) -> bool {
     fails
 }
 
-/// Element `i` of vector `v` (a variable of the flattened code).
+/// Element `i` of vector `v` (a variable of the flattened code), a checked read.
 fn element(v: &Expr, i: Expr) -> Expr {
-    let elem = Type::Elem(v.ty.as_array().expect("a vector").0.clone());
-    Expr::new(ExprKind::Index { array: Box::new(v.clone()), index: Box::new(i), site: ReadSite::Index }, elem)
-}
-
-/// Whether two segment descriptors are the same variable.
-fn same(a: &Expr, b: &Expr) -> bool {
-    matches!((&a.kind, &b.kind), (ExprKind::Var(x), ExprKind::Var(y)) if x.id == y.id)
+    crate::fusion::rewrite::element(v, i, ReadSite::Index)
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@
 //! Otherwise it stays manifest: computed once into memory, read by every use.
 
 use super::rewrite::{
-    Fresh, binary, components, element, index_of, index_type, origin, peel, rank, shape_of, var, wrap,
+    Fresh, binary, bind, components, element, index_of, index_type, origin, peel, rank, shape_of, var, wrap,
 };
 use crate::ir::visit::{self, Bound, Role, map_children};
 use crate::ir::{ArrayOp, Axis, BinaryOp, Expr, ExprKind, Lambda, MathFn, Producer as P, Program, ReadSite, Var};
@@ -145,12 +145,13 @@ impl Producers {
                     if role == Role::Delayable {
                         let (l, core) = peel(std::mem::replace(operand, Expr::usize(0)));
                         lets.extend(l);
-                        *operand = if self.fuse || !is_generate(&core) { core } else { bind(fresh, &mut lets, core) };
+                        *operand =
+                            if self.fuse || !is_generate(&core) { core } else { bind(fresh, &mut lets, "t", core) };
                     } else if !self.fuse && matches!(bound, Bound::Nothing) && is_generate(operand) {
                         // Any other operand that is a `generate` is read delayed by the kernels
                         // too (`kernel::layout`).
                         let core = std::mem::replace(operand, Expr::usize(0));
-                        *operand = bind(fresh, &mut lets, core);
+                        *operand = bind(fresh, &mut lets, "t", core);
                     }
                 });
                 wrap(lets, Expr::array(op, ty.clone()))
@@ -180,7 +181,7 @@ impl Producers {
                 let value = if matches!(value.kind, ExprKind::Var(_) | ExprKind::Const(_)) {
                     value
                 } else {
-                    bind(&mut self.fresh, &mut lets, value)
+                    bind(&mut self.fresh, &mut lets, "t", value)
                 };
                 let (ix, ixt) = self.index_param(ty.as_array().expect("an array").1);
                 generate(lets, shape, Lambda { params: vec![(ix, ixt)], body: Box::new(value) }, vec![name.into()])
@@ -301,7 +302,7 @@ impl Producers {
         if (self.fuse && is_generate(&core)) || matches!(core.kind, ExprKind::Var(_)) {
             return core;
         }
-        bind(&mut self.fresh, lets, core)
+        bind(&mut self.fresh, lets, "t", core)
     }
 
     /// A shape or count expression that delayed code may repeat: bound to a variable unless it
@@ -310,23 +311,12 @@ impl Producers {
         if trivial(&shape) {
             return shape;
         }
-        let v = self.fresh.var("shape");
-        let ty = shape.ty.clone();
-        lets.push((v.clone(), shape));
-        var(&v, &ty)
+        bind(&mut self.fresh, lets, "shape", shape)
     }
 
     fn index_param(&mut self, rank: usize) -> (Var, Type) {
         (self.fresh.var("ix"), index_type(rank))
     }
-}
-
-/// `e` bound to a fresh variable (a `let` added to `lets`), and that variable.
-fn bind(fresh: &mut Fresh, lets: &mut Vec<(Var, Expr)>, e: Expr) -> Expr {
-    let v = fresh.var("t");
-    let ty = e.ty.clone();
-    lets.push((v.clone(), e));
-    var(&v, &ty)
 }
 
 fn rebuild(e: &Expr, kind: ExprKind) -> Expr {

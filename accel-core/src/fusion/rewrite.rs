@@ -34,6 +34,14 @@ pub fn rewrite_body(program: Program, f: impl FnOnce(&Expr, &mut Fresh) -> Expr)
     Program { body, ..program }
 }
 
+/// `value` bound to a fresh variable named `name` (a `let` added to `lets`), and that variable.
+pub fn bind(fresh: &mut Fresh, lets: &mut Vec<(Var, Expr)>, name: &str, value: Expr) -> Expr {
+    let v = fresh.var(name);
+    let ty = value.ty.clone();
+    lets.push((v.clone(), value));
+    var(&v, &ty)
+}
+
 pub fn var(v: &Var, ty: &Type) -> Expr {
     Expr::var(v.clone(), ty.clone())
 }
