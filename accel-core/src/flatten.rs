@@ -492,7 +492,7 @@ mod tests {
             &[(0..257).map(|x| x * 7 % 13 - 6).collect(), vec![0]],
         ];
         for fusion in [true, false] {
-            let flat = optimise(&program, Options { fusion });
+            let flat = optimise(&program, Options { fusion, expand_permute: fusion });
             let mut left = 0;
             visit::pre_order(&flat.body, &mut |e| {
                 left +=

@@ -445,6 +445,21 @@ pub enum ArrayOp {
         combine: Lambda,
         a: Expr,
     },
+    /// `permute` of the result of `expand`, as one kernel that never writes the expanded array:
+    /// fused form 4 of [`crate::fusion`], which only fusion writes. For each element `x` of `a`
+    /// and each `j < count(x)`, the expanded element `y = value(x, j)`, at index `k` of the
+    /// expanded array, goes to `target(k, y)` (`permute`'s `f`, given the element it would read)
+    /// as `elem(k, y)` (the source element), combined into `defaults` with `combine`. What it
+    /// computes is the unfused program `crate::fusion::expand_permute::unfused` writes.
+    ExpandPermute {
+        defaults: Expr,
+        count: Lambda,
+        value: Lambda,
+        a: Expr,
+        target: Lambda,
+        elem: Lambda,
+        combine: Lambda,
+    },
     /// Same elements, new shape of the same size.
     Reshape {
         shape: Expr,
@@ -759,6 +774,7 @@ impl ArrayOp {
             ScanSeg { kind: ScanKind::Inclusive, .. } => "scanl1_seg",
             ScanSeg { .. } => "scanl_seg",
             Permute { .. } => "permute",
+            ExpandPermute { .. } => "expand_permute",
             Unzip(_) => "unzip",
             Reshape { .. } => "reshape",
             Concat { .. } => "concat",

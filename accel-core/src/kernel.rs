@@ -36,7 +36,7 @@ use crate::ir::{
     ArrayOp, BinaryOp, Boundary, Direction, Expr, ExprKind, Lambda, MathFn, Producer, Program, ReadSite, ScanKind, Var,
 };
 use crate::types::{ElemType, ScalarType, Type};
-use accel_kernels::abi::{GENERATE_UNROLL, WARP};
+use accel_kernels::abi::{BLOCK_THREADS, GENERATE_UNROLL, SPREAD_TILE, WARP};
 use std::collections::BTreeMap;
 
 /// The scratch buffers a skeleton needs besides its outputs.
@@ -63,6 +63,13 @@ pub enum Scratch {
     /// their exclusive prefix sums into the second (its last entry the total), and the write
     /// kernel reads the offsets.
     Offsets,
+    /// `expand` fused with `permute`: `[source count n, counts pointer, offsets pointer, locks
+    /// pointer, strategy]`. The counts (`n + 3` zeroed `usize` entries) get each source's count,
+    /// then 0, the longest count and the total; the offsets (`n + 1` entries, their exclusive
+    /// prefix sums from the module's offsets scan) are null unless the strategy or the fused
+    /// closures need them ([`Strategy::needs_offsets`]); locks as for [`Scratch::Permute`]; the
+    /// strategy an `accel_kernels::abi::spread` word ([`Strategy::word`]).
+    Spread,
 }
 
 /// A kernel of a node: what it computes in its skeleton, which names it (the suffix of its name)
@@ -92,6 +99,9 @@ pub enum Role {
     Counts,
     /// Expand and filter: the writes, once the offsets are known.
     Write,
+    /// Expand fused with permute: the scatter of every expanded element, spread over the grid
+    /// by a [`Strategy`] (the host gives the threads the strategy wants).
+    Spread,
 }
 
 impl Role {
@@ -108,6 +118,7 @@ impl Role {
             Role::Scatter => "scatter",
             Role::Counts => "counts",
             Role::Write => "write",
+            Role::Spread => "spread",
         }
     }
 
@@ -118,7 +129,7 @@ impl Role {
     pub fn threads(self, items: usize) -> usize {
         match self {
             Role::Generate | Role::Defaults | Role::Scatter => items.div_ceil(GENERATE_UNROLL),
-            Role::Counts | Role::Write => items,
+            Role::Counts | Role::Write | Role::Spread => items,
             Role::Reduce | Role::Finish | Role::Chunks | Role::Carries | Role::Scan => items.saturating_mul(WARP),
         }
     }
@@ -133,6 +144,89 @@ impl Role {
 pub mod offsets_scan {
     pub const CARRIES: &str = "accel_offsets_carries";
     pub const SCAN: &str = "accel_offsets_scan";
+}
+
+/// How the kernel of an `expand` fused with `permute` spreads the outputs of its sources over the
+/// grid (`accel_kernels::expand::spread`). The host chooses one for each run from the sizes the
+/// counts kernel found ([`Strategy::select`]), unless the runtime forces one.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Strategy {
+    /// One source per thread: small counts.
+    Thread,
+    /// One source per warp: counts up to a few hundred.
+    Warp,
+    /// One source per block: long counts of about the same length.
+    Block,
+    /// Output-balanced tiles of sources plus outputs (merge path): any distribution.
+    Tiles,
+}
+
+/// What the host knows of an expansion before it spreads it: the number of sources, the total of
+/// their counts and the longest count.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Sizes {
+    pub sources: usize,
+    pub total: usize,
+    pub longest: usize,
+}
+
+impl Strategy {
+    /// Every strategy, in the order of their `abi::spread` words.
+    pub const ALL: [Strategy; 4] = [Strategy::Thread, Strategy::Warp, Strategy::Block, Strategy::Tiles];
+
+    /// The strategy for an expansion of these sizes (the rule is `accel_kernels::abi::spread::
+    /// select`, in one place for every side).
+    pub fn select(sizes: &Sizes) -> Strategy {
+        let word = accel_kernels::abi::spread::select(sizes.sources, sizes.total, sizes.longest);
+        Strategy::ALL.into_iter().find(|s| s.word() == word).unwrap_or(Strategy::Tiles)
+    }
+
+    /// Whether the spread kernel of `op` (an `ExpandPermute`) under this strategy needs the
+    /// offsets of the sources: the tiles strategy searches them, and closures that read the
+    /// expanded index `k` need them under any strategy.
+    pub fn needs_offsets(self, op: &ArrayOp) -> bool {
+        let ArrayOp::ExpandPermute { target, elem, .. } = op else { return false };
+        let reads_index = |f: &Lambda| visit::free_vars(&f.body).contains_key(&f.params[0].0.id);
+        self == Strategy::Tiles || reads_index(target) || reads_index(elem)
+    }
+
+    /// The strategy's `accel_kernels::abi::spread` word.
+    pub fn word(self) -> u64 {
+        use accel_kernels::abi::spread;
+        match self {
+            Strategy::Thread => spread::THREAD,
+            Strategy::Warp => spread::WARP,
+            Strategy::Block => spread::BLOCK,
+            Strategy::Tiles => spread::TILES,
+        }
+    }
+
+    /// The threads the [`Role::Spread`] kernel wants under this strategy (the grid is then one
+    /// wave of at most that many).
+    pub fn threads(self, sizes: &Sizes) -> usize {
+        let block = BLOCK_THREADS as usize;
+        match self {
+            Strategy::Thread => sizes.sources,
+            Strategy::Warp => sizes.sources.saturating_mul(WARP),
+            Strategy::Block => sizes.sources.saturating_mul(block),
+            Strategy::Tiles => (sizes.sources + sizes.total).div_ceil(SPREAD_TILE).saturating_mul(block),
+        }
+    }
+
+    /// The strategy a name gives (`thread`, `warp`, `block`, `tiles`), as `ACCEL_EXPAND`
+    /// spells it.
+    pub fn from_name(name: &str) -> Option<Strategy> {
+        Strategy::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Thread => "thread",
+            Strategy::Warp => "warp",
+            Strategy::Block => "block",
+            Strategy::Tiles => "tiles",
+        }
+    }
 }
 
 /// How permute combines a source element into its destination.
@@ -160,6 +254,7 @@ impl Scratch {
             Scratch::Scan => 1 + vector + 1 + vector + 1,
             Scratch::Permute => 1,
             Scratch::Offsets => 3,
+            Scratch::Spread => 5,
         }
     }
 }
@@ -387,6 +482,16 @@ pub enum Form<'a> {
         combine: &'a Lambda,
         a: &'a Expr,
     },
+    /// `permute` of an `expand` (fused form 4): the defaults, the counts and their offsets, then
+    /// one scatter of every expanded element (`accel_kernels::expand::spread`).
+    ExpandPermute {
+        defaults: &'a Expr,
+        count: &'a Lambda,
+        value: &'a Lambda,
+        target: &'a Lambda,
+        elem: &'a Lambda,
+        combine: &'a Lambda,
+    },
     /// Counts, their offsets, then the writes (`accel_kernels::expand`).
     Expand {
         count: &'a Lambda,
@@ -423,6 +528,9 @@ pub fn form(op: &ArrayOp) -> Form<'_> {
             Form::Scan { a, segmented: true, dir: Direction::Left, kind: *kind, seeded: z.is_some(), f }
         }
         Permute { defaults, f, combine, a } => Form::Permute { defaults, f, combine, a },
+        ExpandPermute { defaults, count, value, target, elem, combine, .. } => {
+            Form::ExpandPermute { defaults, count, value, target, elem, combine }
+        }
         Expand { count, value, .. } => Form::Expand { count, value },
         Filter { pred, .. } => Form::Filter { pred },
         SegmentsFromLengths(lengths) => Form::SegmentsFromLengths(lengths),
@@ -444,6 +552,10 @@ pub fn roles(op: &ArrayOp) -> &'static [Role] {
         Form::Scan { segmented: true, .. } => &[Role::Chunks, Role::Carries, Role::Scan],
         Form::Permute { defaults, .. } if as_generate(defaults).is_some() => &[Role::Defaults, Role::Scatter],
         Form::Permute { .. } => &[Role::Scatter],
+        Form::ExpandPermute { defaults, .. } if as_generate(defaults).is_some() => {
+            &[Role::Defaults, Role::Counts, Role::Spread]
+        }
+        Form::ExpandPermute { .. } => &[Role::Counts, Role::Spread],
         Form::Expand { .. } | Form::Filter { .. } => &[Role::Counts, Role::Write],
         Form::SegmentsFromLengths(_) => &[Role::Counts],
         Form::Producer | Form::Host => &[],
@@ -492,7 +604,8 @@ pub fn may_fail(op: &ArrayOp) -> bool {
     use ArrayOp::*;
     let (_, body, lambdas) = with_closures(op);
     let skeleton_checks = match body {
-        Permute { .. } => true,
+        // A destination out of range.
+        Permute { .. } | ExpandPermute { .. } => true,
         // Counts and lengths of a signed type are checked for being negative.
         Expand { count, .. } => {
             count.result_type().as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_signed)
@@ -579,6 +692,12 @@ fn parts(op: &ArrayOp) -> (Interface<'_>, Vec<&Lambda>) {
                 host_scalars.push(v);
             }
             (Scratch::None, vec![a])
+        }
+        ExpandPermute { defaults, count, value, a, target, elem, combine } => {
+            lambdas.extend([count, value, target, elem, combine]);
+            // As for `permute`: delayed defaults are an operand, after the source.
+            let delayed = as_generate(defaults).is_some().then_some(defaults);
+            (Scratch::Spread, [a].into_iter().chain(delayed).collect())
         }
         Expand { count, value, a } => {
             lambdas.push(count);

@@ -24,18 +24,27 @@ pub struct Options {
     /// at build time turns them off, for measurement and debugging: then every combinator is a
     /// kernel of its own).
     pub fusion: bool,
+    /// Fuse a `permute` with the `expand` it scatters (fused form 4 of [`fusion`]; on by
+    /// default, with fusion). `#[accel(expand_permute = false)]` keeps the expanded array, for
+    /// measuring what the fusion saves.
+    pub expand_permute: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { fusion: true }
+        Options { fusion: true, expand_permute: true }
     }
 }
 
 impl Options {
+    /// No fusion at all: every combinator a kernel of its own.
+    pub const UNFUSED: Options = Options { fusion: false, expand_permute: false };
+}
+
+impl Options {
     /// The options of one function: the arguments of its `#[accel(..)]` attribute (`fusion =
-    /// false` or `fusion = true`), then the build's environment: `ACCEL_FUSION=off` turns fusion
-    /// off for every function.
+    /// false` or `true`, `expand_permute = false` or `true`), then the build's environment:
+    /// `ACCEL_FUSION=off` turns fusion off for every function.
     pub fn parse(args: proc_macro2::TokenStream) -> syn::Result<Options> {
         let mut options = Options::default();
         let parser = syn::meta::parser(|meta| {
@@ -43,8 +52,15 @@ impl Options {
                 let on: syn::LitBool = meta.value()?.parse()?;
                 options.fusion = on.value;
                 Ok(())
+            } else if meta.path.is_ident("expand_permute") {
+                let on: syn::LitBool = meta.value()?.parse()?;
+                options.expand_permute = on.value;
+                Ok(())
             } else {
-                Err(meta.error("unknown `#[accel]` argument: the only one is `fusion = false` (or `true`)"))
+                Err(meta.error(
+                    "unknown `#[accel]` argument: the arguments are `fusion = false` and `expand_permute = false` (or \
+                     `true`)",
+                ))
             }
         });
         syn::parse::Parser::parse2(parser, args)?;
@@ -66,7 +82,8 @@ impl Options {
 /// the front end wrote them.
 pub fn passes(options: Options) -> impl Iterator<Item = (&'static str, fusion::Pass)> {
     let fusion = if options.fusion { fusion::PASSES } else { fusion::UNFUSED };
-    std::iter::once(("flatten", flatten::run as fusion::Pass)).chain(fusion.iter().copied())
+    let wanted = move |(name, _): &(&str, fusion::Pass)| options.expand_permute || *name != fusion::EXPAND_PERMUTE;
+    std::iter::once(("flatten", flatten::run as fusion::Pass)).chain(fusion.iter().copied().filter(wanted))
 }
 
 /// What the compiler produces for one `#[accel]` function.

@@ -189,6 +189,7 @@ fn skeleton(op: &ArrayOp) -> &'static str {
         Scan { .. } | SegmentsFromLengths(_) => "scan",
         ScanSeg { .. } => "scan_seg",
         Permute { .. } => "permute",
+        ExpandPermute { .. } => "expand_permute",
         Stencil { .. } => "stencil",
         Expand { .. } => "expand",
         Filter { .. } => "filter",
@@ -304,7 +305,7 @@ impl Builder {
             ScanSeg { .. } | Permute { .. } | Concat { .. } | Slice { .. } | Stencil { .. } | Expand { .. } => {
                 Some(self.kernel(op, ty))
             }
-            Filter { .. } => Some(self.kernel(op, ty)),
+            Filter { .. } | ExpandPermute { .. } => Some(self.kernel(op, ty)),
             SegmentsFromLengths(_) | SegmentLengths(_) => Some(self.kernel(op, ty)),
         }
     }

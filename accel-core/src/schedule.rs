@@ -36,7 +36,7 @@
 //! # let program = accel_core::frontend::lower(&syn::parse_quote! {
 //! #     fn f(xs: Vector<f32>) -> Scalar<f32> { let ys = xs.map(|x| x * 2.0); ys.sum() }
 //! # }).unwrap();
-//! let unfused = optimise(&program, Options { fusion: false });
+//! let unfused = optimise(&program, Options::UNFUSED);
 //! let schedule = Schedule::build(&unfused);
 //! let launches = schedule.steps.iter().filter(|s| matches!(s.action, Action::Launch { .. })).count();
 //! assert_eq!(launches, 2); // the map and the sum, without fusion
@@ -394,7 +394,7 @@ mod tests {
         let ys = vector(&[0.5, 1.0, -1.0, 2.0, 4.0, 6.0]);
         for (i, source) in programs.iter().enumerate() {
             for fusion in [false, true] {
-                let program = optimise(&lower(source).unwrap(), Options { fusion });
+                let program = optimise(&lower(source).unwrap(), Options { fusion, expand_permute: fusion });
                 // Agreement is asserted inside; programs 4 to 6 read out of bounds on purpose.
                 let result = crate::interp::eval_both(&program, vec![xs.clone(), ys.clone()]);
                 assert_eq!(result.is_err(), (4..7).contains(&i), "program {i}: {result:?}");
@@ -404,7 +404,7 @@ mod tests {
         let short = vector(&[1.0]);
         for (i, source) in programs.iter().enumerate().skip(3).take(4) {
             for fusion in [false, true] {
-                let program = optimise(&lower(source).unwrap(), Options { fusion });
+                let program = optimise(&lower(source).unwrap(), Options { fusion, expand_permute: fusion });
                 let e = crate::interp::eval_both(&program, vec![short.clone(), short.clone()]);
                 assert!(e.is_err(), "program {i}: {e:?}");
             }
@@ -432,7 +432,7 @@ mod tests {
 
     #[test]
     fn a_let_chain_is_one_step_per_node() {
-        let unfused = Options { fusion: false };
+        let unfused = Options::UNFUSED;
         let text = schedule_text(
             syn::parse_quote! {
                 fn f(xs: Vector<f32>) -> Vector<f32> { let ys = xs.map(|x| x + 1.0); ys.map(|y| y * 2.0) }
@@ -469,7 +469,7 @@ mod tests {
                 }
             })
             .unwrap(),
-            Options { fusion: false },
+            Options::UNFUSED,
         );
         let schedule = Schedule::build(&program);
         let nodes: Vec<usize> = schedule

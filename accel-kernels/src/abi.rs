@@ -32,6 +32,9 @@ pub const SINGLE_PASS_TILES: usize = 4;
 pub const SINGLE_PASS_WINDOW: usize = SINGLE_PASS_TILES * TILE;
 /// Longest chunk of a single-pass scan (8 windows).
 pub const SINGLE_PASS_CHUNK: usize = 8 * SINGLE_PASS_WINDOW;
+/// Merged items (sources plus outputs) of one tile of the output-balanced strategy of a fused
+/// `expand` and `permute` ([`spread::TILES`]): four per thread of a block.
+pub const SPREAD_TILE: usize = BLOCK_THREADS as usize * 4;
 /// Length of the error slot in `u64` words.
 pub const ERROR_SLOT_WORDS: usize = 16;
 
@@ -44,6 +47,37 @@ pub mod code {
     pub const EMPTY_REDUCTION: u32 = 4;
     pub const NEGATIVE_COUNT: u32 = 5;
     pub const NEGATIVE_LENGTH: u32 = 6;
+}
+
+/// How the kernel of an `expand` fused with `permute` spreads the outputs of its sources over
+/// the grid (a scratch word of the kernel; the host chooses, `accel_core::kernel::Strategy`).
+pub mod spread {
+    /// The strategy for `sources` sources whose counts add up to `total`, the longest `longest`
+    /// (measured on an H200, docs/benchmarks.md): a source per thread while the longest count
+    /// is at most 128 (a thread's loop is then short, and the cheapest way through many small
+    /// counts); a source per warp or, for counts averaging over 2048, per block, when there are
+    /// enough sources to fill the device and the counts are even (the longest at most 16 times
+    /// the mean); output-balanced tiles otherwise (a few long counts, or skewed ones: the
+    /// Sieve's first primes).
+    pub fn select(sources: usize, total: usize, longest: usize) -> u64 {
+        if longest <= 128 {
+            THREAD
+        } else if sources >= 1024 && longest.saturating_mul(sources) <= total.saturating_mul(16) {
+            if total / sources <= 2048 { WARP } else { BLOCK }
+        } else {
+            TILES
+        }
+    }
+
+    /// One source per thread, its outputs in a loop.
+    pub const THREAD: u64 = 0;
+    /// One source per warp, its outputs over the lanes.
+    pub const WARP: u64 = 1;
+    /// One source per block, its outputs over the threads.
+    pub const BLOCK: u64 = 2;
+    /// Tiles of [`super::SPREAD_TILE`] sources plus outputs per block (merge path), each output's
+    /// source found by binary search in shared memory.
+    pub const TILES: u64 = 3;
 }
 
 /// Which operation failed (word 1 of the error slot).
@@ -112,6 +146,18 @@ impl Word for f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_spread_strategy_follows_the_sizes() {
+        use spread::*;
+        assert_eq!(select(0, 0, 0), THREAD);
+        assert_eq!(select(1 << 20, 50 << 20, 100), THREAD);
+        assert_eq!(select(1 << 16, 21_000_000, 3500), WARP);
+        assert_eq!(select(1 << 14, 50_000_000, 4000), BLOCK);
+        // Few sources, or skewed counts: tiles.
+        assert_eq!(select(10, 10_000_000, 1_000_000), TILES);
+        assert_eq!(select(446, 25_000_000, 5_000_000), TILES);
+    }
 
     #[test]
     fn words_round_trip() {

@@ -1,28 +1,233 @@
-//! `expand` (and `filter`'s scatter): which source element produced output `k`, by binary search
-//! over the ascending offsets of the sources' outputs (exclusive scan of their counts). Each
-//! lookup reads O(log n) offsets; neighbouring threads search for neighbouring `k`, so the first
-//! probes are shared through the cache.
+//! `expand` (and `filter`'s scatter), alone and fused with `permute` (thesis on expand/permute,
+//! ch. 3-4).
+//!
+//! Alone: a counts kernel, the module's offsets scan, then one thread per output finds its source
+//! by binary search over the offsets ([`source_of`]; neighbouring threads search for
+//! neighbouring outputs, so the first probes are shared through the cache) and writes it.
+//!
+//! Fused with `permute`, the expanded array is never written: the counts kernel also finds the
+//! longest count ([`counts`]), the offsets scan runs, and one kernel ([`spread`]) calls the fused
+//! body for every (source, output) pair, by one of four strategies ([`crate::abi::spread`]),
+//! which the host chooses from the number of sources, the total and the longest count:
+//!
+//! - **thread**: a source per thread (grid-stride), its outputs in a loop; the source is read
+//!   once. Best when every count is small; one long count keeps its thread busy alone.
+//! - **warp**: a source per warp, its outputs over the 32 lanes.
+//! - **block**: a source per block, its outputs over the 256 threads: long, even counts.
+//! - **tiles**: the merged sequence of sources and outputs cut into tiles of
+//!   [`SPREAD_TILE`](crate::abi::SPREAD_TILE) items ([`crate::search::merge_path`]), each block
+//!   taking a contiguous run of tiles; a tile's offsets are loaded into shared memory (a loop of
+//!   step `block_dim`) and each thread finds the source of its outputs there by binary search.
+//!   Every tile holds the same work however skewed the counts (the Sieve's first primes, one
+//!   row of 10^7 among empty ones), at a search per output.
+//!
+//! Memory traffic (fused): the counts and offsets (`8 (n + 2)` bytes, written then read), one read
+//! of each source per output it has (per source for thread, warp and block), and the permute's
+//! combines; no expanded array.
+//!
+//! Limits: the barriers of the tiles strategy sit in conditions that are the same for every
+//! thread of a block (its tiles and their bounds), never in per-thread ones.
 
+use crate::abi::{SPREAD_TILE, WARP, spread};
+use crate::atomic::{AtomicAdd, AtomicMinMax, SharedAdd};
+use crate::device;
 use crate::elem::DeviceElem;
+use crate::search;
+use core::arch::asm;
 
-/// The largest s < n with offsets[s] <= k (offsets ascending, offsets[0] = 0; for k < offsets[n]).
-/// Sources with no output (equal consecutive offsets) are skipped; 0 when `n == 0`.
+/// The source of output `k`: the largest s < n with offsets[s] <= k ([`search::last_at_most`];
+/// for k < offsets[n]); 0 when `n == 0`.
 ///
 /// # Safety
 /// `offsets` holds at least `n` values in global memory.
 #[inline(always)]
 pub unsafe fn source_of(offsets: *const usize, n: usize, k: usize) -> usize {
-    let offsets = offsets.cast_mut();
-    // Invariant: offsets[lo] <= k, and the answer lies in lo..hi.
-    let (mut lo, mut hi) = (0, n);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        // SAFETY: lo < mid < hi <= n.
-        if unsafe { usize::load(offsets, mid) } <= k {
-            lo = mid;
-        } else {
-            hi = mid;
+    // SAFETY: the search reads indices below `n`.
+    search::last_at_most(n, |i| unsafe { usize::load(offsets.cast_mut(), i) }, k)
+}
+
+/// The counts kernel of a fused `expand`: `counts[i] = count(i)` for every `i < n`,
+/// `counts[n + 1]` raised to the longest count and the total added into `counts[n + 2]` (a
+/// warp's longest and total from shuffles, then one atomic addition per warp and one maximum per
+/// warp whose longest exceeds what it reads there). The sum cannot wrap when `n` times the
+/// longest fits a `usize`, which the host checks before it relies on it.
+///
+/// # Safety
+/// Called from every thread of a 1-D launch of whole warps; `counts` holds `n + 3` values in
+/// global memory, the last three zero before the launch.
+#[inline(always)]
+pub unsafe fn counts(n: usize, counts: *mut usize, count: impl Fn(usize) -> usize) {
+    let (mut longest, mut total) = (0usize, 0usize);
+    let stride = device::grid_threads();
+    let mut i = device::global_thread();
+    while i < n {
+        let c = count(i);
+        // SAFETY: i < n.
+        unsafe { *counts.add(i) = c };
+        longest = longest.max(c);
+        total = total.wrapping_add(c);
+        i += stride;
+    }
+    // Every lane reaches the shuffles: the loop above is the only divergent code.
+    let from = |v: usize, delta: u32| {
+        let (lo, hi) = (device::shfl_down(v as u32, delta), device::shfl_down((v >> 32) as u32, delta));
+        (hi as usize) << 32 | lo as usize
+    };
+    let mut delta = WARP as u32 / 2;
+    while delta > 0 {
+        longest = longest.max(from(longest, delta));
+        total = total.wrapping_add(from(total, delta));
+        delta /= 2;
+    }
+    // SAFETY: elements n + 1 and n + 2 exist; a relaxed load sees the other warps' atomics.
+    unsafe {
+        if device::lane() == 0 {
+            let slot = counts.add(n + 1);
+            if longest > device::load_relaxed64(slot as *const u64) as usize {
+                usize::red_max(slot, longest);
+            }
+            if total > 0 {
+                usize::red_add(counts.add(n + 2), total);
+            }
         }
     }
-    lo
+}
+
+/// Calls `emit(x, j, k)` once for every source `s < n` and each of its outputs `j`, where `x =
+/// load(s)` and `k = offsets[s] + j` is the output's index in the expanded array, spread over the
+/// grid by `strategy` (an [`abi::spread`](crate::abi::spread) constant; an unknown one spreads by
+/// tiles). Without offsets (`offsets` null: the host ran no scan, because neither the strategy
+/// nor the fused closures need `k`), the thread, warp and block strategies take each source's
+/// count from `counts` and `k` is meaningless.
+///
+/// # Safety
+/// Called from every thread of a 1-D launch (the tiles strategy synchronises the block);
+/// `counts` holds the `n` counts and `offsets`, unless null, their `n + 1` exclusive prefix sums
+/// in global memory; the tiles strategy needs the offsets; `load` and `emit` are safe to call for
+/// every source and output.
+#[inline(always)]
+pub unsafe fn spread<X: Copy>(
+    strategy: u64,
+    n: usize,
+    counts: *const usize,
+    offsets: *const usize,
+    load: impl Fn(usize) -> X,
+    emit: impl Fn(X, usize, usize),
+) {
+    // SAFETY: every index read is at most n.
+    let at = |s: usize| unsafe { *offsets.add(s) };
+    // Source `s`'s outputs as a range of `k`.
+    // SAFETY: s < n.
+    let range = |s: usize| if offsets.is_null() { (0, unsafe { *counts.add(s) }) } else { (at(s), at(s + 1)) };
+    // The outputs of source `s` from `first` on, every `step`-th.
+    let source = |s: usize, first: usize, step: usize| {
+        let (lo, hi) = range(s);
+        if lo + first < hi {
+            let x = load(s);
+            let mut k = lo + first;
+            while k < hi {
+                emit(x, k - lo, k);
+                k += step;
+            }
+        }
+    };
+    match strategy {
+        spread::THREAD => {
+            let (mut s, step) = (device::global_thread(), device::grid_threads());
+            while s < n {
+                source(s, 0, 1);
+                s += step;
+            }
+        }
+        spread::WARP => {
+            let (mut s, step) = (device::global_warp(), device::grid_warps());
+            while s < n {
+                source(s, device::lane() as usize, WARP);
+                s += step;
+            }
+        }
+        spread::BLOCK => {
+            let (mut s, step) = (device::block_idx(), device::grid_dim());
+            while s < n {
+                source(s, device::thread_idx(), device::block_dim());
+                s += step;
+            }
+        }
+        // SAFETY: as this function's.
+        _ => unsafe { tiles(n, &at, load, emit) },
+    }
+}
+
+/// The tiles strategy of [`spread`]: block `b` takes a contiguous run of tiles of the merged
+/// sequence, so that the end of one tile's split is the start of the next.
+///
+/// # Safety
+/// As [`spread`].
+#[inline(always)]
+unsafe fn tiles<X: Copy>(
+    n: usize,
+    at: &impl Fn(usize) -> usize,
+    load: impl Fn(usize) -> X,
+    emit: impl Fn(X, usize, usize),
+) {
+    let total = at(n);
+    let tiles = (n + total).div_ceil(SPREAD_TILE);
+    let per_block = tiles.div_ceil(device::grid_dim());
+    let first = device::block_idx() * per_block;
+    let last = (first + per_block).min(tiles);
+    let (t, step) = (device::thread_idx(), device::block_dim());
+    let shared = shared_offsets();
+    let slot = |i: usize| shared + (i * size_of::<usize>()) as u32;
+    // (a, b): the sources ended and the outputs emitted before the tile.
+    let mut a = search::merge_path(first * SPREAD_TILE, n, at);
+    let mut b = first * SPREAD_TILE - a;
+    // Every condition below is the same for all threads of the block: the barriers are safe.
+    for tile in first..last {
+        let end = ((tile + 1) * SPREAD_TILE).min(n + total);
+        let a_end = search::merge_path(end, n, at);
+        let b_end = end - a_end;
+        if b < b_end {
+            // The tile's outputs belong to sources a..=min(a_end, n - 1): at most SPREAD_TILE + 1.
+            let m = a_end.min(n - 1) - a + 1;
+            let mut i = t;
+            while i < m {
+                // SAFETY: i < m <= SPREAD_TILE + 1, the buffer's length.
+                unsafe { usize::store_shared(slot(i), at(a + i)) };
+                i += step;
+            }
+            device::sync_threads();
+            // SAFETY: every slot below m was stored before the barrier.
+            let local = |i: usize| unsafe { usize::load_shared(slot(i)) };
+            let mut k = b + t;
+            while k < b_end {
+                let i = search::last_at_most(m, local, k);
+                emit(load(a + i), k - local(i), k);
+                k += step;
+            }
+            // The next tile overwrites the offsets.
+            device::sync_threads();
+        }
+        (a, b) = (a_end, b_end);
+    }
+}
+
+/// The shared-space address of the block's buffer of `SPREAD_TILE + 1` offsets for the tiles
+/// strategy. Declared in a nested scope of the kernel (PTX allows it), so [`spread`] calls it
+/// once.
+#[inline(always)]
+fn shared_offsets() -> u32 {
+    let addr: u32;
+    // SAFETY: declares and names a buffer; reads and writes nothing.
+    unsafe {
+        asm!(
+            "{{",
+            ".shared .align 8 .b8 accel_spread_offsets[{bytes}];",
+            "mov.u32 {a}, accel_spread_offsets;",
+            "}}",
+            a = out(reg32) addr,
+            bytes = const (SPREAD_TILE + 1) * size_of::<usize>(),
+            options(nomem, nostack, preserves_flags),
+        )
+    }
+    addr
 }

@@ -6,8 +6,9 @@
 //!   [`abi`] (what host and device agree on: block size, tile shape, error slot, parameter words),
 //!   [`ops`] (the scalar semantics shared by the interpreter, the CPU backend and the GPU), and
 //!   the target-independent [`index`] (row-major index arithmetic) and [`boundary`] (where a
-//!   stencil reads outside its array), the one definition of those rules for every backend, and
-//!   [`delayed`] (`Delayed`, the fused operand computed in place);
+//!   stencil reads outside its array), the one definition of those rules for every backend,
+//!   [`search`] (the source of an output of `expand`, the merge-path split of the
+//!   output-balanced tiles), and [`delayed`] (`Delayed`, the fused operand computed in place);
 //! - for `nvptx64-nvidia-cuda`, with the pinned nightly and `-Zbuild-std=core`, as a path
 //!   dependency ([`MANIFEST_DIR`]) of the cdylib that accel-build generates for a program's
 //!   kernels (DESIGN.md §4). Fat LTO inlines every skeleton into the generated `ptx-kernel`
@@ -32,7 +33,8 @@
 //!   totals, carries, the scan), on the private `warp` module (in-order warp reduction and scan
 //!   with shuffles);
 //! - `atomic`: atomic add/min/max, CAS-loop updates and per-element spin locks for `permute`;
-//! - `expand`: the segment of a flat index (binary search over offsets);
+//! - `expand`: the counts of `expand` and the spread of its outputs over the grid when it is
+//!   fused with `permute` (a source per thread, warp or block, or output-balanced tiles);
 //! - `prelude`: what generated kernels import.
 //!
 //! The crate also provides the device `#[panic_handler]` (it traps): generated crates must not
@@ -54,6 +56,7 @@ pub mod boundary;
 pub mod delayed;
 pub mod index;
 pub mod ops;
+pub mod search;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod atomic;

@@ -39,6 +39,7 @@ pub mod shape;
 mod storage;
 pub mod value;
 
+pub use accel_core::kernel::Strategy;
 pub use accel_core::{Error, Result};
 pub use array::{Array, Matrix, Scalar, Vector};
 pub use elem::{Columns, ColumnsMut, Elem, IndexLike};

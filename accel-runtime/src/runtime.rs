@@ -206,6 +206,24 @@ impl Runtime {
         Runtime::cuda_device(0)
     }
 
+    /// Forces the strategy by which every `permute` of an `expand` spreads its work on this
+    /// runtime's GPUs (`Strategy::Thread`, `Warp`, `Block` or `Tiles`), or `None` to let each run
+    /// select one from the sizes of its expansion (the default; `ACCEL_EXPAND` sets it at
+    /// start). The CPU backend has one way of running them and ignores it.
+    ///
+    /// ```
+    /// use accel_runtime::{Runtime, Strategy};
+    /// let rt = Runtime::cpu();
+    /// rt.set_expand_strategy(Some(Strategy::Tiles));
+    /// rt.set_expand_strategy(None);
+    /// ```
+    pub fn set_expand_strategy(&self, strategy: Option<crate::Strategy>) {
+        #[cfg(feature = "cuda")]
+        self.gpus.iter().for_each(|g| g.set_expand_strategy(strategy));
+        #[cfg(not(feature = "cuda"))]
+        let _ = strategy;
+    }
+
     pub fn backend(&self) -> BackendKind {
         #[cfg(feature = "cuda")]
         if !self.gpus.is_empty() {

@@ -42,6 +42,8 @@ mod elementwise;
 mod errors;
 #[path = "corpus/examples.rs"]
 mod examples;
+#[path = "corpus/expand_permute.rs"]
+mod expand_permute;
 #[path = "corpus/fusion.rs"]
 mod fusion;
 #[path = "corpus/irregular.rs"]
@@ -75,6 +77,7 @@ fn main() {
         movement::tests(),
         stencil::tests(),
         irregular::tests(),
+        expand_permute::tests(),
         nested::tests(),
         control::tests(),
         scalar::tests(),

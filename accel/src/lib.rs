@@ -60,7 +60,7 @@ pub use accel_runtime::cuda::Gpu;
 pub use accel_runtime::backend;
 pub use accel_runtime::{
     Array, BackendKind, Columns, Elem, FromValue, IndexLike, IntoValue, Matrix, Nested, Runtime, Scalar, Segments,
-    Vector,
+    Strategy, Vector,
 };
 
 /// Everything a program using accel needs: `use accel::prelude::*;`.

@@ -19,10 +19,16 @@
 //! `min_us`, `bytes`: the essential traffic, inputs read and outputs written once) and a readable
 //! line per case on stderr. Without a GPU it says so and exits successfully.
 
+use accel::Strategy;
 use accel::prelude::*;
 use accel::{Gpu, Result};
-use accel_benches::{histogram_even, random_f32, running_sum, segment_lengths, segment_sums, sum};
-use accel_examples::{black_scholes::black_scholes, blur::blur, dotp::dotp, saxpy::saxpy};
+use accel_benches::{
+    expand_scatter, expand_scatter_unfused, expand_sources, histogram_even, primes_below_unfused, random_f32,
+    running_sum, segment_lengths, segment_sums, sum,
+};
+use accel_examples::{
+    bfs::bfs_levels, black_scholes::black_scholes, blur::blur, dotp::dotp, saxpy::saxpy, sieve::primes_below,
+};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -82,8 +88,14 @@ struct Bench<'a> {
 
 impl Bench<'_> {
     /// Times `call` (3 warm-up calls, then `runs` timed ones) and prints the case.
-    fn case<T>(
+    fn case<T>(&self, bench: &str, n: usize, param: &str, bytes: usize, call: impl FnMut() -> Result<T>) -> Result<()> {
+        self.case_as("accel", bench, n, param, bytes, call)
+    }
+
+    /// [`Bench::case`] under another implementation's name (a variant of accel's program).
+    fn case_as<T>(
         &self,
+        implementation: &str,
         bench: &str,
         n: usize,
         param: &str,
@@ -99,7 +111,7 @@ impl Bench<'_> {
             black_box(value);
             times.push(took);
         }
-        report("accel", bench, n, param, bytes, &mut times);
+        report(implementation, bench, n, param, bytes, &mut times);
         Ok(())
     }
 }
@@ -247,7 +259,86 @@ fn run(rt: &Runtime, o: &Options) -> Result<()> {
         b.case("stencil3x3", side * side, &format!("{side}x{side}"), 8 * side * side, || blur(rt, &img))?;
     }
 
+    expand_permute(rt, &b)?;
     latency(rt, gpu, o.runs.max(200))
+}
+
+/// The micro-benchmarks of the thesis on expand/permute (§5.1: counts drawn from the named
+/// distributions, each output sent to a random one of `min(total, 1000)` bins, `R`, or dropped,
+/// `N`) and the Sieve of Eratosthenes to 10^7 (§5.2): the fused kernel with the strategy it
+/// selects (`accel`), the same program without the fusion (`unfused`), and each strategy forced
+/// (`thread`, `warp`, `block`, `tiles`). Every variant's result is checked before it is timed.
+fn expand_permute(rt: &Runtime, b: &Bench) -> Result<()> {
+    type Parts = &'static [(f64, u32, u32)];
+    let small: Parts = &[(1.0, 0, 10)];
+    let mixed: Parts = &[(0.9, 0, 10), (0.1, 3000, 3500)];
+    let cases: [(&str, usize, Parts, u32); 7] = [
+        ("100% 0-10 -> R", 1 << 22, small, 1000),
+        ("100% 0-100 -> R", 1 << 20, &[(1.0, 0, 100)], 1000),
+        ("100% 1000-3000 -> R", 1 << 14, &[(1.0, 1000, 3000)], 1000),
+        ("75% 1-1; 25% 0-0 -> R", 1 << 22, &[(0.75, 1, 1), (0.25, 0, 0)], 1000),
+        ("90% 0-10; 10% 3000-3500 -> R", 1 << 16, mixed, 1000),
+        ("90% 0-10; 10% 3000-3500 -> 0.75R + 0.25N", 1 << 16, mixed, 750),
+        ("100% 0-10 -> 0.01R + 0.99N", 1 << 22, small, 10),
+    ];
+    let strategies = || Strategy::ALL.into_iter().map(|s| (s.name(), Some(s)));
+    for (label, n, parts, keep) in cases {
+        let sources = expand_sources(n, parts, 77);
+        let total: usize = sources.iter().map(|&(c, _)| c as usize).sum();
+        let bins = total.clamp(1, 1000);
+        let mut want = vec![0u32; bins];
+        for &(count, seed) in &sources {
+            for j in 0..count {
+                let y = (seed ^ j).wrapping_mul(2654435761);
+                if y % 1000 < keep {
+                    want[(y / 1000) as usize % bins] += 1;
+                }
+            }
+        }
+        let src = Vector::from_vec(sources);
+        let bytes = 8 * n + 4 * bins;
+        check("expand_scatter_unfused", expand_scatter_unfused(rt, &src, bins, keep)?.to_vec() == want)?;
+        b.case_as("unfused", "expand_permute", n, label, bytes, || expand_scatter_unfused(rt, &src, bins, keep))?;
+        for (name, strategy) in std::iter::once(("accel", None)).chain(strategies()) {
+            rt.set_expand_strategy(strategy);
+            check(&format!("expand_scatter ({name})"), expand_scatter(rt, &src, bins, keep)?.to_vec() == want)?;
+            b.case_as(name, "expand_permute", n, label, bytes, || expand_scatter(rt, &src, bins, keep))?;
+        }
+        rt.set_expand_strategy(None);
+    }
+    // π(10^7) = 664 579.
+    let n = 10_000_000;
+    check("sieve (unfused)", primes_below_unfused(rt, n)?.len() == 664_579)?;
+    b.case_as("unfused", "sieve", n as usize, "", 4 * n as usize, || primes_below_unfused(rt, n))?;
+    for (name, strategy) in std::iter::once(("accel", None)).chain(strategies()) {
+        rt.set_expand_strategy(strategy);
+        check(&format!("sieve ({name})"), primes_below(rt, n)?.len() == 664_579)?;
+        b.case_as(name, "sieve", n as usize, "", 4 * n as usize, || primes_below(rt, n))?;
+    }
+    rt.set_expand_strategy(None);
+    bfs(rt, b)
+}
+
+/// Breadth-first search (`accel_examples::bfs`): on a chain of 1000 nodes, 1000 levels of one
+/// node each (the call's time over 1000 is the fixed cost of a level), and on a random graph of
+/// 2^20 nodes of up to 8 neighbours each.
+fn bfs(rt: &Runtime, b: &Bench) -> Result<()> {
+    let chain: Vec<Vec<u32>> = (0..1000u32).map(|v| if v < 999 { vec![v + 1] } else { vec![] }).collect();
+    let chain = Nested::from_rows(chain);
+    check("bfs (chain)", bfs_levels(rt, &chain, 0)?.to_vec() == (0..1000).collect::<Vec<i32>>())?;
+    b.case("bfs", 1000, "chain: 1000 levels", 0, || bfs_levels(rt, &chain, 0))?;
+    let n = 1usize << 20;
+    let mut state = 99u64;
+    let mut next = |bound: usize| {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) as usize) % bound
+    };
+    let rows: Vec<Vec<u32>> = (0..n).map(|_| (0..next(9)).map(|_| next(n) as u32).collect()).collect();
+    let edges: usize = rows.iter().map(Vec::len).sum();
+    let graph = Nested::from_rows(rows);
+    let levels = bfs_levels(rt, &graph, 0)?.to_vec();
+    check("bfs (random)", levels[0] == 0 && levels.iter().filter(|&&l| l > 0).count() > n / 2)?;
+    b.case("bfs", n, "random, up to 8 neighbours", 4 * edges + 8 * n, || bfs_levels(rt, &graph, 0))
 }
 
 /// The time to the end of the first call of a program in a fresh process (`--load`): opening

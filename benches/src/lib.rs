@@ -4,7 +4,8 @@
 //!   `par_iter().sum()`;
 //! - `cargo bench -p accel-benches --bench gpu` times these programs and those of the examples on
 //!   the GPU, for `benches/baselines` to compare with CUB, cuBLAS, CuPy and PyTorch
-//!   (docs/benchmarks.md).
+//!   (docs/benchmarks.md), and the fused expand and permute against the same programs compiled
+//!   without that fusion (`#[accel(expand_permute = false)]`) and under each forced strategy.
 
 use accel::prelude::*;
 
@@ -42,6 +43,81 @@ pub fn histogram_even(xs: Vector<f32>, lo: f32, hi: f32, bins: usize) -> Vector<
     )
 }
 
+/// Each source `(count, seed)` expands to `count` hashed outputs; the kept ones (`keep` in 1000)
+/// add a 1 into one of `bins` bins: the micro-benchmarks of the thesis on expand/permute (§5.1),
+/// fused into one kernel.
+#[accel]
+pub fn expand_scatter(src: Vector<(u32, u32)>, bins: usize, keep: u32) -> Vector<u32> {
+    let e = src.expand(|(c, _)| c, |(_, seed), j| (seed ^ j as u32) * 2654435761u32);
+    e.map(|_| 1u32).permute(
+        fill(bins, 0u32),
+        |i| if e[i] % 1000 < keep { Some((e[i] / 1000) as usize % bins) } else { None },
+        |a, b| a + b,
+    )
+}
+
+/// [`expand_scatter`] without the fusion of expand and permute (the expanded array written,
+/// then scattered; every other fusion on): the baseline the fused kernel is measured against.
+#[accel(expand_permute = false)]
+pub fn expand_scatter_unfused(src: Vector<(u32, u32)>, bins: usize, keep: u32) -> Vector<u32> {
+    let e = src.expand(|(c, _)| c, |(_, seed), j| (seed ^ j as u32) * 2654435761u32);
+    e.map(|_| 1u32).permute(
+        fill(bins, 0u32),
+        |i| if e[i] % 1000 < keep { Some((e[i] / 1000) as usize % bins) } else { None },
+        |a, b| a + b,
+    )
+}
+
+/// The example's Sieve of Eratosthenes (`accel_examples::sieve::primes_below`) without the
+/// fusion of expand and permute, for the same comparison.
+#[accel(expand_permute = false)]
+pub fn primes_below_unfused(n: u32) -> Vector<u32> {
+    let sieved = awhile(
+        (fill(1, 2u32), unit(3u32)),
+        |s| unit(s.1.get() < n),
+        |s| {
+            let c = s.1.get();
+            let end = if c <= n / c { c * c } else { n };
+            let multiples = s.0.expand(|p| (end - 1) / p - (c - 1) / p, |p, j| ((c - 1) / p + 1 + j as u32) * p);
+            let left = multiples.map(|_| 0u32).permute(
+                generate((end - c) as usize, |i| c + i as u32),
+                |i| Some((multiples[i] - c) as usize),
+                |a, b| a.min(b),
+            );
+            (s.0.concat(left.filter(|x| x > 0)), unit(end))
+        },
+    );
+    sieved.0.filter(|p| p < n)
+}
+
+/// `n` sources `(count, seed)` for [`expand_scatter`]: with probability `p` (the parts sum to 1)
+/// a count uniform in `lo..=hi`, as the thesis names its distributions (`90% 0-10; 10%
+/// 3000-3500`).
+pub fn expand_sources(n: usize, parts: &[(f64, u32, u32)], seed: u64) -> Vec<(u32, u32)> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    (0..n)
+        .map(|_| {
+            let mut u = (next() >> 11) as f64 / (1u64 << 53) as f64;
+            let &(_, lo, hi) = parts
+                .iter()
+                .find(|&&(p, _, _)| {
+                    u -= p;
+                    u < 0.0
+                })
+                .unwrap_or(&parts[parts.len() - 1]);
+            let count = lo + (next() % u64::from(hi - lo + 1)) as u32;
+            (count, next() as u32)
+        })
+        .collect()
+}
+
 /// Segment lengths covering `n` elements: `len` each (the last one shorter when `len` does not
 /// divide `n`), or for `len == 0` the mixed pattern `2^(5k mod 17)` (1 to 65536), the last cut
 /// to fit. The same pattern as `benches/baselines`.
@@ -75,6 +151,34 @@ pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expand_sources_follow_their_distribution() {
+        let src = expand_sources(100_000, &[(0.9, 0, 10), (0.1, 3000, 3500)], 5);
+        let long = src.iter().filter(|(c, _)| *c >= 3000).count();
+        assert!((9_000..11_000).contains(&long), "{long} long counts");
+        assert!(src.iter().all(|&(c, _)| c <= 10 || (3000..=3500).contains(&c)));
+        assert!(expand_sources(1000, &[(1.0, 1, 1)], 1).iter().all(|&(c, _)| c == 1));
+    }
+
+    #[test]
+    fn fused_and_unfused_scatters_and_sieves_agree() -> accel::Result<()> {
+        let rt = Runtime::cpu();
+        for (n, parts, keep) in [(0, &[(1.0, 0, 10)][..], 1000), (5000, &[(0.75, 1, 1), (0.25, 0, 0)][..], 750)] {
+            let src = Vector::from_vec(expand_sources(n, parts, 3));
+            let bins = 1000;
+            let fused = expand_scatter(&rt, &src, bins, keep)?;
+            assert_eq!(fused, expand_scatter_unfused(&rt, &src, bins, keep)?);
+            assert_eq!(fused, expand_scatter::reference(&src, bins, keep)?);
+        }
+        assert!(expand_scatter::plan().to_string().contains("expand_permute"));
+        assert!(!expand_scatter_unfused::plan().to_string().contains("expand_permute"));
+        for n in [2, 3, 50, 10_007] {
+            let got = primes_below_unfused(&rt, n)?;
+            assert_eq!(got, accel_examples::sieve::primes_below(&rt, n)?);
+        }
+        Ok(())
+    }
 
     #[test]
     fn segment_lengths_cover_exactly() {

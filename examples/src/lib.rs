@@ -12,9 +12,12 @@
 //! | [`filter`] | the primes of a vector | `filter`, scalar `while_loop` |
 //! | [`stats`] | mean, sum of squares, normalisation | `fold` with epilogue and sibling fusion |
 //! | [`sparse`] | CSR sparse matrix-vector product, per-row mean and variance | `Nested::map` with parallel code per row |
+//! | [`bfs`] | breadth-first search levels of a graph | `expand` fused into `permute`, `filter`, `awhile` |
+//! | [`sieve`] | the primes below `n` (Sieve of Eratosthenes) | `expand` fused into `permute`, `filter`, `awhile` |
 //!
 //! `cargo run --release -p accel-examples --bin demo` runs them all.
 
+pub mod bfs;
 pub mod black_scholes;
 pub mod blur;
 pub mod check;
@@ -24,6 +27,7 @@ pub mod histogram;
 pub mod mandelbrot;
 pub mod rng;
 pub mod saxpy;
+pub mod sieve;
 pub mod sparse;
 pub mod stats;
 

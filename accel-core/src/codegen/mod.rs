@@ -10,9 +10,11 @@
 //! `&Array`, `let`s bind `&value`), operations yield owned values, and each operation's result is
 //! bound with its IR type so that ranks never depend on inference.
 
+use crate::fusion::expand_permute;
+use crate::fusion::rewrite::Fresh;
 use crate::ir::{
     ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Producer as P, Program,
-    ReadSite, ScanKind, StencilShape, UnaryOp, Var,
+    ReadSite, ScanKind, StencilShape, UnaryOp, Var, visit,
 };
 use crate::kernel;
 use crate::types::{ElemType, ScalarType, Type};
@@ -500,6 +502,7 @@ impl Gen {
             | ArrayOp::Scan { .. }
             | ArrayOp::ScanSeg { .. }
             | ArrayOp::Permute { .. }
+            | ArrayOp::ExpandPermute { .. }
             | ArrayOp::Reshape { .. }
             | ArrayOp::Unzip(_)
             | ArrayOp::Concat { .. }
@@ -605,6 +608,7 @@ impl Gen {
             Generate { .. } | Producer(_) | Permute { .. } | Concat { .. } | Slice { .. } | Stencil { .. } => {
                 return Err(not_a_reduction(name));
             }
+            ExpandPermute { .. } => return Err(not_a_reduction(name)),
             Expand { .. } | Filter { .. } | SegmentsFromLengths(_) | SegmentLengths(_) | Unit(_) | The(_) => {
                 return Err(not_a_reduction(name));
             }
@@ -665,6 +669,12 @@ impl Gen {
                 let f = self.index_lambda(f, r, quote!(::std::option::Option<[usize; #r2]>), body);
                 let c = self.lambda(combine)?;
                 quote!(#cpu::permute(__cx, #d, #a, #f, #c))
+            }
+            ExpandPermute { .. } => {
+                // The CPU runs fused form 4 as the expand and the permute it fuses.
+                let node = Expr::array(op.clone(), ty.clone());
+                let mut fresh = Fresh::starting_at(visit::max_var_id_of_expr(&node) + 1);
+                return self.expr(&expand_permute::unfused(op, ty, &mut fresh));
             }
             Reshape { shape, a } => {
                 let s = self.shape_arg(shape)?;
@@ -886,7 +896,7 @@ mod tests {
                  (s, xs.map(|x| x / s.get()), (t, xs.map(|x| x * t.get())))
              }",
         );
-        let code = cpu_code(&crate::pipeline::optimise(&p, crate::pipeline::Options { fusion: false }));
+        let code = cpu_code(&crate::pipeline::optimise(&p, crate::pipeline::Options::UNFUSED));
         // `s` moves out after the map that reads it, `t` after its sibling in the nested tuple.
         assert!(code.contains("_o , __part1 , __part2 ,)"), "{code}");
         assert!(code.contains("_o , __part1 ,)"), "{code}");

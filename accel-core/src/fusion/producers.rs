@@ -121,6 +121,7 @@ impl Producers {
             | Scan { .. }
             | ScanSeg { .. }
             | Permute { .. }
+            | ExpandPermute { .. }
             | Reshape { .. }
             | Unzip(_)
             | Concat { .. }
@@ -431,6 +432,7 @@ fn fusable_operands(op: &ArrayOp) -> Vec<&Expr> {
         Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } | ScanSeg { .. } | Permute { .. } => {
             visit::delayable(op)
         }
+        ExpandPermute { .. } => visit::delayable(op),
         Stencil { .. } | Expand { .. } | Filter { .. } => visit::delayable(op),
         Generate { .. } | Unit(_) | The(_) | Reshape { .. } | Unzip(_) => vec![],
         Concat { .. } | Slice { .. } | Awhile { .. } | SegmentsFromLengths(_) | SegmentLengths(_) => vec![],

@@ -236,7 +236,7 @@ fn fused_backpermutes_keep_their_errors() {
 #[test]
 fn the_switch_turns_fusion_off() {
     let p = lower("fn dotp(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> { xs.zip_with(ys, |x, y| x * y).sum() }");
-    let unfused = run(&p, Options { fusion: false });
+    let unfused = run(&p, Options::UNFUSED);
     // The producer is still lowered to a `generate`, but written out: the sum reads a variable.
     let ExprKind::Let { value, body, .. } = &unfused.body.kind else { panic!("a let: {unfused}") };
     assert!(matches!(crate::kernel::as_generate(value), Some(ArrayOp::Generate { from, .. }) if from == &["zip_with"]));
@@ -254,4 +254,60 @@ fn fused_programs_have_no_kernels_for_absorbed_nodes() {
     let run: Vec<&str> = nodes.iter().zip(&launched).filter(|(_, l)| **l).map(|(n, _)| n.name()).collect();
     assert_eq!(run, ["fold"]);
     assert!(nodes.iter().any(|n| matches!(n, ArrayOp::Generate { from, .. } if from == &["map"])));
+}
+
+/// The number of fused expand-permute nodes (fused form 4) in `p`.
+fn expand_permutes(p: &Program) -> usize {
+    let mut n = 0;
+    visit(&p.body, &mut |e| {
+        n += usize::from(matches!(&e.kind, ExprKind::Array(op) if matches!(**op, ArrayOp::ExpandPermute { .. })))
+    });
+    n
+}
+
+#[test]
+fn a_permute_of_an_expand_is_one_kernel() {
+    // The Sieve's marking: the expanded multiples are the permute's targets, read at its index.
+    let sieve = check(
+        "fn f(ps: Vector<usize>, n: usize) -> Vector<u32> {
+             let ms = ps.expand(|p| if p > 1 { n / p } else { 0 }, |p, j| (j + 2) * p);
+             ms.map(|_| 1u32).permute(fill(n + 1, 0u32), |i| if ms[i] <= n { Some(ms[i]) } else { None }, |a, b| a + b)
+         }",
+        1,
+    );
+    assert_eq!(expand_permutes(&sieve), 1);
+    // The expansion as the permute's source itself, with a map between that reads the element.
+    for src in [
+        "fn f(xs: Vector<i32>, n: usize) -> Vector<i32> { xs.expand(|x| (x % 5).abs(), |x, j| x * j as i32).permute(fill(n + 1, 0i32), |i| Some(i % (n + 1)), |a, b| a.min(b)) }",
+        "fn f(xs: Vector<i32>, n: usize) -> Vector<i64> { let e = xs.expand(|x| (x % 5).abs(), |x, j| x + j as i32); e.map(|y| y as i64 * 3).permute(fill(n + 2, 1i64), |i| Some((e[i].abs() as usize) % (n + 2)), |a, b| a + b) }",
+        // Negative counts fail as the unfused expand does.
+        "fn f(xs: Vector<i32>, n: usize) -> Vector<i32> { xs.expand(|x| x % 3, |x, j| x).permute(fill(n + 1, 0i32), |i| Some(i % (n + 1)), |a, b| a + b) }",
+        // A destination out of range fails as the unfused permute does.
+        "fn f(xs: Vector<u32>, n: usize) -> Vector<u32> { let e = xs.expand(|x| x % 4, |x, j| x + j as u32); e.permute(fill(n, 0u32), |i| Some(e[i] as usize), |a, b| a.max(b)) }",
+    ] {
+        assert_eq!(expand_permutes(&check(src, 1)), 1, "{src}");
+    }
+}
+
+#[test]
+fn an_expansion_read_elsewhere_or_again_in_a_loop_is_not_fused() {
+    for (src, kernels) in [
+        // The expanded array is also a result.
+        (
+            "fn f(xs: Vector<u32>, n: usize) -> (Vector<u32>, Vector<u32>) { let e = xs.expand(|x| x % 4, |x, j| x + j as u32); (e, e.permute(fill(n + 1, 0u32), |i| Some(i % (n + 1)), |a, b| a + b)) }",
+            2,
+        ),
+        // The permute reads the expansion at another index than its own.
+        (
+            "fn f(xs: Vector<u32>, n: usize) -> Vector<u32> { let e = xs.expand(|x| x % 4, |x, j| x + j as u32); e.permute(fill(n + 1, 0u32), |i| Some(e[e.len() - 1 - i] as usize % (n + 1)), |a, b| a + b) }",
+            2,
+        ),
+        // The permute runs once per iteration of a loop: the expansion runs once, before it.
+        (
+            "fn f(xs: Vector<u32>, n: usize) -> Vector<u32> { let e = xs.expand(|x| x % 4, |x, j| x + j as u32); awhile(fill(n + 1, 0u32), |s| unit(s.sum().get() < 50), |s| e.permute(s.map(|x| x + 1), |i| Some(i % (n + 1)), |a, b| a + b)) }",
+            4,
+        ),
+    ] {
+        assert_eq!(expand_permutes(&check(src, kernels)), 0, "{src}");
+    }
 }

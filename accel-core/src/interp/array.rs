@@ -4,7 +4,9 @@
 
 use super::{Host, HostValue, Interp, Val, flat, ill_typed, new_array, read, size, unravel};
 use crate::error::{Error, Result};
-use crate::ir::{ArrayOp, Axis, Boundary, Direction, Lambda, Producer as P, ScanKind, StencilShape};
+use crate::fusion::expand_permute;
+use crate::fusion::rewrite::Fresh;
+use crate::ir::{ArrayOp, Axis, Boundary, Direction, Expr, Lambda, Producer as P, ScanKind, StencilShape, visit};
 use crate::types::Type;
 use crate::value::{ArrayValue, ElemValue, ScalarValue};
 
@@ -26,6 +28,12 @@ impl Interp {
                 self.stencil(ty, *shape, boundary, constant, f, &a)
             }
             Expand { .. } | Filter { .. } | Awhile { .. } => self.irregular(op, ty),
+            ExpandPermute { .. } => {
+                // Fused form 4 (fusion's output, run by schedule tests) as the pair it fuses.
+                let node = Expr::array(op.clone(), ty.clone());
+                let mut fresh = Fresh::starting_at(visit::max_var_id_of_expr(&node) + 1);
+                self.eval(&expand_permute::unfused(op, ty, &mut fresh))
+            }
             SegmentsFromLengths(_)
             | SegmentLengths(_)
             | SegmentOffsets(_)

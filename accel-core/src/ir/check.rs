@@ -360,6 +360,20 @@ fn array(op: &ArrayOp, ty: &Type) -> Result<(), String> {
             combiner(combine, &el)?;
             result(defaults.ty.clone())
         }
+        ExpandPermute { defaults, count, value, a, target, elem: source, combine } => {
+            let (el, _) = array_of(&what, &a.ty)?;
+            let n = closure(&what, count, &[elem(&el)], None)?;
+            if !n.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_integer) {
+                return Err(format!("the count closure of {what} returns `{n}`"));
+            }
+            let y = closure(&what, value, &[elem(&el), usize_t()], None)?;
+            let (del, r_out) = array_of(&what, &defaults.ty)?;
+            let dst = Type::Elem(ElemType::Tuple(vec![ElemType::BOOL, ElemType::index(r_out)]));
+            closure(&what, target, &[usize_t(), y.clone()], Some(&dst))?;
+            closure(&what, source, &[usize_t(), y], Some(&elem(&del)))?;
+            combiner(combine, &del)?;
+            result(defaults.ty.clone())
+        }
         Reshape { shape, a } => {
             let (el, _) = array_of(&what, &a.ty)?;
             let (_, r_out) = array_of(&what, ty)?;

@@ -193,6 +193,11 @@ macro_rules! each_child {
                 $f(a, Bound::Nothing, delayable);
                 vec![g, combine]
             }
+            ExpandPermute { defaults, count, value, a, target, elem, combine } => {
+                $f(defaults, Bound::Nothing, delayable);
+                $f(a, Bound::Nothing, delayable);
+                vec![count, value, target, elem, combine]
+            }
             Reshape { shape: x, a } => {
                 $f(x, Bound::Nothing, plain);
                 $f(a, Bound::Nothing, plain);
@@ -339,6 +344,11 @@ fn collect_free(e: &Expr, bound: &mut Vec<u32>, out: &mut BTreeMap<u32, (Var, Ty
 /// above it.
 pub fn max_var_id(program: &Program) -> u32 {
     max_var_id_in(&program.params, &program.body)
+}
+
+/// [`max_var_id`] of an expression.
+pub fn max_var_id_of_expr(e: &Expr) -> u32 {
+    max_var_id_in(&[], e)
 }
 
 /// [`max_var_id`] of a closure.

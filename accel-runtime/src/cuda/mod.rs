@@ -37,12 +37,14 @@ pub use module::{DeviceModule, Kernel};
 pub use stream::Stream;
 pub use value::{DArray, DSegments, DValue, FromDevice, IntoDevice};
 
+use accel_core::kernel::Strategy;
 use accel_core::{Error, Result};
 use accel_kernels::abi::ERROR_SLOT_WORDS;
 use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::CUdevice_attribute;
 use driver::{Context, StreamId, backend_error, describe};
 use std::fmt;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -86,6 +88,10 @@ pub struct Gpu {
     compute_capability: (usize, usize),
     /// Whether modules load from their SASS when they have one for this device (`ACCEL_SASS`).
     sass_enabled: bool,
+    /// The strategy every fused expand and permute runs by, if forced (`ACCEL_EXPAND`,
+    /// [`Gpu::set_expand_strategy`]): 0 for none (each run selects one from its sizes), else
+    /// one more than its position in [`Strategy::ALL`].
+    expand_strategy: AtomicU8,
     error_slot: DeviceBuffer,
     /// Zeroed error slots of finished runs, for the next runs (saves a memset per run).
     clean_slots: Mutex<Vec<DeviceBuffer>>,
@@ -153,6 +159,7 @@ impl Gpu {
         let (error_slot, stream) = stream?;
         device.cx.synchronize_all().map_err(cannot_open)?;
         let sass_enabled = std::env::var("ACCEL_SASS").map_or(true, |v| v != "off");
+        let expand_strategy = strategy_from_env(std::env::var("ACCEL_EXPAND").ok().as_deref())?;
         Ok(Gpu {
             device,
             stream,
@@ -161,10 +168,27 @@ impl Gpu {
             sm_count,
             compute_capability,
             sass_enabled,
+            expand_strategy: AtomicU8::new(strategy_code(expand_strategy)),
             error_slot,
             clean_slots: Mutex::default(),
             programs: Mutex::default(),
         })
+    }
+
+    /// The strategy by which every `permute` of an `expand` on this device spreads its work
+    /// (`accel_core::kernel::Strategy`), or `None` to let each run select one from the sizes of
+    /// its expansion (the default, unless `ACCEL_EXPAND` names a strategy).
+    /// Runs already queued keep theirs.
+    pub fn set_expand_strategy(&self, strategy: Option<Strategy>) {
+        self.expand_strategy.store(strategy_code(strategy), Ordering::Relaxed);
+    }
+
+    /// The strategy [`Gpu::set_expand_strategy`] forces, if any.
+    pub fn expand_strategy(&self) -> Option<Strategy> {
+        match self.expand_strategy.load(Ordering::Relaxed) {
+            0 => None,
+            code => Strategy::ALL.get(usize::from(code) - 1).copied(),
+        }
     }
 
     /// The device's name, as the driver reports it.
@@ -254,5 +278,25 @@ impl fmt::Debug for Gpu {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (major, minor) = self.compute_capability;
         write!(f, "Gpu({}: {}, sm_{major}{minor}, {} SMs)", self.ordinal, self.name, self.sm_count)
+    }
+}
+
+fn strategy_code(strategy: Option<Strategy>) -> u8 {
+    strategy.map_or(0, |s| 1 + Strategy::ALL.iter().position(|&x| x == s).expect("a listed strategy") as u8)
+}
+
+/// The strategy `ACCEL_EXPAND` forces: unset, empty or `auto` for none (each run selects), else
+/// `thread`, `warp`, `block` or `tiles`.
+fn strategy_from_env(value: Option<&str>) -> Result<Option<Strategy>> {
+    match value.map(str::trim) {
+        None | Some("" | "auto") => Ok(None),
+        Some(name) => Strategy::from_name(name).map(Some).ok_or_else(|| {
+            Error::invalid_argument(
+                "Gpu::open",
+                format!(
+                    "ACCEL_EXPAND is `{name}`; the accepted values are `auto`, `thread`, `warp`, `block` and `tiles`"
+                ),
+            )
+        }),
     }
 }

@@ -1,4 +1,4 @@
-// `#[accel]` takes one argument, `fusion = false`
+// `#[accel]` takes two arguments, `fusion = false` and `expand_permute = false`
 use accel::prelude::*;
 
 #[accel(gpu)]

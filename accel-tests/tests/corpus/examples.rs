@@ -1,10 +1,11 @@
 //! The examples of `examples/src` (dot product, SAXPY, Black-Scholes, histogram, Mandelbrot,
-//! blur, primes) on the GPU against the interpreter, at a few sizes each.
+//! blur, primes, the Sieve, breadth-first search) on the GPU against the interpreter, at a few
+//! sizes each.
 
 use crate::compare::*;
 use crate::harness::*;
 use accel::prelude::*;
-use accel_examples::{black_scholes, blur, dotp, filter, histogram, mandelbrot, saxpy};
+use accel_examples::{bfs, black_scholes, blur, dotp, filter, histogram, mandelbrot, saxpy, sieve};
 
 fn dot_product(on: &Target) -> Check {
     on.each_size("examples::dotp", Tier::Medium, |n, rng| {
@@ -85,6 +86,32 @@ fn primes_example(on: &Target) -> Check {
     })
 }
 
+fn sieve_example(on: &Target) -> Check {
+    on.each_size("examples::sieve", Tier::Small, |n, _| {
+        let limit = (n * 37) as u32;
+        let (g, r) = both!(on, sieve::primes_below(limit));
+        same(&format!("primes below {limit}"), &g, &r)
+    })
+}
+
+fn bfs_example(on: &Target) -> Check {
+    on.each_size("examples::bfs", Tier::Small, |n, rng| {
+        // Up to 4 neighbours each, and a chain through every node so that levels run deep.
+        let rows: Vec<Vec<u32>> = (0..n)
+            .map(|v| {
+                let mut row: Vec<u32> = (0..rng.below(5)).map(|_| rng.below(n) as u32).collect();
+                if v % 3 == 0 && v + 1 < n {
+                    row.push(v as u32 + 1);
+                }
+                row
+            })
+            .collect();
+        let g = Nested::from_rows(rows);
+        let (levels, r) = both!(on, bfs::bfs_levels(&g, (n / 2) as u32));
+        same("bfs levels", &levels, &r)
+    })
+}
+
 fn sweeps() -> Vec<Test> {
     vec![
         case("examples::dotp", dot_product),
@@ -94,6 +121,8 @@ fn sweeps() -> Vec<Test> {
         case("examples::mandelbrot", mandelbrot_example),
         case("examples::blur", blur_example),
         case("examples::primes", primes_example),
+        case("examples::sieve", sieve_example),
+        case("examples::bfs", bfs_example),
     ]
 }
 

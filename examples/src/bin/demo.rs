@@ -1,5 +1,7 @@
 //! Runs every example in turn; stops at the first failure.
 
+#[path = "bfs.rs"]
+mod bfs;
 #[path = "black_scholes.rs"]
 mod black_scholes;
 #[path = "blur.rs"]
@@ -14,6 +16,8 @@ mod histogram;
 mod mandelbrot;
 #[path = "saxpy.rs"]
 mod saxpy;
+#[path = "sieve.rs"]
+mod sieve;
 #[path = "sparse.rs"]
 mod sparse;
 #[path = "stats.rs"]
@@ -27,7 +31,7 @@ type Example = fn() -> Result<(), Box<dyn Error>>;
 
 fn main() -> Result<(), Box<dyn Error>> {
     let start = Instant::now();
-    let examples: [(&str, Example); 9] = [
+    let examples: [(&str, Example); 11] = [
         ("dotp", dotp::main),
         ("saxpy", saxpy::main),
         ("black_scholes", black_scholes::main),
@@ -37,6 +41,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         ("filter", filter::main),
         ("stats", stats::main),
         ("sparse", sparse::main),
+        ("sieve", sieve::main),
+        ("bfs", bfs::main),
     ];
     for (name, run) in examples {
         println!("=== {name}");

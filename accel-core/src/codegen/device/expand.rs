@@ -52,22 +52,29 @@ pub(super) fn segments_from_lengths(l: &Expr) -> Vec<(Role, TokenStream)> {
 
 /// The counts kernel: `count` as `usize` per source element, a negative one recorded as `code`.
 fn counts(count: TokenStream, t: ScalarType, code: TokenStream) -> TokenStream {
-    let check = if t.is_signed() {
-        quote! {
+    let checked = checked_count_as(count, t, code);
+    quote!(generate::for_each_index(__n, |__i| *__counts.add(__i) = #checked))
+}
+
+/// The count `count` of source `__i` of `expand` as `usize`, a negative one recorded (and
+/// counted as 0).
+pub(super) fn checked_count(count: TokenStream, t: ScalarType) -> TokenStream {
+    checked_count_as(count, t, quote!(abi::code::NEGATIVE_COUNT))
+}
+
+/// [`checked_count`], recording a negative value as `code`.
+fn checked_count_as(count: TokenStream, t: ScalarType, code: TokenStream) -> TokenStream {
+    if t.is_signed() {
+        quote!({
+            let __c = #count;
             if __c < 0 {
                 __cx.fail(#code, 0, &[__i], &[__n], __c as i64 as u64);
                 0
             } else {
                 __c as usize
             }
-        }
-    } else {
-        quote!(__c as usize)
-    };
-    quote! {
-        generate::for_each_index(__n, |__i| {
-            let __c = #count;
-            *__counts.add(__i) = #check;
         })
+    } else {
+        quote!(((#count) as usize))
     }
 }

@@ -61,7 +61,7 @@ pub(super) fn body(cg: &Gen, op: &ArrayOp, ty: &Type, out: &Ident) -> syn::Resul
         Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } | NestedValues(_) | NestedSegments(_) => {
             return Err(not_here(op, "elementwise"));
         }
-        NestedMap { .. } | Seq(_) => return Err(not_here(op, "elementwise")),
+        NestedMap { .. } | Seq(_) | ExpandPermute { .. } => return Err(not_here(op, "elementwise")),
     };
     Ok(elementwise(value))
 }

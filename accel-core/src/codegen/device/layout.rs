@@ -195,11 +195,16 @@ fn scratch(w: &mut Words, kind: Scratch, elem: Option<&ElemType>) -> syn::Result
             let l = w.word();
             w.bind(quote!(__locks), quote!(#l as *mut u32));
         }
-        (Scratch::Offsets, _) => {
+        (Scratch::Offsets | Scratch::Spread, _) => {
             let (n, counts, offsets) = (w.word(), w.word(), w.word());
             w.bind(quote!(__n), quote!(#n as usize));
             w.bind(quote!(__counts), quote!(#counts as *mut usize));
             w.bind(quote!(__offsets), quote!(#offsets as *const usize));
+            if kind == Scratch::Spread {
+                let (locks, strategy) = (w.word(), w.word());
+                w.bind(quote!(__locks), quote!(#locks as *mut u32));
+                w.bind(quote!(__strategy), quote!(#strategy));
+            }
         }
     }
     Ok(())

@@ -187,6 +187,7 @@ fn bodies(
             scan::kernels(cg, kind, dir == Direction::Right, seeded, f, rows, outs, results, !segmented)
         }
         Form::Permute { defaults, f, combine, a } => permute::kernels(cg, defaults, f, combine, a, out),
+        Form::ExpandPermute { .. } => permute::expand_permute(cg, op, out),
         Form::Expand { count, value } => expand::expand(cg, count, value, out),
         Form::Filter { pred } => expand::filter(cg, pred, out),
         Form::SegmentsFromLengths(l) => Ok(expand::segments_from_lengths(l)),
@@ -323,6 +324,7 @@ mod tests {
             Scratch::Scan => 5 + 2 * leaves,
             Scratch::Permute => 1,
             Scratch::Offsets => 3,
+            Scratch::Spread => 5,
         };
         let operand = |e: &&Expr| if kernel::as_generate(e).is_some() { rank_of(e) } else { kernel::word_count(&e.ty) };
         1 + kernel::word_count(kernel::typed_array_nodes(program)[id].1)
@@ -385,6 +387,39 @@ mod tests {
         assert!(src.contains("Delayed { shape"), "{src}");
         assert!(src.contains("__epi ("), "{src}");
         assert!(src.contains("check_index"), "`g[0]` is a delayed read");
+    }
+
+    #[test]
+    fn a_fused_expand_and_permute_has_counts_and_spread_kernels_with_the_interfaces_words() {
+        for (src, roles) in [
+            (
+                "fn sieve(ps: Vector<usize>, n: usize) -> Vector<u32> {
+                     let ms = ps.expand(|p| if p > 1 { n / p - 1 } else { 0 }, |p, j| (j + 2) * p);
+                     ms.map(|_| 1u32).permute(fill(n + 1, 0u32), |i| Some(ms[i]), |a, b| a + b)
+                 }",
+                &[Role::Defaults, Role::Counts, Role::Spread][..],
+            ),
+            (
+                "fn f(xs: Vector<i32>, d: Vector<(i32, f32)>) -> Vector<(i32, f32)> {
+                     xs.expand(|x| x % 9, |x, j| (x, j as f32)).permute(d, |i| Some(i % 7), |a, b| (a.0 + b.0, a.1 * b.1))
+                 }",
+                &[Role::Counts, Role::Spread][..],
+            ),
+        ] {
+            let p = crate::pipeline::optimise(&program(src), crate::pipeline::Options::default());
+            let module = module_source(std::slice::from_ref(&p)).unwrap();
+            syn::parse_file(&module).expect("the module is valid Rust");
+            let nodes = kernel::array_nodes(&p);
+            let id = nodes.iter().position(|op| matches!(op, ArrayOp::ExpandPermute { .. })).expect("a fused pair");
+            assert_eq!(kernel::roles(nodes[id]), roles);
+            for role in roles {
+                let name = kernel::kernel_name(&p, id, *role);
+                assert_eq!(params_of(&module, &name), expected_words(&p, id, nodes[id]), "{name}");
+            }
+            assert!(module.contains("expand :: spread (__strategy"), "{module}");
+            assert!(kernel::may_fail(nodes[id]), "a destination may be out of range");
+            assert!(nodes.iter().all(|op| !matches!(op, ArrayOp::Expand { .. })), "no expanded array");
+        }
     }
 
     #[test]

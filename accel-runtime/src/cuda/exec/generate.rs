@@ -57,7 +57,7 @@ impl Exec<'_> {
             Awhile { .. } | SegmentOffsets(_) | NestedFromParts { .. } | NestedValues(_) | NestedSegments(_) => {
                 return not_elementwise();
             }
-            NestedMap { .. } | Seq(_) => return not_elementwise(),
+            NestedMap { .. } | Seq(_) | ExpandPermute { .. } => return not_elementwise(),
         };
         let out = self.alloc_array(&call.out_elem(ty)?, shape)?;
         self.launch(call.id, Role::Generate, out.len(), &call.words(&[&out], &[]))?;

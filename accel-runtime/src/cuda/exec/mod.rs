@@ -335,7 +335,9 @@ impl<'a> Exec<'a> {
             ScanSeg { .. } | Permute { .. } | Concat { .. } | Slice { .. } | Stencil { .. } | Expand { .. } => {
                 self.kernel_op(op, ty)?
             }
-            Filter { .. } | SegmentsFromLengths(_) | SegmentLengths(_) => self.kernel_op(op, ty)?,
+            Filter { .. } | SegmentsFromLengths(_) | SegmentLengths(_) | ExpandPermute { .. } => {
+                self.kernel_op(op, ty)?
+            }
         })
     }
 
@@ -388,6 +390,7 @@ impl<'a> Exec<'a> {
             Form::Reduce { rows, seeded, .. } => self.reduce(&call, rows, seeded, ty, mirrored),
             Form::Scan { segmented, kind, .. } => self.scan(&call, segmented, kind, ty),
             Form::Permute { defaults, combine, .. } => self.permute(&call, defaults, combine, ty),
+            Form::ExpandPermute { defaults, combine, .. } => self.expand_permute(&call, body, defaults, combine, ty),
             Form::Expand { .. } => self.counted(&call, expand::Counted::Expand, ty),
             Form::Filter { .. } => self.counted(&call, expand::Counted::Filter, ty),
             Form::SegmentsFromLengths(_) => self.counted(&call, expand::Counted::Segments, ty),
