@@ -219,6 +219,7 @@ impl Strategy {
         Strategy::ALL.into_iter().find(|s| s.name() == name)
     }
 
+    /// The strategy's name, as [`Strategy::from_name`] reads it.
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Thread => "thread",
@@ -870,6 +871,30 @@ pub(crate) mod tests {
 
     pub(crate) fn program(src: &str) -> Program {
         crate::frontend::lower(&syn::parse_str(src).expect("a function")).expect("a valid program")
+    }
+
+    #[test]
+    fn only_tiles_and_closures_that_read_the_expanded_index_need_offsets() {
+        let fused = |src: &str| crate::pipeline::optimise(&program(src), crate::pipeline::Options::default());
+        let node = |p: &Program| {
+            array_nodes(p).into_iter().find(|op| matches!(op, ArrayOp::ExpandPermute { .. })).cloned().expect("fused")
+        };
+        // The target reads the expanded element only: its index is not needed.
+        let by_element = fused(
+            "fn f(xs: Vector<u32>, n: usize) -> Vector<u32> { let e = xs.expand(|x| x % 4, |x, j| x + j as u32); e.map(|_| 1u32).permute(fill(n, 0u32), |i| Some(e[i] as usize % n), |a, b| a + b) }",
+        );
+        let by_index = fused(
+            "fn f(xs: Vector<u32>, n: usize) -> Vector<u32> { let e = xs.expand(|x| x % 4, |x, j| x + j as u32); e.permute(fill(n, 0u32), |i| Some(i % n), |a, b| a + b) }",
+        );
+        let (element, index) = (node(&by_element), node(&by_index));
+        for s in Strategy::ALL {
+            assert_eq!(s.needs_offsets(&element), s == Strategy::Tiles, "{s:?}");
+            assert!(s.needs_offsets(&index), "{s:?}");
+            assert_eq!(Strategy::from_name(s.name()), Some(s));
+        }
+        let sizes = Sizes { sources: 1 << 20, total: 5 << 20, longest: 10 };
+        assert_eq!(Strategy::select(&sizes), Strategy::Thread);
+        assert_eq!(Strategy::Tiles.threads(&Sizes { sources: 10, total: 4086, longest: 4000 }), 4 * 256);
     }
 
     /// `program` with every `let`-bound `generate` substituted into the uses of its variable:

@@ -6,9 +6,10 @@
 //! neighbouring outputs, so the first probes are shared through the cache) and writes it.
 //!
 //! Fused with `permute`, the expanded array is never written: the counts kernel also finds the
-//! longest count ([`counts`]), the offsets scan runs, and one kernel ([`spread`]) calls the fused
-//! body for every (source, output) pair, by one of four strategies ([`crate::abi::spread`]),
-//! which the host chooses from the number of sources, the total and the longest count:
+//! total and the longest count ([`counts`]), the host reads them (one wait) and chooses one of
+//! four strategies ([`crate::abi::spread`]), the offsets scan runs only when the strategy (tiles)
+//! or the fused closures (which may read an output's index in the expanded array) need the
+//! offsets, and one kernel ([`spread`]) calls the fused body for every (source, output) pair:
 //!
 //! - **thread**: a source per thread (grid-stride), its outputs in a loop; the source is read
 //!   once. Best when every count is small; one long count keeps its thread busy alone.
@@ -21,9 +22,10 @@
 //!   Every tile holds the same work however skewed the counts (the Sieve's first primes, one
 //!   row of 10^7 among empty ones), at a search per output.
 //!
-//! Memory traffic (fused): the counts and offsets (`8 (n + 2)` bytes, written then read), one read
-//! of each source per output it has (per source for thread, warp and block), and the permute's
-//! combines; no expanded array.
+//! Memory traffic (fused): one read of the sources for the counts, the counts (`8 n` bytes,
+//! written then read) and, when scanned, the offsets (`8 n` bytes written, then read), one read
+//! of each source per output it has under tiles (per source for thread, warp and block), and the
+//! permute's combines; no expanded array.
 //!
 //! Limits: the barriers of the tiles strategy sit in conditions that are the same for every
 //! thread of a block (its tiles and their bounds), never in per-thread ones.
