@@ -64,11 +64,12 @@ pub enum Scratch {
     /// kernel reads the offsets.
     Offsets,
     /// `expand` fused with `permute`: `[source count n, counts pointer, offsets pointer, locks
-    /// pointer, strategy]`. The counts (`n + 3` zeroed `usize` entries) get each source's count,
-    /// then 0, the longest count and the total; the offsets (`n + 1` entries, their exclusive
-    /// prefix sums from the module's offsets scan) are null unless the strategy or the fused
-    /// closures need them ([`Strategy::needs_offsets`]); locks as for [`Scratch::Permute`]; the
-    /// strategy an `accel_kernels::abi::spread` word ([`Strategy::word`]).
+    /// pointer, strategy, sizes pointer]`. The counts kernel finds the longest count and the
+    /// total into the sizes (two zeroed `usize`s) and, unless the counts pointer is null, writes
+    /// each source's count (`n + 1` entries, the last 0), which the module's offsets scan then
+    /// turns into the offsets (`n + 1` entries; null when not scanned, [`Strategy::needs_offsets`]);
+    /// locks as for [`Scratch::Permute`]; the strategy an `accel_kernels::abi::spread` word
+    /// ([`Strategy::word`]).
     Spread,
 }
 
@@ -185,9 +186,7 @@ impl Strategy {
     /// offsets of the sources: the tiles strategy searches them, and closures that read the
     /// expanded index `k` need them under any strategy.
     pub fn needs_offsets(self, op: &ArrayOp) -> bool {
-        let ArrayOp::ExpandPermute { target, elem, .. } = op else { return false };
-        let reads_index = |f: &Lambda| visit::free_vars(&f.body).contains_key(&f.params[0].0.id);
-        self == Strategy::Tiles || reads_index(target) || reads_index(elem)
+        self == Strategy::Tiles || reads_expanded_index(op)
     }
 
     /// The strategy's `accel_kernels::abi::spread` word.
@@ -230,6 +229,14 @@ impl Strategy {
     }
 }
 
+/// Whether the closures of `op`, an `ExpandPermute`, read the index `k` of an output in the
+/// expanded array (which only the offsets give).
+pub fn reads_expanded_index(op: &ArrayOp) -> bool {
+    let ArrayOp::ExpandPermute { target, elem, .. } = op else { return false };
+    let reads = |f: &Lambda| visit::free_vars(&f.body).contains_key(&f.params[0].0.id);
+    reads(target) || reads(elem)
+}
+
 /// How permute combines a source element into its destination.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum PermuteCombine {
@@ -255,7 +262,7 @@ impl Scratch {
             Scratch::Scan => 1 + vector + 1 + vector + 1,
             Scratch::Permute => 1,
             Scratch::Offsets => 3,
-            Scratch::Spread => 5,
+            Scratch::Spread => 6,
         }
     }
 }

@@ -78,6 +78,11 @@ pub mod spread {
     /// Tiles of [`super::SPREAD_TILE`] sources plus outputs per block (merge path), each output's
     /// source found by binary search in shared memory.
     pub const TILES: u64 = 3;
+    /// Whether `sources` sources whose longest count is `longest` may have counts adding up to
+    /// more than a run can address (`isize::MAX`): their total is then not known exactly.
+    pub fn too_many(sources: usize, longest: usize) -> bool {
+        sources.checked_mul(longest).is_none_or(|bound| bound > isize::MAX as usize)
+    }
 }
 
 /// Which operation failed (word 1 of the error slot).

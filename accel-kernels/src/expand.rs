@@ -5,11 +5,12 @@
 //! by binary search over the offsets ([`source_of`]; neighbouring threads search for
 //! neighbouring outputs, so the first probes are shared through the cache) and writes it.
 //!
-//! Fused with `permute`, the expanded array is never written: the counts kernel also finds the
-//! total and the longest count ([`counts`]), the host reads them (one wait) and chooses one of
-//! four strategies ([`crate::abi::spread`]), the offsets scan runs only when the strategy (tiles)
-//! or the fused closures (which may read an output's index in the expanded array) need the
-//! offsets, and one kernel ([`spread`]) calls the fused body for every (source, output) pair:
+//! Fused with `permute`, the expanded array is never written: the counts kernel finds the total
+//! and the longest count ([`counts`]), the host reads them (one wait) and chooses one of four
+//! strategies ([`crate::abi::spread`]), the counts are written and scanned into offsets only
+//! when the strategy (tiles) or the fused closures (which may read an output's index in the
+//! expanded array) need them, and one kernel ([`spread`]) calls the fused body for every
+//! (source, output) pair.
 //!
 //! - **thread**: a source per thread (grid-stride), its outputs in a loop; the source is read
 //!   once. Best when every count is small; one long count keeps its thread busy alone.
@@ -22,10 +23,10 @@
 //!   Every tile holds the same work however skewed the counts (the Sieve's first primes, one
 //!   row of 10^7 among empty ones), at a search per output.
 //!
-//! Memory traffic (fused): one read of the sources for the counts, the counts (`8 n` bytes,
-//! written then read) and, when scanned, the offsets (`8 n` bytes written, then read), one read
-//! of each source per output it has under tiles (per source for thread, warp and block), and the
-//! permute's combines; no expanded array.
+//! Memory traffic (fused): one read of the sources for the counts; when scanned, the counts and
+//! the offsets (`8 n` bytes each, written then read); one read of each source per output it has
+//! under tiles (per source for thread, warp and block); the permute's combines; no expanded
+//! array.
 //!
 //! Limits: the barriers of the tiles strategy sit in conditions that are the same for every
 //! thread of a block (its tiles and their bounds), never in per-thread ones.
@@ -48,27 +49,33 @@ pub unsafe fn source_of(offsets: *const usize, n: usize, k: usize) -> usize {
     search::last_at_most(n, |i| unsafe { usize::load(offsets.cast_mut(), i) }, k)
 }
 
-/// The counts kernel of a fused `expand`: `counts[i] = count(i)` for every `i < n`,
-/// `counts[n + 1]` raised to the longest count and the total added into `counts[n + 2]` (a
-/// warp's longest and total from shuffles, then one atomic addition per warp and one maximum per
-/// warp whose longest exceeds what it reads there). The sum cannot wrap when `n` times the
-/// longest fits a `usize`, which the host checks before it relies on it.
+/// The counts kernel of a fused `expand`: the longest count raised into `sizes[0]` and the total
+/// added into `sizes[1]` (a warp's longest and total from shuffles, then one atomic addition per
+/// warp and one maximum per warp whose longest exceeds what it reads there), and unless `counts`
+/// is null, `counts[i] = count(i)` for every `i < n` and `counts[n] = 0` (the offsets scan's
+/// last entry). The total cannot wrap when `n` times the longest fits ([`abi::spread::too_many`]).
 ///
 /// # Safety
-/// Called from every thread of a 1-D launch of whole warps; `counts` holds `n + 3` values in
-/// global memory, the last three zero before the launch.
+/// Called from every thread of a 1-D launch of whole warps; `sizes` holds 2 zeroed values and
+/// `counts`, unless null, `n + 1` values in global memory.
 #[inline(always)]
-pub unsafe fn counts(n: usize, counts: *mut usize, count: impl Fn(usize) -> usize) {
+pub unsafe fn counts(n: usize, counts: *mut usize, sizes: *mut usize, count: impl Fn(usize) -> usize) {
     let (mut longest, mut total) = (0usize, 0usize);
     let stride = device::grid_threads();
     let mut i = device::global_thread();
     while i < n {
         let c = count(i);
-        // SAFETY: i < n.
-        unsafe { *counts.add(i) = c };
+        if !counts.is_null() {
+            // SAFETY: i < n.
+            unsafe { *counts.add(i) = c };
+        }
         longest = longest.max(c);
         total = total.wrapping_add(c);
         i += stride;
+    }
+    if !counts.is_null() && device::global_thread() == 0 {
+        // SAFETY: element n exists.
+        unsafe { *counts.add(n) = 0 };
     }
     // Every lane reaches the shuffles: the loop above is the only divergent code.
     let from = |v: usize, delta: u32| {
@@ -81,15 +88,14 @@ pub unsafe fn counts(n: usize, counts: *mut usize, count: impl Fn(usize) -> usiz
         total = total.wrapping_add(from(total, delta));
         delta /= 2;
     }
-    // SAFETY: elements n + 1 and n + 2 exist; a relaxed load sees the other warps' atomics.
+    // SAFETY: `sizes` holds two values; a relaxed load sees the other warps' atomics.
     unsafe {
         if device::lane() == 0 {
-            let slot = counts.add(n + 1);
-            if longest > device::load_relaxed64(slot as *const u64) as usize {
-                usize::red_max(slot, longest);
+            if longest > device::load_relaxed64(sizes as *const u64) as usize {
+                usize::red_max(sizes, longest);
             }
             if total > 0 {
-                usize::red_add(counts.add(n + 2), total);
+                usize::red_add(sizes.add(1), total);
             }
         }
     }
@@ -97,40 +103,43 @@ pub unsafe fn counts(n: usize, counts: *mut usize, count: impl Fn(usize) -> usiz
 
 /// Calls `emit(x, j, k)` once for every source `s < n` and each of its outputs `j`, where `x =
 /// load(s)` and `k = offsets[s] + j` is the output's index in the expanded array, spread over the
-/// grid by `strategy` (an [`abi::spread`](crate::abi::spread) constant; an unknown one spreads by
-/// tiles). Without offsets (`offsets` null: the host ran no scan, because neither the strategy
+/// grid by `strategy` (an [`abi::spread`](crate::abi::spread) constant; an unknown one spreads
+/// by tiles). Without offsets (`offsets` null: the host ran no scan, because neither the strategy
 /// nor the fused closures need `k`), the thread, warp and block strategies take each source's
-/// count from `counts` and `k` is meaningless.
+/// count from `count(s, x)` and `k` is meaningless.
 ///
 /// # Safety
 /// Called from every thread of a 1-D launch (the tiles strategy synchronises the block);
-/// `counts` holds the `n` counts and `offsets`, unless null, their `n + 1` exclusive prefix sums
-/// in global memory; the tiles strategy needs the offsets; `load` and `emit` are safe to call for
-/// every source and output.
+/// `offsets`, unless null, holds the `n + 1` exclusive prefix sums of the counts in global
+/// memory, which the tiles strategy needs; `load`, `count` and `emit` are safe to call for every
+/// source and output.
 #[inline(always)]
 pub unsafe fn spread<X: Copy>(
     strategy: u64,
     n: usize,
-    counts: *const usize,
     offsets: *const usize,
     load: impl Fn(usize) -> X,
+    count: impl Fn(usize, X) -> usize,
     emit: impl Fn(X, usize, usize),
 ) {
     // SAFETY: every index read is at most n.
     let at = |s: usize| unsafe { *offsets.add(s) };
-    // Source `s`'s outputs as a range of `k`.
-    // SAFETY: s < n.
-    let range = |s: usize| if offsets.is_null() { (0, unsafe { *counts.add(s) }) } else { (at(s), at(s + 1)) };
     // The outputs of source `s` from `first` on, every `step`-th.
     let source = |s: usize, first: usize, step: usize| {
-        let (lo, hi) = range(s);
-        if lo + first < hi {
+        let (x, lo, hi) = if offsets.is_null() {
             let x = load(s);
-            let mut k = lo + first;
-            while k < hi {
-                emit(x, k - lo, k);
-                k += step;
+            (x, 0, count(s, x))
+        } else {
+            let (lo, hi) = (at(s), at(s + 1));
+            if lo + first >= hi {
+                return;
             }
+            (load(s), lo, hi)
+        };
+        let mut k = lo + first;
+        while k < hi {
+            emit(x, k - lo, k);
+            k += step;
         }
     };
     match strategy {

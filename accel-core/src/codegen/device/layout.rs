@@ -201,9 +201,10 @@ fn scratch(w: &mut Words, kind: Scratch, elem: Option<&ElemType>) -> syn::Result
             w.bind(quote!(__counts), quote!(#counts as *mut usize));
             w.bind(quote!(__offsets), quote!(#offsets as *const usize));
             if kind == Scratch::Spread {
-                let (locks, strategy) = (w.word(), w.word());
+                let (locks, strategy, sizes) = (w.word(), w.word(), w.word());
                 w.bind(quote!(__locks), quote!(#locks as *mut u32));
                 w.bind(quote!(__strategy), quote!(#strategy));
+                w.bind(quote!(__sizes), quote!(#sizes as *mut usize));
             }
         }
     }

@@ -324,7 +324,7 @@ mod tests {
             Scratch::Scan => 5 + 2 * leaves,
             Scratch::Permute => 1,
             Scratch::Offsets => 3,
-            Scratch::Spread => 5,
+            Scratch::Spread => 6,
         };
         let operand = |e: &&Expr| if kernel::as_generate(e).is_some() { rank_of(e) } else { kernel::word_count(&e.ty) };
         1 + kernel::word_count(kernel::typed_array_nodes(program)[id].1)

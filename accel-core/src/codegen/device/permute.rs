@@ -73,19 +73,27 @@ pub(super) fn expand_permute(cg: &Gen, op: &ArrayOp, out: &Ident) -> syn::Result
     let (c, v, t, e) = (cg.lambda(count)?, cg.lambda(value)?, cg.lambda(target)?, cg.lambda(elem)?);
     let ct = count.result_type().as_elem().and_then(ElemType::as_scalar).expect("an integer count");
     let checked = super::expand::checked_count(quote!((#c)(__a0.get_linear(__i))), ct);
-    let counts = quote!(expand::counts(__n, __counts, |__i| #checked));
+    let counts = quote!(expand::counts(__n, __counts, __sizes, |__i| #checked));
+    let recount = super::expand::checked_count(quote!((#c)(__x)), ct);
     let combine = Combine::new(cg, combine)?;
     let update = combine.update(out);
     let dst = ix_to_array(dst_rank, quote!(__dst));
     // As in `permute`: the source element is computed even where it is dropped.
     let scatter = quote! {
-        expand::spread(__strategy, __n, __counts, __offsets, |__s| __a0.get_linear(__s), |__x, __j, __k| {
-            let __y = (#v)(__x, __j);
-            let __x = (#e)(__k, __y);
-            let (__keep, __dst) = (#t)(__k, __y);
-            let __d: [usize; #dst_rank] = if __keep { #dst } else { [0; #dst_rank] };
-            #update
-        })
+        expand::spread(
+            __strategy,
+            __n,
+            __offsets,
+            |__s| __a0.get_linear(__s),
+            |__i, __x| #recount,
+            |__x, __j, __k| {
+                let __y = (#v)(__x, __j);
+                let __x = (#e)(__k, __y);
+                let (__keep, __dst) = (#t)(__k, __y);
+                let __d: [usize; #dst_rank] = if __keep { #dst } else { [0; #dst_rank] };
+                #update
+            },
+        )
     };
     let mut kernels = Vec::new();
     if kernel::as_generate(defaults).is_some() {

@@ -14,6 +14,7 @@ use accel_core::ir::{ArrayOp, Expr, Lambda};
 use accel_core::kernel::{self, PermuteCombine, Role, Sizes, Strategy};
 use accel_core::types::Type;
 use accel_core::{Error, Result};
+use accel_kernels::abi::spread;
 
 impl Exec<'_> {
     /// Runs `permute` with `defaults` and combining function `combine`; its result has type `ty`.
@@ -29,6 +30,10 @@ impl Exec<'_> {
 
     /// Runs a `permute` of an `expand` (fused form 4) `op` with `defaults` and `combine`; its
     /// result has type `ty`. Operand 0 is the expand's source.
+    ///
+    /// The counts kernel finds the sizes (writing the counts too when the offsets will surely be
+    /// needed), the host waits for them and selects the strategy, and the counts are written and
+    /// scanned only if that strategy needs them.
     pub(super) fn expand_permute(
         &mut self,
         call: &Call,
@@ -39,40 +44,63 @@ impl Exec<'_> {
     ) -> Result<DValue> {
         let (out, locks) = self.permute_output(call, defaults, combine, ty)?;
         let n = call.len_of(0)?;
-        // The counts, then 0 (the scan's last entry), the longest count and the total.
         let word = size_of::<usize>();
-        let counts = self.gpu.alloc_zeroed((n + 3) * word)?;
-        let mut scratch = [n as u64, counts.ptr(), 0, locks.as_ref().map_or(0, DeviceBuffer::ptr), 0];
-        let w = call.words(&[&out], &scratch);
+        let sizes = self.gpu.alloc_zeroed(2 * word)?;
+        let scratch = |counts: u64, offsets: u64, strategy: u64, sizes: &DeviceBuffer| {
+            [n as u64, counts, offsets, locks.as_ref().map_or(0, DeviceBuffer::ptr), strategy, sizes.ptr()]
+        };
         if kernel::as_generate(defaults).is_some() {
-            self.launch(call.id, Role::Defaults, out.len(), &w)?;
+            self.launch(call.id, Role::Defaults, out.len(), &call.words(&[&out], &scratch(0, 0, 0, &sizes)))?;
         }
-        self.launch(call.id, Role::Counts, n, &w)?;
+        let forced = self.gpu.expand_strategy();
+        let surely = kernel::reads_expanded_index(op) || forced == Some(Strategy::Tiles);
+        let mut scanned = None;
+        if surely {
+            scanned = Some(self.counts_and_offsets(call, &out, n, &sizes, &scratch)?);
+        } else {
+            self.launch(call.id, Role::Counts, n, &call.words(&[&out], &scratch(0, 0, 0, &sizes)))?;
+        }
         let mut found = [0u8; 2 * size_of::<usize>()];
-        counts.download_into((n + 1) * word, &mut found)?;
+        sizes.download_into(0, &mut found)?;
         let [longest, total] =
             [0, 1].map(|i| usize::from_ne_bytes(found[i * word..(i + 1) * word].try_into().unwrap()));
-        // The total is exact when no sum can wrap: n * longest bounds it.
-        if n.checked_mul(longest).is_none_or(|bound| bound > isize::MAX as usize) {
+        if spread::too_many(n, longest) {
             self.check_device()?;
             return Err(Error::invalid_argument(
                 "expand",
                 format!("{n} sources with counts up to {longest} may add up to more results than a run can address"),
             ));
         }
-        let sizes = Sizes { sources: n, total, longest };
-        let strategy = self.gpu.expand_strategy().unwrap_or_else(|| Strategy::select(&sizes));
-        let offsets = if strategy.needs_offsets(op) {
-            let offsets = self.gpu.alloc((n + 1) * word)?;
-            self.offsets_scan(&counts, &offsets, n + 1)?;
-            Some(offsets)
-        } else {
-            None
-        };
-        scratch[2] = offsets.as_ref().map_or(0, DeviceBuffer::ptr);
-        scratch[4] = strategy.word();
-        self.launch(call.id, Role::Spread, strategy.threads(&sizes), &call.words(&[&out], &scratch))?;
+        let found = Sizes { sources: n, total, longest };
+        let strategy = forced.unwrap_or_else(|| Strategy::select(&found));
+        if scanned.is_none() && strategy.needs_offsets(op) {
+            // The sizes of this pass go to a buffer of their own: they are known already.
+            let again = self.gpu.alloc_zeroed(2 * word)?;
+            scanned = Some(self.counts_and_offsets(call, &out, n, &again, &scratch)?);
+        }
+        let (counts, offsets) = scanned.as_ref().map_or((0, 0), |(c, o)| (c.ptr(), o.ptr()));
+        let w = call.words(&[&out], &scratch(counts, offsets, strategy.word(), &sizes));
+        self.launch(call.id, Role::Spread, strategy.threads(&found), &w)?;
         Ok(DValue::Array(out))
+    }
+
+    /// The counts kernel writing the counts (and the sizes into `sizes`), then the offsets scan:
+    /// the counts and the offsets.
+    fn counts_and_offsets(
+        &mut self,
+        call: &Call,
+        out: &DArray,
+        n: usize,
+        sizes: &DeviceBuffer,
+        scratch: &impl Fn(u64, u64, u64, &DeviceBuffer) -> [u64; 6],
+    ) -> Result<(DeviceBuffer, DeviceBuffer)> {
+        let word = size_of::<usize>();
+        let (counts, offsets) = (self.gpu.alloc((n + 1) * word)?, self.gpu.alloc((n + 1) * word)?);
+        // One thread at least: the counts' last entry, 0, is written even when there are none.
+        let w = call.words(&[out], &scratch(counts.ptr(), 0, 0, sizes));
+        self.launch(call.id, Role::Counts, n.max(1), &w)?;
+        self.offsets_scan(&counts, &offsets, n + 1)?;
+        Ok((counts, offsets))
     }
 
     /// The output of a permute, holding a copy of manifest defaults (delayed ones, operand 1,
