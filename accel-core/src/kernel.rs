@@ -494,10 +494,6 @@ pub enum Form<'a> {
     /// one scatter of every expanded element (`accel_kernels::expand::spread`).
     ExpandPermute {
         defaults: &'a Expr,
-        count: &'a Lambda,
-        value: &'a Lambda,
-        target: &'a Lambda,
-        elem: &'a Lambda,
         combine: &'a Lambda,
     },
     /// Counts, their offsets, then the writes (`accel_kernels::expand`).
@@ -536,9 +532,7 @@ pub fn form(op: &ArrayOp) -> Form<'_> {
             Form::Scan { a, segmented: true, dir: Direction::Left, kind: *kind, seeded: z.is_some(), f }
         }
         Permute { defaults, f, combine, a } => Form::Permute { defaults, f, combine, a },
-        ExpandPermute { defaults, count, value, target, elem, combine, .. } => {
-            Form::ExpandPermute { defaults, count, value, target, elem, combine }
-        }
+        ExpandPermute { defaults, combine, .. } => Form::ExpandPermute { defaults, combine },
         Expand { count, value, .. } => Form::Expand { count, value },
         Filter { pred, .. } => Form::Filter { pred },
         SegmentsFromLengths(lengths) => Form::SegmentsFromLengths(lengths),

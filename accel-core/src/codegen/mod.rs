@@ -11,10 +11,9 @@
 //! bound with its IR type so that ranks never depend on inference.
 
 use crate::fusion::expand_permute;
-use crate::fusion::rewrite::Fresh;
 use crate::ir::{
     ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Producer as P, Program,
-    ReadSite, ScanKind, StencilShape, UnaryOp, Var, visit,
+    ReadSite, ScanKind, StencilShape, UnaryOp, Var,
 };
 use crate::kernel;
 use crate::types::{ElemType, ScalarType, Type};
@@ -670,12 +669,8 @@ impl Gen {
                 let c = self.lambda(combine)?;
                 quote!(#cpu::permute(__cx, #d, #a, #f, #c))
             }
-            ExpandPermute { .. } => {
-                // The CPU runs fused form 4 as the expand and the permute it fuses.
-                let node = Expr::array(op.clone(), ty.clone());
-                let mut fresh = Fresh::starting_at(visit::max_var_id_of_expr(&node) + 1);
-                return self.expr(&expand_permute::unfused(op, ty, &mut fresh));
-            }
+            // The CPU runs fused form 4 as the expand and the permute it fuses.
+            ExpandPermute { .. } => return self.expr(&expand_permute::unfused(op, ty)),
             Reshape { shape, a } => {
                 let s = self.shape_arg(shape)?;
                 let a = self.reference(a)?;

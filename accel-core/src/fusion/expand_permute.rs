@@ -60,8 +60,7 @@ fn fuse_let(ms: &Var, expand: &ArrayOp, body: &Expr, fresh: &mut Fresh) -> Optio
         return None;
     }
     let y_ty = expanded_element(expand)?;
-    let mut fused = false;
-    let new_body = replace_consumer(body, &mut |e| {
+    replace_consumer(body, &mut |e| {
         let ExprKind::Array(op) = &e.kind else { return None };
         let ArrayOp::Permute { defaults, f, combine, a } = &**op else { return None };
         let seen = uses_of_lambda(f, ms.id) + uses_of(a, ms.id);
@@ -78,11 +77,8 @@ fn fuse_let(ms: &Var, expand: &ArrayOp, body: &Expr, fresh: &mut Fresh) -> Optio
             },
             _ => return None,
         };
-        let node = fused_node(expand, defaults, combine, target, elem, &e.ty)?;
-        fused = true;
-        Some(node)
-    });
-    fused.then_some(new_body)
+        fused_node(expand, defaults, combine, target, elem, &e.ty)
+    })
 }
 
 /// The fused node of `expand` (an `Expand`) and a permute with `defaults` and `combine`, whose
@@ -126,21 +122,28 @@ fn the_element(fresh: &mut Fresh, y: &Var, y_ty: &Type) -> Lambda {
 }
 
 /// `e` with the first collective expression (not under a closure, whose body may run many times)
-/// for which `try_fuse` gives a replacement, replaced.
-fn replace_consumer(e: &Expr, try_fuse: &mut impl FnMut(&Expr) -> Option<Expr>) -> Expr {
+/// for which `try_fuse` gives a replacement, replaced; `None` if there is none. Only the path to
+/// the replaced expression is rebuilt.
+fn replace_consumer(e: &Expr, try_fuse: &mut impl FnMut(&Expr) -> Option<Expr>) -> Option<Expr> {
     if let Some(fused) = try_fuse(e) {
-        return fused;
+        return Some(fused);
     }
-    let mut done = false;
-    let mut out = e.clone();
-    visit::for_each_child_mut(&mut out, &mut |child, bound, _| {
-        if !done && !bound.is_closure_body() {
-            let replaced = replace_consumer(child, try_fuse);
-            done = replaced != *child;
-            *child = replaced;
+    let (mut found, mut position) = (None, 0);
+    visit::for_each_child(e, &mut |child, bound, _| {
+        if found.is_none() && !bound.is_closure_body() {
+            found = replace_consumer(child, try_fuse).map(|r| (position, r));
         }
+        position += 1;
     });
-    out
+    let (at, replacement) = found?;
+    let (mut out, mut replacement, mut position) = (e.clone(), Some(replacement), 0);
+    visit::for_each_child_mut(&mut out, &mut |child, _, _| {
+        if position == at {
+            *child = replacement.take().expect("one replacement");
+        }
+        position += 1;
+    });
+    Some(out)
 }
 
 /// `f`, a closure of an index `k`, as a closure of `k` and the element `y` of the expanded array
@@ -191,16 +194,18 @@ fn uses_of_lambda(f: &Lambda, id: u32) -> usize {
 
 /// What [`ArrayOp::ExpandPermute`] `op` (of result type `ty`) computes, unfused: the expansion
 /// bound to a fresh variable `ms`, then `permute(defaults, |k| target(k, ms[k]), combine,
-/// generate(shape(ms), |k| elem(k, ms[k])))`. The interpreter and the CPU backend run this.
+/// generate(shape(ms), |k| elem(k, ms[k])))`, `ms` a variable above every one `op` uses. The
+/// interpreter and the CPU backend run this.
 ///
 /// # Panics
 /// If `op` is not an `ExpandPermute` (a bug of the caller's dispatch).
-pub fn unfused(op: &ArrayOp, ty: &Type, fresh: &mut Fresh) -> Expr {
+pub fn unfused(op: &ArrayOp, ty: &Type) -> Expr {
     let ArrayOp::ExpandPermute { defaults, count, value, a, target, elem, combine } = op else {
         panic!("`unfused` of `{}`", op.name())
     };
     let y_elem: ElemType = value.result_type().as_elem().expect("an element per output").clone();
-    let ms = fresh.var("expanded");
+    let node = Expr::array(op.clone(), ty.clone());
+    let ms = Fresh::starting_at(visit::max_var_id_of_expr(&node) + 1).var("expanded");
     let ms_ty = Type::array(y_elem.clone(), 1);
     let ms_e = rewrite::var(&ms, &ms_ty);
     // `f(k, y)` as a closure of `k` alone, reading `y = ms[k]`.

@@ -5,8 +5,7 @@
 use super::{Host, HostValue, Interp, Val, flat, ill_typed, new_array, read, size, unravel};
 use crate::error::{Error, Result};
 use crate::fusion::expand_permute;
-use crate::fusion::rewrite::Fresh;
-use crate::ir::{ArrayOp, Axis, Boundary, Direction, Expr, Lambda, Producer as P, ScanKind, StencilShape, visit};
+use crate::ir::{ArrayOp, Axis, Boundary, Direction, Lambda, Producer as P, ScanKind, StencilShape};
 use crate::types::Type;
 use crate::value::{ArrayValue, ElemValue, ScalarValue};
 
@@ -28,12 +27,8 @@ impl Interp {
                 self.stencil(ty, *shape, boundary, constant, f, &a)
             }
             Expand { .. } | Filter { .. } | Awhile { .. } => self.irregular(op, ty),
-            ExpandPermute { .. } => {
-                // Fused form 4 (fusion's output, run by schedule tests) as the pair it fuses.
-                let node = Expr::array(op.clone(), ty.clone());
-                let mut fresh = Fresh::starting_at(visit::max_var_id_of_expr(&node) + 1);
-                self.eval(&expand_permute::unfused(op, ty, &mut fresh))
-            }
+            // Fused form 4 (fusion's output, run by schedule tests) as the pair it fuses.
+            ExpandPermute { .. } => self.eval(&expand_permute::unfused(op, ty)),
             SegmentsFromLengths(_)
             | SegmentLengths(_)
             | SegmentOffsets(_)

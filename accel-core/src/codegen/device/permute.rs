@@ -1,6 +1,7 @@
 //! Permute kernels (`accel_kernels::atomic`): the scatter, combining colliding writes with a
 //! native atomic, a compare-and-swap loop or a lock per destination, and the kernel that writes
-//! delayed defaults first.
+//! delayed defaults first; and the kernels of a permute fused with an expand
+//! (`accel_kernels::expand::spread`), which combine the same way.
 
 use super::{Gen, index_body};
 use crate::codegen::{ix_to_array, rank_of};
@@ -63,7 +64,7 @@ fn permute(
 }
 
 /// The kernels of an `expand` fused with `permute` (fused form 4) writing `out`: the delayed
-/// defaults if any, the counts (with the longest), then the spread scatter
+/// defaults if any, the counts (the total and the longest count), then the spread scatter
 /// (`accel_kernels::expand`). Operand 0 is the expand's source, operand 1 delayed defaults.
 pub(super) fn expand_permute(cg: &Gen, op: &ArrayOp, out: &Ident) -> syn::Result<Vec<(Role, TokenStream)>> {
     let ArrayOp::ExpandPermute { defaults, count, value, target, elem, combine, .. } = op else {
