@@ -634,13 +634,18 @@ pub enum ReadSite {
     /// reductions over one shape) at the output's own index, which lies inside the operand's shape
     /// by construction: device kernels read it unchecked, so it cannot fail.
     Elementwise,
+    /// A read that flattening made of a nested map's own data (a value of a row, a per-row value
+    /// at a row, a row's length from the segment offsets, a probe of the row-of-value search),
+    /// at an index inside the array by construction for every row and value: device kernels read
+    /// it unchecked, also when the array is delayed, so it cannot fail.
+    Flattened,
 }
 
 impl ReadSite {
     /// The operation name errors give.
     pub fn name(self) -> &'static str {
         match self {
-            ReadSite::Index | ReadSite::Elementwise => "index",
+            ReadSite::Index | ReadSite::Elementwise | ReadSite::Flattened => "index",
             ReadSite::Backpermute => "backpermute",
         }
     }
@@ -684,6 +689,16 @@ pub enum ExprKind {
     Shape(Box<Expr>),
     /// The number of elements of an array (the number of rows of a nested array).
     Len(Box<Expr>),
+    /// The segment of a segment descriptor that holds value `index`: the last segment starting at
+    /// or before it (empty segments start where the next one does), a `usize`; for an index past
+    /// the values, the last segment; for no segments, 0 (`accel_kernels::search::last_at_most`,
+    /// on every backend). It cannot fail. Flattening's
+    /// per-element segment lookup: a segmented skeleton over the same segments supplies it for
+    /// its own elements, elsewhere it is a binary search of the offsets.
+    SegmentOf {
+        segments: Box<Expr>,
+        index: Box<Expr>,
+    },
     /// `iterate(n, init, f)`: apply `f` `n` times.
     Iterate {
         count: Box<Expr>,

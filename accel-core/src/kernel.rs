@@ -630,8 +630,13 @@ fn closure_may_fail(e: &Expr) -> bool {
     let mut fails = false;
     visit::pre_order(e, &mut |e| {
         fails |= match &e.kind {
-            // An elementwise read is unchecked, unless it reads a delayed array.
-            ExprKind::Index { array, site, .. } => *site != ReadSite::Elementwise || as_generate(array).is_some(),
+            // An elementwise read is unchecked, unless it reads a delayed array; a flattened one
+            // is unchecked always.
+            ExprKind::Index { array, site, .. } => match site {
+                ReadSite::Index | ReadSite::Backpermute => true,
+                ReadSite::Elementwise => as_generate(array).is_some(),
+                ReadSite::Flattened => false,
+            },
             ExprKind::Binary(BinaryOp::Div | BinaryOp::Rem, a, _) => {
                 a.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_integer)
             }

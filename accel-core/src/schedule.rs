@@ -253,6 +253,7 @@ fn cannot_fail(e: &Expr) -> bool {
         ExprKind::Var(_) | ExprKind::Const(_) => true,
         ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Proj(x, _) => cannot_fail(x),
         ExprKind::Shape(x) | ExprKind::Len(x) => matches!(x.kind, ExprKind::Var(_)),
+        ExprKind::SegmentOf { segments, index } => matches!(segments.kind, ExprKind::Var(_)) && cannot_fail(index),
         ExprKind::Tuple(parts) | ExprKind::Math(_, parts) => parts.iter().all(cannot_fail),
         ExprKind::Binary(op, a, b) => {
             let integer_division = matches!(op, BinaryOp::Div | BinaryOp::Rem)
@@ -279,7 +280,8 @@ fn evaluates_every_child(e: &Expr) -> bool {
         | ExprKind::Math(..)
         | ExprKind::Index { .. }
         | ExprKind::Shape(_)
-        | ExprKind::Len(_) => true,
+        | ExprKind::Len(_)
+        | ExprKind::SegmentOf { .. } => true,
         ExprKind::Binary(op, ..) => !matches!(op, BinaryOp::And | BinaryOp::Or),
         ExprKind::Var(_)
         | ExprKind::Const(_)

@@ -249,6 +249,11 @@ impl SegmentsValue {
         Ok(SegmentsValue { offsets })
     }
 
+    /// The segment that holds value `index` (see `ExprKind::SegmentOf`).
+    pub fn segment_of(&self, index: usize) -> usize {
+        accel_kernels::search::last_at_most(self.count(), |s| self.offsets[s], index)
+    }
+
     pub fn count(&self) -> usize {
         self.offsets.len() - 1
     }

@@ -59,14 +59,14 @@ pub struct Meeting<S, L> {
 /// only the partials are stored).
 ///
 /// # Safety
-/// Called from every thread of a 1-D launch whose blocks are whole warps; `load(i)` must be safe
-/// for every index of every row of `rows`, and `meet` must hold what its fields say, with a
-/// ticket for every row when `meet.parts > 1`.
+/// Called from every thread of a 1-D launch whose blocks are whole warps; `load(i, row)` (element
+/// `i`, of row `row`) must be safe for every index of every row of `rows`, and `meet` must hold
+/// what its fields say, with a ticket for every row when `meet.parts > 1`.
 #[inline(always)]
 pub unsafe fn reduce_rows<T: DeviceElem, S, L>(
     rows: impl Rows,
     reverse: bool,
-    load: impl Fn(usize) -> T,
+    load: impl Fn(usize, usize) -> T,
     combine: impl Fn(T, T) -> T,
     meet: Meeting<S, L>,
     emit: impl Fn(usize, Option<T>),
@@ -88,7 +88,7 @@ pub unsafe fn reduce_rows<T: DeviceElem, S, L>(
 #[inline(always)]
 pub unsafe fn reduce_rows_striped<T: DeviceElem, S, L>(
     rows: impl Rows,
-    load: impl Fn(usize) -> T,
+    load: impl Fn(usize, usize) -> T,
     combine: impl Fn(T, T) -> T,
     meet: Meeting<S, L>,
     emit: impl Fn(usize, Option<T>),
@@ -153,7 +153,7 @@ pub unsafe fn reduce_chunks<T: DeviceElem>(
         false
     };
     // SAFETY: the caller's contract; no pair finishes a row.
-    unsafe { walk_ordered(rows, parts, reverse, load, combine, arrive, |_| {}) }
+    unsafe { walk_ordered(rows, parts, reverse, |i, _| load(i), combine, arrive, |_| {}) }
 }
 
 /// [`reduce_chunks`] for a commutative operator (no `reverse`: the order does not matter),
@@ -174,7 +174,7 @@ pub unsafe fn reduce_chunks_striped<T: DeviceElem>(
         false
     };
     // SAFETY: the caller's contract; no pair finishes a row.
-    unsafe { walk_striped(rows, parts, load, combine, arrive, |_| {}) }
+    unsafe { walk_striped(rows, parts, |i, _| load(i), combine, arrive, |_| {}) }
 }
 
 /// A pair's total arrives (from one lane): emitted at once when its row has one part, else
@@ -225,7 +225,7 @@ unsafe fn walk_ordered<T: DeviceElem>(
     rows: impl Rows,
     parts: usize,
     reverse: bool,
-    load: impl Fn(usize) -> T,
+    load: impl Fn(usize, usize) -> T,
     combine: impl Fn(T, T) -> T,
     arrive: impl Fn(usize, usize, Option<T>) -> bool,
     finish: impl Fn(usize),
@@ -246,9 +246,9 @@ unsafe fn walk_ordered<T: DeviceElem>(
             let rem = len - base;
             let first = base + lane as usize * ITEMS;
             let tile = if rem >= TILE {
-                fold_tile(ITEMS, FULL_MASK, |j| load(at(first + j)), &combine)
+                fold_tile(ITEMS, FULL_MASK, |j| load(at(first + j), row), &combine)
             } else {
-                fold_tile(lane_items(lane, rem), lanes_with_items(rem), |j| load(at(first + j)), &combine)
+                fold_tile(lane_items(lane, rem), lanes_with_items(rem), |j| load(at(first + j), row), &combine)
             };
             if lane == 0 {
                 total = cat(total, Some(tile), &combine);
@@ -328,7 +328,7 @@ fn group_size(average: usize) -> usize {
 unsafe fn walk_striped<T: DeviceElem>(
     rows: impl Rows,
     parts: usize,
-    load: impl Fn(usize) -> T,
+    load: impl Fn(usize, usize) -> T,
     combine: impl Fn(T, T) -> T,
     arrive: impl Fn(usize, usize, Option<T>) -> bool,
     finish: impl Fn(usize),
@@ -352,7 +352,7 @@ unsafe fn walk_striped<T: DeviceElem>(
             let (lo, hi) = chunk(start, end, part, parts);
             let mut q = lo + member;
             while q + (UNROLL - 1) * group < hi {
-                let xs: [T; UNROLL] = core::array::from_fn(|k| load(q + k * group));
+                let xs: [T; UNROLL] = core::array::from_fn(|k| load(q + k * group, row));
                 let mut step = xs[0];
                 for &x in &xs[1..] {
                     step = combine(step, x);
@@ -363,7 +363,7 @@ unsafe fn walk_striped<T: DeviceElem>(
             // The rest (fewer than UNROLL positions of this lane): all loads first, as above.
             let rest: [Option<T>; UNROLL] = core::array::from_fn(|k| {
                 let at = q + k * group;
-                (at < hi).then(|| load(at))
+                (at < hi).then(|| load(at, row))
             });
             for &x in &rest {
                 acc = cat(acc, x, &combine);

@@ -94,6 +94,15 @@ impl SegView {
         // SAFETY: the caller guarantees `i < count`, and the host passed `count + 1` offsets.
         unsafe { (usize::load(o, i), usize::load(o, i + 1)) }
     }
+
+    /// The segment that holds value `index` ([`crate::search::last_at_most`] of the offsets: the
+    /// last segment starting at or before it; 0 when there are none).
+    #[inline(always)]
+    pub fn segment_of(&self, index: usize) -> usize {
+        let o = self.offsets.cast_mut();
+        // SAFETY: the search reads below `count`, and the host passed `count + 1` offsets.
+        crate::search::last_at_most(self.count, |s| unsafe { usize::load(o, s) }, index)
+    }
 }
 
 /// A nested array: segments of a flat vector of values.

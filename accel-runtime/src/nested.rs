@@ -81,6 +81,12 @@ impl Segments {
         self.offsets.len() - 1
     }
 
+    /// The segment that holds value `index`: the last one starting at or before it (0 when
+    /// there are none), as every backend finds it (`accel_kernels::search::last_at_most`).
+    pub fn segment_of(&self, index: usize) -> usize {
+        accel_kernels::search::last_at_most(self.count(), |s| self.offsets[s], index)
+    }
+
     /// Sum of the lengths.
     pub fn total(&self) -> usize {
         self.offsets[self.offsets.len() - 1]

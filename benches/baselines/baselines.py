@@ -2,6 +2,7 @@
 torch.compile, on the same cases and sizes as benches/benches/gpu.rs.
 
     python3 baselines.py [runs] > python.jsonl
+    BASELINES_ONLY=sparse python3 baselines.py [runs]   (only the sparse matrix-vector products)
 
 Timing as in the Rust benchmark and cub_bench.cu: CUDA events around each call, 3 warm-up calls,
 the median of `runs` timed calls; inputs uniform random in [0, 1) (never zeros), resident on the
@@ -11,6 +12,7 @@ stderr and is left out.
 
 import json
 import math
+import os
 import statistics
 import sys
 
@@ -59,6 +61,58 @@ def cupy_of(t):
 
 # Runs CuPy's kernels on PyTorch's current stream, so that the events time them.
 cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream).use()
+
+
+# --- sparse matrix-vector product (cuSPARSE through cupyx) -----------------------------------------
+GOLDEN, MIX1, MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+
+
+def draws(seed, n):
+    """Draws 0..n of the SplitMix64 stream starting at `seed`, as accel_benches::draw makes them
+    (unsigned arithmetic on the device wraps, as Rust's wrapping_mul does)."""
+    z = cp.uint64(seed) + (cp.arange(1, n + 1, dtype=cp.uint64) * cp.uint64(GOLDEN))
+    z = (z ^ (z >> cp.uint64(30))) * cp.uint64(MIX1)
+    z = (z ^ (z >> cp.uint64(27))) * cp.uint64(MIX2)
+    return z ^ (z >> cp.uint64(31))
+
+
+def sparse_matrix(rows, per_row, seed):
+    """accel_benches::sparse_matrix: CSR offsets, columns and values of the same matrix."""
+    if per_row:
+        lengths = cp.full(rows, per_row, dtype=cp.int64)
+    else:
+        u = ((draws(seed, rows) >> cp.uint64(40)) + cp.uint64(1)).astype(cp.float64) / float(1 << 24)
+        lengths = cp.floor(11.0 * cp.power(u, -2.0 / 3.0)).astype(cp.int64)
+    offsets = cp.concatenate([cp.zeros(1, dtype=cp.int64), cp.cumsum(lengths)])
+    nnz = int(offsets[-1])
+    columns = (draws(seed + 1, nnz) % cp.uint64(rows)).astype(cp.int32)
+    values = (draws(seed + 2, nnz) >> cp.uint64(40)).astype(cp.float32) / float(1 << 24)
+    return offsets, columns, values
+
+
+def sparse():
+    import cupyx.scipy.sparse as sp
+
+    rows = 1 << 22
+    x = (draws(8, rows) >> cp.uint64(40)).astype(cp.float32) / float(1 << 24)
+    for label, per_row in [("32 per row", 32), ("power law", 0)]:
+        offsets, columns, values = sparse_matrix(rows, per_row, 7)
+        nnz = columns.size
+        a = sp.csr_matrix((values, columns, offsets.astype(cp.int32)), shape=(rows, rows))
+        y = a @ x
+        # The same check as the Rust side: a few rows against a host computation in f64.
+        picks = list(range(0, rows, 4099 * 64))
+        off, col, val, xh = offsets.get(), columns.get(), values.get(), x.get()
+        for r in picks:
+            want = sum(float(val[k]) * float(xh[col[k]]) for k in range(off[r], off[r + 1]))
+            assert abs(float(y[r]) - want) <= 1e-4 * max(abs(want), 1.0), (label, r)
+        report("cusparse", "spmv", nnz, 8 * nnz + 8 * (rows + 1) + 8 * rows, lambda: a @ x, label)
+        del a, offsets, columns, values
+
+
+if os.environ.get("BASELINES_ONLY") == "sparse":
+    sparse()
+    sys.exit(0)
 
 # --- copy and saxpy ------------------------------------------------------------------------------
 saxpy_kernel = cp.ElementwiseKernel("float32 a, float32 x, float32 y", "float32 z", "z = a * x + y", "saxpy")
@@ -188,3 +242,5 @@ import cupyx.scipy.ndimage as ndi  # noqa: E402
 
 cimg, cw = cupy_of(img[0, 0]), cupy_of(weights[0, 0].contiguous())
 report("cupy", "stencil3x3", S * S, 8 * S * S, lambda: ndi.correlate(cimg, cw, mode="nearest"), "8192x8192")
+
+sparse()

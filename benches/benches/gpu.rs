@@ -24,19 +24,27 @@ use accel::prelude::*;
 use accel::{Gpu, Result};
 use accel_benches::{
     expand_scatter, expand_scatter_unfused, expand_sources, histogram_even, primes_below_unfused, random_f32,
-    running_sum, segment_lengths, segment_sums, sum,
+    row_variances_flat, running_sum, segment_lengths, segment_sums, sparse_matrix, spmv_flat, sum,
 };
 use accel_examples::{
-    bfs::bfs_levels, black_scholes::black_scholes, blur::blur, dotp::dotp, saxpy::saxpy, sieve::primes_below,
+    bfs::bfs_levels,
+    black_scholes::black_scholes,
+    blur::blur,
+    dotp::dotp,
+    saxpy::saxpy,
+    sieve::primes_below,
+    sparse::{row_variances, spmv},
 };
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-/// Options: runs per case and the largest size, or only the module load time.
+/// Options: runs per case and the largest size, or only the module load time, or only the
+/// nested maps (`--nested`).
 struct Options {
     runs: usize,
     max_log2: u32,
     load_only: bool,
+    nested_only: bool,
 }
 
 fn main() {
@@ -44,7 +52,7 @@ fn main() {
         Ok(o) => o,
         Err(e) => {
             eprintln!(
-                "{e}\nusage: gpu [--runs N] [--max-log2 K] [--load]   (cargo bench passes --bench, which is ignored)"
+                "{e}\nusage: gpu [--runs N] [--max-log2 K] [--load | --nested]   (cargo bench passes --bench, which is ignored)"
             );
             std::process::exit(2);
         }
@@ -65,7 +73,7 @@ fn main() {
 }
 
 fn parse(mut args: impl Iterator<Item = String>) -> std::result::Result<Options, String> {
-    let mut o = Options { runs: 20, max_log2: 28, load_only: false };
+    let mut o = Options { runs: 20, max_log2: 28, load_only: false, nested_only: false };
     while let Some(a) = args.next() {
         let mut value =
             |name: &str| args.next().and_then(|v| v.parse::<u32>().ok()).ok_or(format!("{name} needs a number"));
@@ -73,6 +81,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> std::result::Result<Options,
             "--runs" => o.runs = value("--runs")?.max(1) as usize,
             "--max-log2" => o.max_log2 = value("--max-log2")?.clamp(16, 28),
             "--load" => o.load_only = true,
+            "--nested" => o.nested_only = true,
             "--bench" => {}
             other => return Err(format!("unknown argument {other}")),
         }
@@ -142,6 +151,9 @@ fn run(rt: &Runtime, o: &Options) -> Result<()> {
     let gpu = rt.gpu().expect("a CUDA runtime has a GPU");
     eprintln!("{gpu:?}, median of {} runs", o.runs);
     let b = Bench { gpu, runs: o.runs };
+    if o.nested_only {
+        return nested(rt, &b);
+    }
     let max = 1usize << o.max_log2;
     let sizes: Vec<usize> = (16..=o.max_log2).step_by(4).map(|k| 1 << k).collect();
     let xs_all = random_f32(max, 42);
@@ -260,7 +272,51 @@ fn run(rt: &Runtime, o: &Options) -> Result<()> {
     }
 
     expand_permute(rt, &b)?;
+    nested(rt, &b)?;
     latency(rt, gpu, o.runs.max(200))
+}
+
+/// Nested maps against the same programs written flat by hand, on a sparse matrix of 2^22 rows
+/// (`accel_benches::sparse_matrix`; the baselines time cuSPARSE's product on the same matrix):
+/// the CSR product (`accel_examples::sparse::spmv` against `spmv_flat`) with 32 nonzeros in every
+/// row and with power-law rows, and the per-row variance of the power-law rows' values
+/// (`row_variances` against `row_variances_flat`).
+fn nested(rt: &Runtime, b: &Bench) -> Result<()> {
+    let rows = 1usize << 22;
+    for (label, per_row) in [("32 per row", 32), ("power law", 0)] {
+        let (offsets, columns, values) = sparse_matrix(rows, per_row, 7);
+        let nonzeros = columns.len();
+        let x_host = random_f32(rows, 8);
+        let x = Vector::from_slice(&x_host);
+        let m = Nested::from_parts(offsets.clone(), columns.iter().copied().zip(values.iter().copied()).collect())?;
+        let row = |r: usize| offsets[r]..offsets[r + 1];
+        let product = |r: usize| row(r).map(|k| f64::from(values[k]) * f64::from(x_host[columns[k] as usize])).sum();
+        let checked =
+            |y: &Vector<f32>| (0..rows).step_by(4099).all(|r| close(f64::from(y.get_linear(r)), product(r), 1e-4));
+        check("spmv", checked(&spmv(rt, &m, &x)?))?;
+        check("spmv_flat", checked(&spmv_flat(rt, &m, &x)?))?;
+        // The nonzeros and the offsets read, the vector read once and the result written.
+        let bytes = 8 * nonzeros + 8 * (rows + 1) + 8 * rows;
+        b.case("spmv", nonzeros, label, bytes, || spmv(rt, &m, &x))?;
+        b.case_as("flat", "spmv", nonzeros, label, bytes, || spmv_flat(rt, &m, &x))?;
+        if per_row == 0 {
+            let v = Nested::from_parts(offsets.clone(), values.clone())?;
+            let variance = |r: usize| {
+                let n = (row(r).len() as f64).max(1.0);
+                let mean = row(r).map(|k| f64::from(values[k])).sum::<f64>() / n;
+                row(r).map(|k| (f64::from(values[k]) - mean).powi(2)).sum::<f64>() / n
+            };
+            let checked = |y: &Vector<f32>| {
+                (0..rows).step_by(4099).all(|r| (f64::from(y.get_linear(r)) - variance(r)).abs() <= 1e-4)
+            };
+            check("row_variances", checked(&row_variances(rt, &v)?))?;
+            check("row_variances_flat", checked(&row_variances_flat(rt, &v)?))?;
+            let bytes = 4 * nonzeros + 8 * (rows + 1) + 4 * rows;
+            b.case("row_variance", nonzeros, label, bytes, || row_variances(rt, &v))?;
+            b.case_as("flat", "row_variance", nonzeros, label, bytes, || row_variances_flat(rt, &v))?;
+        }
+    }
+    Ok(())
 }
 
 /// The micro-benchmarks of the thesis on expand/permute (§5.1: counts drawn from the named

@@ -136,16 +136,65 @@ pub fn segment_lengths(n: usize, len: usize) -> Vec<i32> {
 
 /// `n` pseudo-random values in `[0, 1)`, the same on every run (SplitMix64).
 pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
-        })
-        .collect()
+    (0..n as u64).map(|k| unit_f32(draw(seed, k))).collect()
+}
+
+/// Draw `k` of the SplitMix64 stream that starts at `seed` (the same as `benches/baselines`).
+pub fn draw(seed: u64, k: u64) -> u64 {
+    let mut z = seed.wrapping_add(k.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A draw as a value in `[0, 1)`: its top 24 bits.
+fn unit_f32(z: u64) -> f32 {
+    (z >> 40) as f32 / (1u64 << 24) as f32
+}
+
+/// A square sparse matrix of `rows` rows in CSR form (offsets, then each nonzero's column and
+/// value): `per_row` nonzeros in every row, or for `per_row == 0` power-law row lengths
+/// `floor(11 u^(-2/3))` for `u` uniform in `(0, 1]` (a Pareto tail of exponent 1.5: a mean of about
+/// 32, rows up to 720 896 long); columns uniform, values in `[0, 1)`. The same matrix as
+/// `benches/baselines` (SplitMix64 streams `seed` for the lengths, `seed + 1` for the columns,
+/// `seed + 2` for the values).
+pub fn sparse_matrix(rows: usize, per_row: usize, seed: u64) -> (Vec<usize>, Vec<u32>, Vec<f32>) {
+    let mut offsets = Vec::with_capacity(rows + 1);
+    offsets.push(0);
+    for k in 0..rows as u64 {
+        let length = if per_row > 0 {
+            per_row
+        } else {
+            let u = ((draw(seed, k) >> 40) + 1) as f64 / (1u64 << 24) as f64;
+            (11.0 * u.powf(-2.0 / 3.0)).floor() as usize
+        };
+        offsets.push(offsets[offsets.len() - 1] + length);
+    }
+    let nonzeros = offsets[rows] as u64;
+    let columns = (0..nonzeros).map(|k| (draw(seed + 1, k) % rows as u64) as u32).collect();
+    let values = (0..nonzeros).map(|k| unit_f32(draw(seed + 2, k))).collect();
+    (offsets, columns, values)
+}
+
+/// [`accel_examples::sparse::spmv`] written flat by hand: the products over the values, summed
+/// per row by `fold_seg`.
+#[accel]
+pub fn spmv_flat(rows: Nested<(u32, f32)>, x: Vector<f32>) -> Vector<f32> {
+    let products = rows.values().map(|(c, v)| v * x[c as usize]);
+    products.fold_seg(0.0, |a, b| a + b, rows.lengths())
+}
+
+/// [`accel_examples::sparse::row_variances`] written flat by hand: the sums, the means, the row
+/// of every value (`expand` of the lengths), the squares around their row's mean, their sums.
+#[accel]
+pub fn row_variances_flat(rows: Nested<f32>) -> Vector<f32> {
+    let lengths = rows.lengths();
+    let values = rows.values();
+    let n = lengths.map(|l| (l as f32).max(1.0));
+    let means = values.fold_seg(0.0, |a, b| a + b, lengths).zip_with(n, |s, n| s / n);
+    let row_of = iota::<usize>(rows.len()).expand(|r| lengths[r], |r, _| r);
+    let squares = values.zip_with(row_of, |x, r| (x - means[r]) * (x - means[r]));
+    squares.fold_seg(0.0, |a, b| a + b, lengths).zip_with(n, |s, n| s / n)
 }
 
 #[cfg(test)]
@@ -177,6 +226,27 @@ mod tests {
             let got = primes_below_unfused(&rt, n)?;
             assert_eq!(got, accel_examples::sieve::primes_below(&rt, n)?);
         }
+        Ok(())
+    }
+
+    #[test]
+    fn nested_and_flat_programs_agree_on_the_sparse_matrices() -> accel::Result<()> {
+        let rt = Runtime::cpu();
+        for (rows, per_row) in [(0, 32), (1, 0), (1000, 32), (20_000, 0)] {
+            let (offsets, columns, values) = sparse_matrix(rows, per_row, 7);
+            assert_eq!((offsets.len(), offsets[rows]), (rows + 1, columns.len()));
+            assert!(columns.iter().all(|&c| (c as usize) < rows) && values.iter().all(|v| (0.0..1.0).contains(v)));
+            let m = Nested::from_parts(offsets.clone(), columns.into_iter().zip(values.iter().copied()).collect())?;
+            let x = Vector::from_vec(random_f32(rows, 8));
+            // The same products and sums in the same order: the same bits.
+            assert_eq!(accel_examples::sparse::spmv(&rt, &m, &x)?, spmv_flat(&rt, &m, &x)?);
+            let v = Nested::from_parts(offsets, values)?;
+            assert_eq!(accel_examples::sparse::row_variances(&rt, &v)?, row_variances_flat(&rt, &v)?);
+        }
+        // The power law: a mean of about 32 nonzeros a row, and a heavy tail.
+        let (offsets, _, _) = sparse_matrix(1 << 16, 0, 7);
+        let longest = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        assert!((28..38).contains(&(offsets[1 << 16] >> 16)) && longest > 5000, "{} {longest}", offsets[1 << 16]);
         Ok(())
     }
 

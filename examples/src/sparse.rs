@@ -49,6 +49,15 @@ mod tests {
     }
 
     #[test]
+    fn plans_have_the_flat_kernel_counts() {
+        // The product is one segmented reduction, like `fold_seg` written by hand; the variance
+        // two (the sum, then the squares around the mean, divided in the reduction's write).
+        assert_eq!(spmv::plan().kernel_count(), 1);
+        assert_eq!(row_means::plan().kernel_count(), 1);
+        assert_eq!(row_variances::plan().kernel_count(), 2);
+    }
+
+    #[test]
     fn backend_interpreter_and_oracle_agree() -> Result<(), Box<dyn std::error::Error>> {
         let rt = Runtime::cpu();
         let mut rng = SplitMix64::new(11);

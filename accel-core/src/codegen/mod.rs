@@ -362,10 +362,12 @@ impl Gen {
                 let rank = rank_of(array);
                 let ix = ix_to_array(rank, self.scalar(index)?);
                 Code::owned(match (site, self.device) {
-                    (ReadSite::Index, _) | (ReadSite::Elementwise, false) => quote!(__cx.read(#a, #ix)),
+                    (ReadSite::Index, _) | (ReadSite::Elementwise | ReadSite::Flattened, false) => {
+                        quote!(__cx.read(#a, #ix))
+                    }
                     // SAFETY (of the generated code): the index is inside the array's shape, by
-                    // the construction `ReadSite::Elementwise` stands for.
-                    (ReadSite::Elementwise, true) => quote!(unsafe { (#a).at(#ix) }),
+                    // the construction `ReadSite::Elementwise` and `ReadSite::Flattened` stand for.
+                    (ReadSite::Elementwise | ReadSite::Flattened, true) => quote!(unsafe { (#a).at(#ix) }),
                     (ReadSite::Backpermute, false) => quote!(__cx.read_in("backpermute", #a, #ix)),
                     (ReadSite::Backpermute, true) => {
                         quote!(__cx.read_at(::accel_kernels::abi::site::BACKPERMUTE, #a, #ix))
@@ -385,6 +387,11 @@ impl Gen {
                     Type::Segments => quote!((#r).count()),
                     _ => quote!((#r).len()),
                 })
+            }
+            ExprKind::SegmentOf { segments, index } => {
+                let s = self.reference(segments)?;
+                let i = self.scalar(index)?;
+                Code::owned(quote!((#s).segment_of(#i)))
             }
             ExprKind::Iterate { count, init, f } => {
                 let n = self.scalar(count)?;
@@ -462,6 +469,10 @@ impl Gen {
             let site = match site {
                 ReadSite::Index | ReadSite::Elementwise => quote!(::accel_kernels::abi::site::INDEX),
                 ReadSite::Backpermute => quote!(::accel_kernels::abi::site::BACKPERMUTE),
+                // In bounds by construction: no check.
+                ReadSite::Flattened => {
+                    return Ok(quote!({ let __j: [usize; #rank] = #ix; let #p = #conv; #body }));
+                }
             };
             (quote!(__cx.check_index(#site, __j, __shape)), quote!(<#t as ::accel_kernels::elem::DeviceElem>::zero()))
         } else {

@@ -15,7 +15,7 @@ use syn::{Error, Token};
 
 type Args = Punctuated<syn::Expr, Token![,]>;
 
-const ARRAY_METHODS: &str = "map imap zip_with zip unzip fold fold1 fold_all fold1_all sum product maximum minimum fold_seg fold1_seg scanl scanl1 scanr scanr1 scanl_total scanr_total scanl_seg scanl1_seg backpermute permute reverse transpose reshape take drop concat replicate_rows replicate_cols slice_row slice_col stencil3 stencil5 stencil3x3 stencil5x5 expand filter len shape get";
+const ARRAY_METHODS: &str = "map imap zip_with zip unzip fold fold1 fold_all fold1_all sum product maximum minimum fold_seg fold1_seg scanl scanl1 scanr scanr1 scanl_total scanr_total scanl_seg scanl1_seg map_rows backpermute permute reverse transpose reshape take drop concat replicate_rows replicate_cols slice_row slice_col stencil3 stencil5 stencil3x3 stencil5x5 expand filter len shape get";
 const NESTED_METHODS: &str = "values lengths offsets len fold fold1 sum product maximum minimum map";
 const FUNCTIONS: &str = "generate fill iota unit iterate while_loop awhile Nested::from_lengths";
 
@@ -484,7 +484,16 @@ impl Lowerer {
                 need_rank(rank == 0, "`Scalar` arrays (read other arrays with `xs[i]`)")?;
                 Ok(Expr::array(ArrayOp::The(a), elem_t(e)))
             }
-            "map_rows" | "iter" | "into_iter" | "to_vec" | "clone" => Err(Error::new(
+            "map_rows" => {
+                self.check_args(args, 1, name, span, "m.map_rows(|row| ...)")?;
+                need_rank(rank == 2, "matrices (over the rows of a `Nested`, write `xs.map(|row| ...)`)")?;
+                let row = Type::array(e.clone(), 1);
+                let f = self.lambda(arg(0), "map_rows", std::slice::from_ref(&row), None, Level::Collective)?;
+                let ty = crate::flatten::result_type(&f, &a.ty).map_err(|m| Error::new(span, m))?;
+                crate::flatten::check(&f, &a.ty).map_err(|m| Error::new(span, m))?;
+                Ok(Expr::array(ArrayOp::NestedMap { f, a }, ty))
+            }
+            "iter" | "into_iter" | "to_vec" | "clone" => Err(Error::new(
                 span,
                 format!("`{name}` is not available inside #[accel]; the combinators are: {ARRAY_METHODS}"),
             )),
@@ -535,8 +544,8 @@ impl Lowerer {
                 self.check_args(args, 1, name, span, "xs.map(|row| ...)")?;
                 let row = Type::array(e.clone(), 1);
                 let f = self.lambda(&args[0], "map", std::slice::from_ref(&row), None, Level::Collective)?;
-                let ty = crate::flatten::result_type(&f).map_err(|m| Error::new(span, m))?;
-                crate::flatten::check(&f).map_err(|m| Error::new(span, m))?;
+                let ty = crate::flatten::result_type(&f, &n.ty).map_err(|m| Error::new(span, m))?;
+                crate::flatten::check(&f, &n.ty).map_err(|m| Error::new(span, m))?;
                 Ok(Expr::array(ArrayOp::NestedMap { f, a: n }, ty))
             }
             _ => Err(Error::new(span, format!("no method `{name}` on `Nested<{e}>`; available: {NESTED_METHODS}"))),

@@ -4,8 +4,8 @@
 //!
 //! The reduction `r` (a `fold`, `fold_all`, `fold_seg`, `scanl`/`scanr`, `scanl1`/`scanr1` or
 //! segmented scan) must have exactly one consumer, and that consumer must be
-//! - a delayed array over `r`'s own shape that reads `r` only at its own index (what a `map` or
-//!   `imap` of `r` becomes), or
+//! - a delayed array over `r`'s own shape (or, for a `fold_seg`, over its segments) that reads `r`
+//!   only at its own index (what a `map` or `imap` of `r` becomes), or
 //! - `unit(e)` of a rank-0 `r` whose host expression `e` reads `r` only with `get` and runs no
 //!   other collective operation;
 //!
@@ -91,6 +91,10 @@ fn consume(e: &Expr, r: &Var, reduction: &Expr, uses: usize, fresh: &mut Fresh) 
             let own_shape = match &shape.kind {
                 ExprKind::Shape(x) => matches!(&x.kind, ExprKind::Var(y) if y.id == r.id),
                 ExprKind::Tuple(parts) => rank == 0 && parts.is_empty(),
+                // A segmented fold has a result per segment (what a nested map's per-row code
+                // is generated over).
+                ExprKind::Len(s) => matches!(&reduction.kind, ExprKind::Array(op)
+                    if matches!(&**op, ArrayOp::FoldSeg { segments, .. } if **s == *segments)),
                 _ => false,
             };
             let shape_uses = usize::from(matches!(&shape.kind, ExprKind::Shape(_)));

@@ -21,8 +21,8 @@
 //! where it is used, when
 //! - nothing but its shape is used (`xs.len()`, `Shape`): the shape expression replaces those
 //!   uses and no element is ever computed;
-//! - it is *cheap*: an index transformation with at most one array read and no loops or
-//!   transcendental functions (a `reverse`, `transpose`, `backpermute`, `take` or `iota`), so
+//! - it is *cheap*: an index transformation with at most one array read (besides the reads
+//!   flattening makes at a row, [`ReadSite::Flattened`]) and no loops or transcendental functions (a `reverse`, `transpose`, `backpermute`, `take` or `iota`), so
 //!   recomputing it at every use costs no more than reading a manifest copy; it is inlined into
 //!   every use, random reads `ys[i]` in closures included;
 //! - it is used exactly once, as an operand or a result, and not inside an array loop
@@ -349,7 +349,9 @@ fn cheap(g: &Expr) -> bool {
     visit::pre_order(&f.body, &mut |e| {
         nodes += 1;
         match &e.kind {
-            ExprKind::Index { .. } => reads += 1,
+            // What flattening reads at a row (a row's offsets, a per-row value) is shared by
+            // the row's neighbouring elements: a cache hit, not a stream of its own.
+            ExprKind::Index { site, .. } => reads += usize::from(*site != ReadSite::Flattened),
             ExprKind::Iterate { .. } | ExprKind::WhileLoop { .. } => costly = true,
             ExprKind::Math(m, _) => costly |= !matches!(m, MathFn::Min | MathFn::Max | MathFn::Abs),
             _ => {}

@@ -42,6 +42,8 @@ pub trait Host {
     /// The number of elements of an array, segments of segments or a nested array, items of a
     /// stream.
     fn len(&mut self, v: Self::Value) -> Result<usize>;
+    /// The segment of segment descriptor `segments` that holds value `index`.
+    fn segment_of(&mut self, segments: Self::Value, index: usize) -> Result<usize>;
     /// A collective operation whose result has type `ty`.
     fn array_op(&mut self, op: &ArrayOp, ty: &Type) -> Result<Self::Value>;
     /// The error for IR that a correct front end never emits (see [`ill_typed`]).
@@ -107,6 +109,11 @@ pub trait Host {
             ExprKind::Len(a) => {
                 let v = self.eval(a)?;
                 scalar(ScalarValue::Usize(self.len(v)?))
+            }
+            ExprKind::SegmentOf { segments, index } => {
+                let s = self.eval(segments)?;
+                let i = self.eval_count(index, "a segment lookup")?;
+                scalar(ScalarValue::Usize(self.segment_of(s, i)?))
             }
             ExprKind::Iterate { count, init, f } => {
                 let n = self.eval_count(count, "iterate")?;

@@ -111,18 +111,34 @@ impl Interp {
                 other => Err(ill_typed(format!("segments of {}", other.kind()))),
             },
             NestedMap { f, a } => {
-                let (segments, values) = match self.eval(a)? {
-                    Val::Nested { segments, values } => (segments, values),
+                // The rows, as ranges of the values.
+                let (ranges, values, columns) = match self.eval(a)? {
+                    Val::Nested { segments, values } => {
+                        ((0..segments.count()).map(|i| segments.range(i)).collect::<Vec<_>>(), values, None)
+                    }
+                    Val::Array(m) if m.rank() == 2 => {
+                        let (rows, cols) = (m.shape[0], m.shape[1]);
+                        ((0..rows).map(|i| i * cols..(i + 1) * cols).collect(), m, Some(cols))
+                    }
                     other => return Err(ill_typed(format!("nested_map over {}", other.kind()))),
                 };
-                let rows = (0..segments.count())
-                    .map(|i| {
-                        let xs = values.data[segments.range(i)].to_vec();
-                        let row = ArrayValue { elem: values.elem.clone(), shape: vec![xs.len()], data: xs };
-                        self.apply(f, [Val::array(row)])
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                nested_map_result(ty, rows)
+                let row = |range: std::ops::Range<usize>| {
+                    let xs = values.data[range].to_vec();
+                    Val::array(ArrayValue { elem: values.elem.clone(), shape: vec![xs.len()], data: xs })
+                };
+                let results = ranges.iter().map(|r| self.apply(f, [row(r.clone())])).collect::<Result<Vec<_>>>()?;
+                // A matrix with no rows gives rows of the length its rows would have, which the
+                // flattening rules make the same for every row: that of a row of the matrix's
+                // length (of default elements), or none if such a row fails.
+                let phantom = match columns {
+                    Some(cols) if results.is_empty() => {
+                        let data = vec![ElemValue::zero(&values.elem); cols];
+                        let zeros = ArrayValue { elem: values.elem.clone(), shape: vec![cols], data };
+                        self.apply(f, [Val::array(zeros)]).ok()
+                    }
+                    _ => None,
+                };
+                nested_map_result(ty, results, phantom.as_ref())
             }
             _ => unreachable!("array_op sends {name} elsewhere"),
         }
@@ -214,7 +230,7 @@ fn scalar_bool(a: &ArrayValue) -> Result<bool> {
 
 /// The result of `nested_map`: a vector when every row gave an element (or a `Scalar`, as a row
 /// reduction does), a nested array when every row gave a vector.
-fn nested_map_result(ty: &Type, rows: Vec<Val>) -> Result<Val> {
+fn nested_map_result(ty: &Type, rows: Vec<Val>, phantom: Option<&Val>) -> Result<Val> {
     match ty {
         Type::Array { rank: 1, .. } => {
             let data = rows
@@ -230,6 +246,23 @@ fn nested_map_result(ty: &Type, rows: Vec<Val>) -> Result<Val> {
             let n = data.len();
             new_array(ty, vec![n], data)
         }
+        Type::Array { rank: 2, .. } => {
+            let mut cols = match phantom {
+                Some(Val::Array(a)) => a.len(),
+                _ => 0,
+            };
+            let mut data = Vec::new();
+            for (i, r) in rows.iter().enumerate() {
+                let a = r.clone().into_array()?;
+                if i == 0 {
+                    cols = a.len();
+                } else if a.len() != cols {
+                    return Err(ill_typed("map_rows rows giving vectors of different lengths"));
+                }
+                data.extend(a.data.iter().cloned());
+            }
+            new_array(ty, vec![rows.len(), cols], data)
+        }
         Type::Nested(elem) => {
             let mut lengths = Vec::with_capacity(rows.len());
             let mut data = Vec::new();
@@ -244,6 +277,27 @@ fn nested_map_result(ty: &Type, rows: Vec<Val>) -> Result<Val> {
             let segments = SegmentsValue::from_lengths("nested_map", lengths)?;
             let values = new_array(&Type::array(elem.clone(), 1), vec![data.len()], data)?;
             Ok(Val::Nested { segments: Rc::new(segments), values: values.into_array()? })
+        }
+        Type::Tuple(types) => {
+            // A tuple per row: each part gathered on its own.
+            let mut parts: Vec<Vec<Val>> = vec![Vec::with_capacity(rows.len()); types.len()];
+            for r in rows {
+                let Val::Tuple(vs) = r else { return Err(ill_typed("nested_map rows giving no tuple")) };
+                for (k, v) in vs.into_iter().enumerate() {
+                    parts.get_mut(k).ok_or_else(|| ill_typed("nested_map rows giving a longer tuple"))?.push(v);
+                }
+            }
+            let phantoms: Vec<Option<&Val>> = match phantom {
+                Some(Val::Tuple(vs)) => vs.iter().map(Some).collect(),
+                _ => vec![None; types.len()],
+            };
+            let vals = types
+                .iter()
+                .zip(parts)
+                .zip(phantoms)
+                .map(|((t, p), ph)| nested_map_result(t, p, ph))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Val::Tuple(vals))
         }
         _ => Err(ill_typed(format!("nested_map of type {ty}"))),
     }

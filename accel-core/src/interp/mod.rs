@@ -313,6 +313,13 @@ impl Host for Interp {
         })
     }
 
+    fn segment_of(&mut self, segments: Val, index: usize) -> Result<usize> {
+        match segments {
+            Val::Segments(s) => Ok(s.segment_of(index)),
+            other => Err(ill_typed(format!("a segment lookup in {}", other.kind()))),
+        }
+    }
+
     fn array_op(&mut self, op: &ArrayOp, ty: &Type) -> Result<Val> {
         self.collective(op, ty)
     }

@@ -152,6 +152,11 @@ fn node(e: &Expr, env: &Env) -> Result<(), String> {
             let (_, r) = array_of("`shape`", &a.ty)?;
             same("`shape`", &index(r), ty)
         }
+        ExprKind::SegmentOf { segments, index } => {
+            same("the segments of a segment lookup", &Type::Segments, &segments.ty)?;
+            same("the index of a segment lookup", &usize_t(), &index.ty)?;
+            same("a segment lookup", &usize_t(), ty)
+        }
         ExprKind::Len(a) => match &a.ty {
             Type::Array { .. } | Type::Nested(_) | Type::Segments | Type::Seq(_) => same("`len`", &usize_t(), ty),
             other => Err(format!("the length of `{other}`")),
@@ -455,9 +460,12 @@ fn array(op: &ArrayOp, ty: &Type) -> Result<(), String> {
             }
         }
         NestedMap { f, a } => {
-            let Type::Nested(el) = &a.ty else { return Err(format!("{what} of `{}`", a.ty)) };
+            let el = match &a.ty {
+                Type::Nested(el) | Type::Array { elem: el, rank: 2 } => el,
+                _ => return Err(format!("{what} of `{}`", a.ty)),
+            };
             closure(&what, f, &[Type::array(el.clone(), 1)], None)?;
-            result(crate::flatten::result_type(f)?)
+            result(crate::flatten::result_type(f, &a.ty)?)
         }
         // Streams are not lowered yet: their children are checked, their own rule is the
         // streams issue's.

@@ -137,6 +137,13 @@ impl Printer<'_> {
                 self.expr(a);
                 self.text(")");
             }
+            ExprKind::SegmentOf { segments, index } => {
+                self.text("segment_of(");
+                self.expr(segments);
+                self.text(", ");
+                self.expr(index);
+                self.text(")");
+            }
             ExprKind::Iterate { count, init, f } => {
                 self.text("iterate(");
                 self.list(&[count, init]);

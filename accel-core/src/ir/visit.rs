@@ -97,6 +97,10 @@ macro_rules! each_child {
                 $f($($r)+ **a, Bound::Nothing, Role::Plain);
                 $f($($r)+ **b, Bound::Nothing, Role::Plain);
             }
+            ExprKind::SegmentOf { segments, index } => {
+                $f($($r)+ **segments, Bound::Nothing, Role::Plain);
+                $f($($r)+ **index, Bound::Nothing, Role::Plain);
+            }
             ExprKind::Index { array, index, site: _ } => {
                 $f($($r)+ **array, Bound::Nothing, Role::Plain);
                 $f($($r)+ **index, Bound::Nothing, Role::Plain);

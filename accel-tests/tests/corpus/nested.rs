@@ -1,7 +1,8 @@
-//! `Nested::map` with parallel code per row, flattened at build time (`accel_core::flatten`):
-//! folds of the row, per-row scalars (a row's mean) used by later row code, `map` and `zip_with`
-//! of the row, inclusive scans of the row, reads of outer arrays by computed index (a CSR
-//! sparse matrix-vector product); results a scalar per row or a vector per row.
+//! `Nested::map` and `map_rows` (over a matrix) with parallel code per row, flattened at build
+//! time (`accel_core::flatten`): folds of the row, per-row scalars (a row's mean) used by later
+//! row code, `map` and `zip_with` of the row, scans of the row, reads of the row by index (with
+//! per-row bounds errors), reads of outer arrays by computed index (a CSR sparse matrix-vector product); results a scalar per row, a vector per
+//! row, or a tuple of those.
 //!
 //! Rows of awkward lengths: no rows, only empty rows, the first or the last row empty, lengths
 //! around the warp, block and scan tile sizes (31/32/33, 255/256/257, 1023/1024/1025), random
@@ -54,6 +55,39 @@ fn spmv(rows: Nested<(u32, f32)>, x: Vector<f32>) -> Vector<f32> {
     rows.map(|row| row.map(|(c, v)| v * x[c as usize]).sum())
 }
 
+#[accel]
+fn row_sums_and_scaled(n: Nested<i64>) -> (Vector<i64>, Nested<i64>) {
+    n.map(|row| (row.sum(), row.map(|x| x * 3)))
+}
+
+#[accel]
+fn row_ends(n: Nested<i64>) -> Vector<i64> {
+    n.map(|row| if row.len() > 0 { row[0] - row[row.len() - 1] } else { 0 })
+}
+
+#[accel]
+fn row_firsts(n: Nested<i64>) -> Vector<i64> {
+    n.map(|row| row[0])
+}
+
+#[accel]
+fn rows_minus_neighbour(n: Nested<i64>) -> Nested<i64> {
+    n.map(|row| row.map(|x| x - row[(x & 7) as usize % row.len()]))
+}
+
+#[accel]
+fn matrix_centred(m: Matrix<i64>) -> (Vector<i64>, Matrix<i64>) {
+    m.map_rows(|row| {
+        let mean = row.sum().get() / (row.len() as i64).max(1);
+        (row.maximum(), row.map(|x| (x - mean) * (x - mean)))
+    })
+}
+
+#[accel]
+fn matrix_scanned(m: Matrix<i32>) -> Matrix<i32> {
+    m.map_rows(|row| row.zip_with(row.map(|x| x ^ 5), |a, b| a + b).scanr1(|a, b| a + b))
+}
+
 /// Lengths of rows for the sweeps: the awkward patterns of the issue, then random ones.
 fn row_lengths(pattern: usize, rng: &mut Rng) -> Vec<usize> {
     match pattern {
@@ -87,6 +121,16 @@ fn nested_from<E: Elem>(lengths: &[usize], values: Vec<E>) -> Result<Nested<E>, 
     Nested::from_parts(offsets, values)
 }
 
+/// The rows of length pattern `pattern` filled with random integers of magnitude below 1000, their
+/// lengths, and the generator (seeded by `name` and the pattern) for more.
+fn integer_nested(name: &str, pattern: usize) -> Result<(Vec<usize>, Nested<i64>, Rng), accel::Error> {
+    let mut rng = Rng::new(name, pattern);
+    let lengths = row_lengths(pattern, &mut rng);
+    let total = lengths.iter().sum();
+    let n = nested_from(&lengths, rng.vec::<i64>(total).into_iter().map(|x| x % 1000).collect())?;
+    Ok((lengths, n, rng))
+}
+
 fn rows<E: Elem>(n: &Nested<E>) -> Vec<Vec<E>> {
     let (offsets, values) = (n.offsets().to_vec(), n.values().to_vec());
     offsets.windows(2).map(|w| values[w[0]..w[1]].to_vec()).collect()
@@ -100,10 +144,8 @@ fn same_nested<E: Elem + PartialEq + std::fmt::Debug>(what: &str, got: &Nested<E
 /// Every program on every pattern of row lengths, against the interpreter and a plain-Rust oracle.
 fn integer_rows(on: &Target) -> Check {
     for pattern in 0..12 {
-        let mut rng = Rng::new("nested::integer_rows", pattern);
-        let lengths = row_lengths(pattern, &mut rng);
+        let (lengths, n, mut rng) = integer_nested("nested::integer_rows", pattern)?;
         let total: usize = lengths.iter().sum();
-        let n = nested_from(&lengths, rng.vec::<i64>(total).into_iter().map(|x| x % 1000).collect())?;
         let here = |e: Failed| at(&format!("row lengths pattern {pattern}"), e);
         let rs = rows(&n);
         let (g, r) = both!(on, row_sums(&n));
@@ -176,6 +218,103 @@ fn sparse_product(on: &Target) -> Check {
     Ok(())
 }
 
+/// A tuple of results per row of a `Nested`: a vector and a nested array.
+fn tuple_rows(on: &Target) -> Check {
+    for pattern in 0..12 {
+        let (_, n, _) = integer_nested("nested::tuple_rows", pattern)?;
+        let here = |e: Failed| at(&format!("row lengths pattern {pattern}"), e);
+        let ((gs, gn), (rs, rn)) = both!(on, row_sums_and_scaled(&n));
+        let want: Vec<i64> = rows(&n).iter().map(|r| r.iter().sum()).collect();
+        all_same(on, "row sums", &gs.to_vec(), &rs.to_vec(), &want).map_err(here)?;
+        same_nested("rows scaled", &gn, &rn).map_err(here)?;
+        let want: Vec<Vec<i64>> = rows(&n).iter().map(|r| r.iter().map(|x| x * 3).collect()).collect();
+        check!(rows(&rn) == want);
+    }
+    Ok(())
+}
+
+/// Reads of the row by index (segmented gathers): the ends of each row, each value less another
+/// value of its row, and the first value of each row, an index error where a row is empty, the
+/// same error (index and the row's shape) on both sides.
+fn indexed_rows(on: &Target) -> Check {
+    for pattern in 0..12 {
+        let (lengths, n, _) = integer_nested("nested::indexed_rows", pattern)?;
+        let here = |e: Failed| at(&format!("row lengths pattern {pattern}"), e);
+        let rs = rows(&n);
+        let (g, r) = both!(on, row_ends(&n));
+        let want: Vec<i64> = rs.iter().map(|r| if r.is_empty() { 0 } else { r[0] - r[r.len() - 1] }).collect();
+        all_same(on, "row ends", &g.to_vec(), &r.to_vec(), &want).map_err(here)?;
+        let (g, r) = both!(on, rows_minus_neighbour(&n));
+        same_nested("rows minus a neighbour", &g, &r).map_err(here)?;
+        let want: Vec<Vec<i64>> =
+            rs.iter().map(|r| r.iter().map(|&x| x - r[(x & 7) as usize % r.len()]).collect()).collect();
+        check!(rows(&r) == want);
+        let (g, r) = both_raw!(on, row_firsts(&n));
+        if lengths.contains(&0) {
+            let e = same_error(on, "the first value of an empty row", g, r).map_err(here)?;
+            is_variant("the first value of an empty row", &e, "IndexOutOfBounds").map_err(here)?;
+        } else {
+            let (g, r) = (g?, r?);
+            let want: Vec<i64> = rs.iter().map(|r| r[0]).collect();
+            all_same(on, "row firsts", &g.to_vec(), &r.to_vec(), &want).map_err(here)?;
+        }
+    }
+    Ok(())
+}
+
+/// `map_rows` over matrices of awkward shapes (no rows, empty rows, widths around the warp,
+/// block and scan tile sizes), against the interpreter and a plain-Rust oracle.
+fn matrix_rows(on: &Target) -> Check {
+    let shapes = [(0, 5), (5, 0), (0, 0), (1, 1), (7, 31), (3, 32), (2, 33), (4, 255), (3, 256), (3, 257)];
+    let shapes = shapes.into_iter().chain([(2, 1023), (2, 1024), (2, 1025), (1000, 3), (70, 300)]);
+    for (k, (r, c)) in shapes.enumerate() {
+        let mut rng = Rng::new("nested::matrix_rows", k);
+        let here = |e: Failed| at(&format!("a {r}x{c} matrix"), e);
+        let data: Vec<i64> = rng.vec::<i64>(r * c).into_iter().map(|x| x % 1000).collect();
+        let m = Matrix::from_shape_vec([r, c], data.clone())?;
+        let row_of = |i: usize| &data[i * c..(i + 1) * c];
+        if c == 0 && r > 0 {
+            // An empty row has no maximum: the same error, from both.
+            let (g, w) = both_raw!(on, matrix_centred(&m));
+            let e = same_error(on, "maximum of an empty row", g, w).map_err(here)?;
+            is_variant("maximum of an empty row", &e, "EmptyReduction").map_err(here)?;
+        } else {
+            let ((gm, gc), (rm, rc)) = both!(on, matrix_centred(&m));
+            let want: Vec<i64> = (0..r).map(|i| row_of(i).iter().copied().max().unwrap_or(0)).collect();
+            all_same(on, "row maxima", &gm.to_vec(), &rm.to_vec(), &want).map_err(here)?;
+            same("rows centred", &gc, &rc).map_err(here)?;
+            let want: Vec<i64> = (0..r)
+                .flat_map(|i| {
+                    let mean = row_of(i).iter().sum::<i64>() / (c as i64).max(1);
+                    row_of(i).iter().map(move |x| (x - mean) * (x - mean))
+                })
+                .collect();
+            check!(rc.shape() == [r, c] && rc.to_vec() == want);
+        }
+        let data32 = rng.vec::<i32>(r * c);
+        let m32 = Matrix::from_shape_vec([r, c], data32.clone())?;
+        let (g, w) = both!(on, matrix_scanned(&m32));
+        same("rows scanned from the right", &g, &w).map_err(here)?;
+        let want: Vec<i32> = (0..r)
+            .flat_map(|i| {
+                let mut acc = 0i32;
+                let mut out: Vec<i32> = data32[i * c..(i + 1) * c]
+                    .iter()
+                    .rev()
+                    .map(|&x| {
+                        acc = acc.wrapping_add(x.wrapping_add(x ^ 5));
+                        acc
+                    })
+                    .collect();
+                out.reverse();
+                out
+            })
+            .collect();
+        check!(w.shape() == [r, c] && w.to_vec() == want);
+    }
+    Ok(())
+}
+
 fn random_rows(on: &Target) -> Check {
     props(24, prop::collection::vec(prop::collection::vec(small_i32s(), 0..70), 0..60), |rows_in| {
         let n = Nested::from_rows(rows_in.iter().map(|r| r.iter().map(|&x| x as i64).collect()).collect());
@@ -197,5 +336,8 @@ pub fn tests() -> Vec<Test> {
         case("nested::map::integer_rows", integer_rows),
         case("nested::map::sparse_product", sparse_product),
         case("nested::map::random_rows", random_rows),
+        case("nested::map::tuple_rows", tuple_rows),
+        case("nested::map::indexed_rows", indexed_rows),
+        case("nested::map_rows::matrices", matrix_rows),
     ]
 }

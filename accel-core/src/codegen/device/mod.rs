@@ -180,7 +180,8 @@ fn bodies(
                 Rows::All => reduce::one_row(),
                 Rows::Segments => reduce::segmented_rows(a),
             };
-            reduce::kernels(cg, seeded, f, rows, results, id)
+            let load = reduce::load(cg, op)?;
+            reduce::kernels(cg, seeded, f, rows, load, results, id)
         }
         Form::Scan { a, segmented, dir, kind, seeded, f } => {
             let rows = if segmented { reduce::segmented_rows(a) } else { scan::innermost_rows(a) };
@@ -437,6 +438,32 @@ mod tests {
         assert!(src.contains("let __a0 = Delayed { shape : [w9 as usize]"), "{src}");
         // A rank-0 result of one scalar is written into the host mirror as well.
         assert!(src.contains("if ! __mirror . is_null ()"), "{src}");
+    }
+
+    #[test]
+    fn a_segmented_fold_gives_its_row_to_the_values_that_look_it_up() {
+        let p = crate::pipeline::optimise(
+            &program(
+                "fn row_variances(rows: Nested<f32>) -> Vector<f32> {
+                     rows.map(|row| {
+                         let mean = row.sum().get() / (row.len() as f32).max(1.0);
+                         row.map(|x| (x - mean) * (x - mean)).sum()
+                     })
+                 }",
+            ),
+            crate::pipeline::Options::default(),
+        );
+        let src = module_source(std::slice::from_ref(&p)).unwrap();
+        // The sums read the values as they are; the squares get their row (and so their row's
+        // mean) from the walker, with no search of the offsets.
+        let walks: Vec<&str> = src
+            .split("reduce_rows_striped (__rows , ")
+            .skip(1)
+            .map(|w| &w[..w.find("__f , __meet").unwrap()])
+            .collect();
+        assert_eq!(walks.len(), 2, "{src}");
+        assert!(walks[0].contains("__a0 . get_linear (__i)"), "{}", walks[0]);
+        assert!(walks[1].contains(": usize , row_") && !walks[1].contains("segment_of"), "{}", walks[1]);
     }
 
     #[test]

@@ -4,8 +4,10 @@
 
 use super::{Gen, Results};
 use crate::codegen::{elem_type, rank_of};
-use crate::ir::{Expr, Lambda};
+use crate::ir::visit::{self, map_children};
+use crate::ir::{ArrayOp, Expr, ExprKind, Lambda, Var};
 use crate::kernel::{self, Role};
+use crate::types::{ElemType, Type};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -24,6 +26,45 @@ pub(super) fn one_row() -> TokenStream {
 pub(super) fn segmented_rows(a: &Expr) -> TokenStream {
     let d = rank_of(a) - 1;
     quote!(Segmented { offsets: __a1.offsets, segments: __a1.count, outer: __rt::outer(__a0.shape), row_len: __a0.shape[#d] })
+}
+
+/// How the walker reads element `i` of row `row` (`|i, row| ..`): operand 0's element, computed
+/// in place when delayed. A delayed operand of a segmented fold over a vector that looks its own
+/// segment up (a nested map's per-row values read at each value's row: `ExprKind::SegmentOf` of
+/// the fold's segments at the element's index) gets the row the walker is in instead of a search.
+pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<TokenStream> {
+    if let ArrayOp::FoldSeg { a, segments, .. } = op
+        && rank_of(a) == 1
+        && let Some(ArrayOp::Generate { f, .. }) = kernel::as_generate(a)
+    {
+        let row = Var { id: visit::max_var_id_of_lambda(f) + 1, name: "row".into() };
+        let mut given = 0;
+        let body = given_segment(&f.body, segments, &mut vec![f.params[0].0.id], &row, &mut given);
+        if given > 0 {
+            let usize_t = Type::Elem(ElemType::USIZE);
+            let l = cg.lambda(&Lambda { params: vec![f.params[0].clone(), (row, usize_t)], body: Box::new(body) })?;
+            return Ok(quote!(#l));
+        }
+    }
+    Ok(quote!(|__i: usize, _: usize| __a0.get_linear(__i)))
+}
+
+/// `e` with each lookup of the segment of `segments` holding the element at the index (a
+/// variable of `index`, the closure's parameter or a `let` of it) replaced by `row`, counted in
+/// `given`.
+fn given_segment(e: &Expr, segments: &Expr, index: &mut Vec<u32>, row: &Var, given: &mut usize) -> Expr {
+    let is_index = |x: &Expr, index: &[u32]| matches!(&x.kind, ExprKind::Var(v) if index.contains(&v.id));
+    match &e.kind {
+        ExprKind::SegmentOf { segments: s, index: i } if **s == *segments && is_index(i, index) => {
+            *given += 1;
+            Expr::var(row.clone(), e.ty.clone())
+        }
+        ExprKind::Let { var, value, .. } if is_index(value, index) => {
+            index.push(var.id);
+            map_children(e, &mut |c| given_segment(c, segments, index, row, given))
+        }
+        _ => map_children(e, &mut |c| given_segment(c, segments, index, row, given)),
+    }
 }
 
 /// Reading partial `(row, part)` back, `None` when its chunk was empty.
@@ -48,13 +89,14 @@ pub(super) fn store_partial(p: &str, flags: &str) -> TokenStream {
     }
 }
 
-/// fold, fold1, fold_all, fold_seg: per-chunk totals, and the row totals with the seed (row `r`'s
+/// fold, fold1, fold_all, fold_seg (`elements` read by [`load`]): per-chunk totals, and the row totals with the seed (row `r`'s
 /// total is result `r`) from the last part of each row to finish, or from a second kernel.
 pub(super) fn kernels(
     cg: &Gen,
     seeded: bool,
     f: &Lambda,
     rows: TokenStream,
+    elements: TokenStream,
     results: &Results,
     node: u64,
 ) -> syn::Result<Vec<(Role, TokenStream)>> {
@@ -95,7 +137,7 @@ pub(super) fn kernels(
     let chunks = quote! {
         #setup
         let __meet = reduce::Meeting { parts: __parts, store: #store, load: #load, tickets: __tickets };
-        #rows_fn(__rows, #order |__i| __a0.get_linear(__i), __f, __meet, __emit)
+        #rows_fn(__rows, #order #elements, __f, __meet, __emit)
     };
     let finish = quote! {
         #setup

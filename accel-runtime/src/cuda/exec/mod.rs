@@ -144,6 +144,11 @@ impl Host for Exec<'_> {
         }
     }
 
+    fn segment_of(&mut self, _: DValue, _: usize) -> Result<usize> {
+        // Flattening puts segment lookups in element closures only, which kernels run.
+        Err(ill_typed("a segment lookup in host code".into()))
+    }
+
     fn array_op(&mut self, op: &ArrayOp, ty: &Type) -> Result<DValue> {
         self.collective(op, ty)
     }
