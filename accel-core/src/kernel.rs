@@ -258,7 +258,7 @@ impl Scratch {
         let vector = 1 + elem.map_or(0, |e| e.leaves().len());
         match self {
             Scratch::None => 0,
-            Scratch::Reduce => 1 + vector + 3,
+            Scratch::Reduce => 1 + vector + 4,
             Scratch::Scan => 1 + vector + 1 + vector + 1,
             Scratch::Permute => 1,
             Scratch::Offsets => 3,
@@ -1044,7 +1044,7 @@ pub(crate) mod tests {
             [
                 "slot: 1",
                 "out Scalar<f64>: 1",
-                "Reduce of Some(Scalar(F32)): 6",
+                "Reduce of Some(Scalar(F32)): 7",
                 "scalar f32: 1",
                 "delayed Vector<f32>: 1",
                 "xs Vector<f32>: 2",

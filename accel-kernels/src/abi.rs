@@ -35,6 +35,39 @@ pub const SINGLE_PASS_CHUNK: usize = 8 * SINGLE_PASS_WINDOW;
 /// Merged items (sources plus outputs) of one tile of the output-balanced strategy of a fused
 /// `expand` and `permute` ([`spread::TILES`]): four per thread of a block.
 pub const SPREAD_TILE: usize = BLOCK_THREADS as usize * 4;
+/// Consecutive values each lane of the length-independent segmented reduction folds
+/// (`crate::ranges`).
+pub const RANGE_ITEMS: usize = 8;
+/// Values of one range of the length-independent segmented reduction: one warp's.
+pub const RANGE: usize = WARP * RANGE_ITEMS;
+/// How a segmented reduction over a vector walks its input (the `walk` scratch word of a
+/// reduction): its rows split into parts ([`walk::ROWS`]) or fixed ranges of values
+/// ([`walk::RANGES`]).
+pub mod walk {
+    use super::RANGE;
+
+    /// Each row split into the same number of parts, a group of lanes per part
+    /// (`crate::reduce`): every reduction but a segmented one over a vector, and that one when
+    /// its rows are long.
+    pub const ROWS: u64 = 0;
+    /// Fixed ranges of values, whatever the row lengths (`crate::ranges`).
+    pub const RANGES: u64 = 1;
+
+    /// Rows at least this long on average are walked by rows: the parts of long rows keep every
+    /// load coalesced, and the rows split into parts evenly.
+    pub const ROWS_FROM: usize = 512;
+
+    /// The walk of a segmented reduction of `total` values in `rows` rows.
+    pub fn select(rows: usize, total: usize) -> u64 {
+        if total >= ROWS_FROM.saturating_mul(rows) && rows > 0 { ROWS } else { RANGES }
+    }
+
+    /// The ranges of `total` values: at least one, so that the empty rows of no values are
+    /// emitted.
+    pub fn ranges(total: usize) -> usize {
+        total.div_ceil(RANGE).max(1)
+    }
+}
 /// Length of the error slot in `u64` words.
 pub const ERROR_SLOT_WORDS: usize = 16;
 

@@ -29,6 +29,8 @@
 //!   registers in lane groups sized to the rows, any other associative operator keeps scan order
 //!   (tiles of 32 lanes x 4 consecutive items); in one launch: the part of a row that finishes
 //!   last (a ticket per row) combines the row's partials;
+//! - `ranges`: segmented reductions over fixed ranges of values per warp, whatever the segment
+//!   lengths, rows spanning ranges met by a second launch;
 //! - `scan`: long rows in one pass with decoupled look-back, segments in three phases (chunk
 //!   totals, carries, the scan), on the private `warp` module (in-order warp reduction and scan
 //!   with shuffles);
@@ -70,6 +72,8 @@ pub mod elem;
 pub mod expand;
 #[cfg(target_arch = "nvptx64")]
 pub mod generate;
+#[cfg(target_arch = "nvptx64")]
+pub mod ranges;
 #[cfg(target_arch = "nvptx64")]
 pub mod reduce;
 #[cfg(target_arch = "nvptx64")]

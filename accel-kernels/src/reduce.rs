@@ -399,7 +399,7 @@ fn finish_together(row: usize, finish: &impl Fn(usize)) {
 /// The total of a row's `parts` partials in part order (absent ones skipped), in lane 0. All 32
 /// lanes call it with the same row.
 #[inline(always)]
-fn fold_partials<T: DeviceElem>(
+pub(crate) fn fold_partials<T: DeviceElem>(
     row: usize,
     parts: usize,
     load: &impl Fn(usize, usize) -> Option<T>,

@@ -276,12 +276,41 @@ fn run(rt: &Runtime, o: &Options) -> Result<()> {
     latency(rt, gpu, o.runs.max(200))
 }
 
-/// Nested maps against the same programs written flat by hand, on a sparse matrix of 2^22 rows
+/// `fold_seg` of 2^28 values under each walk (the segment lengths of the `fold_seg` cases), then
+/// nested maps against the same programs written flat by hand, on a sparse matrix of 2^22 rows
 /// (`accel_benches::sparse_matrix`; the baselines time cuSPARSE's product on the same matrix):
 /// the CSR product (`accel_examples::sparse::spmv` against `spmv_flat`) with 32 nonzeros in every
 /// row and with power-law rows, and the per-row variance of the power-law rows' values
 /// (`row_variances` against `row_variances_flat`).
 fn nested(rt: &Runtime, b: &Bench) -> Result<()> {
+    // How `fold_seg` walks its values, forced (`tiles`: fixed ranges of values; `warp`: rows
+    // split into parts) beside the automatic choice (`accel`).
+    let walks = [("accel", None), ("ranges", Some(Strategy::Tiles)), ("rows", Some(Strategy::Warp))];
+    let n = 1usize << 28;
+    let xs_host = random_f32(n, 42);
+    let xs = Vector::from_slice(&xs_host);
+    for len in [4, 32, 1024, 65536, 0] {
+        let lens = segment_lengths(n, len);
+        let (segments, param) = (lens.len(), if len > 0 { len.to_string() } else { "mixed".into() });
+        let lens = Vector::from_vec(lens);
+        for (name, walk) in walks {
+            rt.set_expand_strategy(walk);
+            let sums = segment_sums(rt, &xs, &lens)?;
+            let (mut start, mut ok) = (0, sums.len() == segments);
+            for (k, l) in lens.iter().enumerate() {
+                let end = start + l as usize;
+                if k % 997 == 0 || k + 1 == segments {
+                    let want: f64 = xs_host[start..end].iter().map(|&x| f64::from(x)).sum();
+                    ok &= close(f64::from(sums.get_linear(k)), want, 1e-4);
+                }
+                start = end;
+            }
+            check(&format!("fold_seg ({name})"), ok)?;
+            b.case_as(name, "fold_seg_walk", n, &param, 4 * n + 4 * segments, || segment_sums(rt, &xs, &lens))?;
+        }
+    }
+    rt.set_expand_strategy(None);
+    drop(xs);
     let rows = 1usize << 22;
     for (label, per_row) in [("32 per row", 32), ("power law", 0)] {
         let (offsets, columns, values) = sparse_matrix(rows, per_row, 7);
@@ -297,7 +326,12 @@ fn nested(rt: &Runtime, b: &Bench) -> Result<()> {
         check("spmv_flat", checked(&spmv_flat(rt, &m, &x)?))?;
         // The nonzeros and the offsets read, the vector read once and the result written.
         let bytes = 8 * nonzeros + 8 * (rows + 1) + 8 * rows;
-        b.case("spmv", nonzeros, label, bytes, || spmv(rt, &m, &x))?;
+        for (name, walk) in walks {
+            rt.set_expand_strategy(walk);
+            check(&format!("spmv ({name})"), checked(&spmv(rt, &m, &x)?))?;
+            b.case_as(name, "spmv", nonzeros, label, bytes, || spmv(rt, &m, &x))?;
+        }
+        rt.set_expand_strategy(None);
         b.case_as("flat", "spmv", nonzeros, label, bytes, || spmv_flat(rt, &m, &x))?;
         if per_row == 0 {
             let v = Nested::from_parts(offsets.clone(), values.clone())?;

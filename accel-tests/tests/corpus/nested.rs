@@ -13,8 +13,8 @@ use crate::compare::*;
 use crate::harness::Rng;
 use crate::harness::*;
 use crate::strategies::*;
-use accel::Elem;
 use accel::prelude::*;
+use accel::{Elem, Strategy};
 use libtest_mimic::Failed;
 use proptest::prelude::*;
 
@@ -58,6 +58,13 @@ fn spmv(rows: Nested<(u32, f32)>, x: Vector<f32>) -> Vector<f32> {
 #[accel]
 fn row_sums_and_scaled(n: Nested<i64>) -> (Vector<i64>, Nested<i64>) {
     n.map(|row| (row.sum(), row.map(|x| x * 3)))
+}
+
+/// The composition of each row's affine maps `x -> a x + b`, in order (not commutative), seeded
+/// by the identity.
+#[accel]
+fn composed_rows(n: Nested<(i64, i64)>) -> Vector<(i64, i64)> {
+    n.map(|row| row.fold((1, 0), |p, q| (p.0 * q.0, p.1 * q.0 + q.1)))
 }
 
 #[accel]
@@ -262,6 +269,40 @@ fn indexed_rows(on: &Target) -> Check {
     Ok(())
 }
 
+/// Segmented folds of a non-commutative operator on every pattern of row lengths (rows spanning
+/// many of the walk's ranges, rows of 10^5 among empty ones, Zipf), under each walk in turn on
+/// the GPU: fixed ranges of values (`tiles`), rows split into parts (`warp`), then the automatic
+/// choice.
+fn every_walk(on: &Target) -> Check {
+    let walks = [Some(Strategy::Tiles), Some(Strategy::Warp), None];
+    let result = walks.iter().try_for_each(|&walk| {
+        on.rt()?.set_expand_strategy(walk);
+        for pattern in 0..12 {
+            let mut rng = Rng::new("nested::every_walk", pattern);
+            let mut lengths = row_lengths(pattern, &mut rng);
+            if pattern == 8 && on.is_gpu() {
+                lengths[2500] = 3_000_000;
+            }
+            let total: usize = lengths.iter().sum();
+            let maps: Vec<(i64, i64)> =
+                (0..total).map(|_| (rng.below(3) as i64 - 1, rng.below(7) as i64 - 3)).collect();
+            let n = nested_from(&lengths, maps)?;
+            let here = |e: Failed| at(&format!("row lengths pattern {pattern}, walk {walk:?}"), e);
+            let (g, r) = both!(on, composed_rows(&n));
+            let want: Vec<(i64, i64)> = rows(&n)
+                .iter()
+                .map(|r| {
+                    r.iter().fold((1i64, 0i64), |p, q| (p.0.wrapping_mul(q.0), p.1.wrapping_mul(q.0).wrapping_add(q.1)))
+                })
+                .collect();
+            all_same(on, "composed rows", &g.to_vec(), &r.to_vec(), &want).map_err(here)?;
+        }
+        Ok(())
+    });
+    on.rt()?.set_expand_strategy(None);
+    result
+}
+
 /// `map_rows` over matrices of awkward shapes (no rows, empty rows, widths around the warp,
 /// block and scan tile sizes), against the interpreter and a plain-Rust oracle.
 fn matrix_rows(on: &Target) -> Check {
@@ -338,6 +379,7 @@ pub fn tests() -> Vec<Test> {
         case("nested::map::random_rows", random_rows),
         case("nested::map::tuple_rows", tuple_rows),
         case("nested::map::indexed_rows", indexed_rows),
+        exclusive("nested::map::every_walk", every_walk).cuda_only(),
         case("nested::map_rows::matrices", matrix_rows),
     ]
 }

@@ -61,7 +61,7 @@ fn header() -> TokenStream {
         #![allow(unused, non_snake_case, unused_parens, unused_braces, clippy::all)]
 
         use ::accel_kernels::prelude::*;
-        use ::accel_kernels::{abi, atomic, expand, generate, reduce, scan};
+        use ::accel_kernels::{abi, atomic, expand, generate, ranges, reduce, scan};
 
         /// Index arithmetic of the generated kernels.
         use ::accel_kernels::index as __rt;
@@ -175,13 +175,15 @@ fn bodies(
     match kernel::form(op) {
         Form::Elementwise => Ok(vec![(Role::Generate, generate::body(cg, op, ty, out)?)]),
         Form::Reduce { a, rows, seeded, f } => {
+            // A segmented fold over a vector can also walk fixed ranges of values.
+            let by_ranges = matches!(rows, Rows::Segments) && crate::codegen::rank_of(a) == 1;
             let rows = match rows {
                 Rows::Innermost => reduce::innermost_rows(a, out),
                 Rows::All => reduce::one_row(),
                 Rows::Segments => reduce::segmented_rows(a),
             };
             let load = reduce::load(cg, op)?;
-            reduce::kernels(cg, seeded, f, rows, load, results, id)
+            reduce::kernels(cg, seeded, f, rows, load, by_ranges, results, id)
         }
         Form::Scan { a, segmented, dir, kind, seeded, f } => {
             let rows = if segmented { reduce::segmented_rows(a) } else { scan::innermost_rows(a) };
@@ -321,7 +323,7 @@ mod tests {
         let leaves = kernel::reduced_elem(kernel::epilogue_source(op).unwrap_or(op)).map_or(0, |e| e.leaves().len());
         let scratch = match iface.scratch {
             Scratch::None => 0,
-            Scratch::Reduce => 5 + leaves,
+            Scratch::Reduce => 6 + leaves,
             Scratch::Scan => 5 + 2 * leaves,
             Scratch::Permute => 1,
             Scratch::Offsets => 3,
@@ -431,11 +433,11 @@ mod tests {
         let src = module_source(std::slice::from_ref(&p)).unwrap();
         let reduce = kernel::kernel_name(&p, 0, Role::Reduce);
         // The error slot; the result (1 column); parts, partials (1 dimension, 1 column), their
-        // flags, the tickets and the mirror; the seed; the delayed operand's one dimension; `xs`
+        // flags, the tickets, the mirror and the walk; the seed; the delayed operand's one dimension; `xs`
         // and `ys` (2 each).
-        assert_eq!(params_of(&src, &reduce), 14);
+        assert_eq!(params_of(&src, &reduce), 15);
         assert_eq!(src.matches("_n1_").count(), 0, "the generate has no kernel");
-        assert!(src.contains("let __a0 = Delayed { shape : [w9 as usize]"), "{src}");
+        assert!(src.contains("let __a0 = Delayed { shape : [w10 as usize]"), "{src}");
         // A rank-0 result of one scalar is written into the host mirror as well.
         assert!(src.contains("if ! __mirror . is_null ()"), "{src}");
     }

@@ -89,14 +89,19 @@ pub(super) fn store_partial(p: &str, flags: &str) -> TokenStream {
     }
 }
 
-/// fold, fold1, fold_all, fold_seg (`elements` read by [`load`]): per-chunk totals, and the row totals with the seed (row `r`'s
-/// total is result `r`) from the last part of each row to finish, or from a second kernel.
+/// fold, fold1, fold_all, fold_seg (`elements` read by [`load`]): per-chunk totals, and the row
+/// totals with the seed (row `r`'s total is result `r`) from the last part of each row to finish,
+/// or from a second kernel. With `by_ranges` (a segmented fold over a vector) the kernels also
+/// hold the walk over fixed ranges of values (`accel_kernels::ranges`), which the host selects
+/// with the `walk` scratch word.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn kernels(
     cg: &Gen,
     seeded: bool,
     f: &Lambda,
     rows: TokenStream,
     elements: TokenStream,
+    by_ranges: bool,
     results: &Results,
     node: u64,
 ) -> syn::Result<Vec<(Role, TokenStream)>> {
@@ -135,13 +140,33 @@ pub(super) fn kernels(
         let __emit = |__r: usize, __t: Option<#elem>| #write;
     };
     let chunks = quote! {
-        #setup
         let __meet = reduce::Meeting { parts: __parts, store: #store, load: #load, tickets: __tickets };
         #rows_fn(__rows, #order #elements, __f, __meet, __emit)
     };
+    let finish = quote!(#finish_fn(__rows.count(), __parts, #load, __f, __emit));
+    if !by_ranges {
+        return Ok(vec![(Role::Reduce, quote!(#setup #chunks)), (Role::Finish, quote!(#setup #finish))]);
+    }
+    // The walk the host chose (`abi::walk`): rows split into parts, or fixed ranges of values
+    // with two partials per range (`accel_kernels::ranges`, `__parts` is 2).
+    let partials = quote!(let __partials = ranges::Partials { store: #store, load: #load };);
+    let chunks = quote! {
+        #setup
+        if __walk == abi::walk::RANGES {
+            #partials
+            ranges::reduce_ranges(__a1, #elements, __f, &__partials, __emit)
+        } else {
+            #chunks
+        }
+    };
     let finish = quote! {
         #setup
-        #finish_fn(__rows.count(), __parts, #load, __f, __emit)
+        if __walk == abi::walk::RANGES {
+            #partials
+            ranges::finish_ranges(__a1, __f, &__partials, __emit)
+        } else {
+            #finish
+        }
     };
     Ok(vec![(Role::Reduce, chunks), (Role::Finish, finish)])
 }

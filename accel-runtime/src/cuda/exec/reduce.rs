@@ -2,11 +2,12 @@
 //! segments of it) split into chunks; for inputs of up to [`ONE_LAUNCH_MAX`] elements the last
 //! chunk of a row to finish folds the row in the same launch, above that a second launch does.
 
-use super::{Call, Exec, Flags, check_cover};
+use super::{Call, Exec, Flags, Split, check_cover};
 use crate::cuda::value::{DValue, ill_typed};
-use accel_core::kernel::{Role, Rows};
+use accel_core::kernel::{Role, Rows, Strategy};
 use accel_core::types::Type;
 use accel_core::{Error, Result};
+use accel_kernels::abi::walk;
 
 /// The largest input (elements) whose reduction finishes in one launch. Measured on an H100
 /// (docs/benchmarks.md): one launch saves some 5 µs up to 2^20 elements, breaks even at 2^24,
@@ -57,6 +58,17 @@ impl Exec<'_> {
         // result of one scalar is mirrored in host memory, where the host reads it after its
         // wait.
         let out = self.alloc_array_mirrored(&call.out_elem(ty)?, out_shape, mirrored)?;
+        if rows == Rows::Segments && rank == 1 && self.walk(row_count, a_len) == walk::RANGES {
+            // Fixed ranges of values, two partials per range (`accel_kernels::ranges`).
+            let ranges = walk::ranges(a_len);
+            let split = Split { rows: ranges, parts: 2 };
+            let (mut scratch, _keep) = self.scratch(call.combined()?, &split, Flags::None)?;
+            scratch.extend([0, out.columns.first().map_or(0, |c| c.mirror_address()), walk::RANGES]);
+            let w = call.words(&[&out], &scratch);
+            self.launch(call.id, Role::Reduce, ranges, &w)?;
+            self.launch(call.id, Role::Finish, ranges, &w)?;
+            return Ok(DValue::Array(out));
+        }
         let split = self.split(self.kernel(call.id, Role::Reduce)?, row_count, avg_len);
         let (mut scratch, _keep) = self.scratch(call.combined()?, &split, Flags::None)?;
         // Rows of several parts meet in the same launch for small inputs, where a second
@@ -65,11 +77,24 @@ impl Exec<'_> {
         let tickets = if one_launch { Some(self.gpu.tickets(split.rows)?) } else { None };
         scratch.push(tickets.as_ref().map_or(0, |t| t.ptr()));
         scratch.push(out.columns.first().map_or(0, |c| c.mirror_address()));
+        scratch.push(walk::ROWS);
         let w = call.words(&[&out], &scratch);
         self.launch(call.id, Role::Reduce, split.rows * split.parts, &w)?;
         if split.parts > 1 && !one_launch {
             self.launch(call.id, Role::Finish, split.rows, &w)?;
         }
         Ok(DValue::Array(out))
+    }
+
+    /// The walk of a segmented reduction over a vector of `total` values in `rows` rows: forced
+    /// by the device's expand strategy if set (`tiles` walks fixed ranges of values, the others
+    /// rows split into parts; `Runtime::set_expand_strategy`, `ACCEL_EXPAND`), else selected
+    /// from the sizes (`accel_kernels::abi::walk::select`).
+    fn walk(&self, rows: usize, total: usize) -> u64 {
+        match self.gpu.expand_strategy() {
+            Some(Strategy::Tiles) => walk::RANGES,
+            Some(_) => walk::ROWS,
+            None => walk::select(rows, total),
+        }
     }
 }

@@ -1,0 +1,231 @@
+//! Segmented reductions over fixed ranges of values, whatever the segment lengths: the
+//! length-independent skeleton of `fold_seg` over a vector (the segments of a nested map's
+//! rows, a CSR matrix's rows).
+//!
+//! Algorithm. The values are cut into ranges of [`RANGE`] consecutive values, one warp per range
+//! (grid-stride), and each lane takes [`RANGE_ITEMS`] consecutive values of its range. A row is
+//! *ended* by the lane whose values `(lo, hi]` hold its end offset (the very first lane also ends
+//! the empty rows at offset 0); each lane finds the first row it may end with a binary search of
+//! the offsets, then walks its values in order: it works out the row of each of its values
+//! (stepping over the row ends, empty rows included), issues all its loads, and folds them, row by
+//! row. A row that starts and ends in one lane is emitted by that lane. Across lanes the warp
+//! scans (segmented by "this lane ends a row") the partial row each lane leaves at its end: the
+//! first row a lane ends, begun in earlier lanes, is emitted from that scan if it began in the
+//! same range; otherwise its partial over the range is the range's *head*, kept in scratch with
+//! the range's *tail* (the partial of the last row it touches, from that row's start in the range
+//! or over the whole range). A second launch ([`finish_ranges`]) gives each head the tails of the
+//! ranges its row spans, in order, and emits the row.
+//!
+//! Traffic: every value is read once, the offsets about twice per lane's values plus a binary
+//! search per lane, two partials and their flags written per range and read back once; a row
+//! spanning `r` ranges costs its last range `r` partial reads in the second launch (one warp, 128
+//! at a time). The combine is applied in order, so any associative operator works (commutativity
+//! is not needed). Limits: each lane holds its values' rows and values in registers
+//! ([`RANGE_ITEMS`] of each), and its loads are strided across the warp (consecutive values per
+//! lane), served from L1 after the first.
+
+use crate::abi::walk::ranges;
+use crate::abi::{RANGE, RANGE_ITEMS, WARP};
+use crate::device;
+use crate::elem::DeviceElem;
+use crate::reduce::fold_partials;
+use crate::view::SegView;
+use crate::warp::cat;
+
+/// Where a range keeps its partials: `store(range, slot, partial)` (slot [`HEAD`] or [`TAIL`],
+/// called once per slot per range from one lane) and `load(range, slot)`, from the second launch.
+pub struct Partials<S, L> {
+    pub store: S,
+    pub load: L,
+}
+
+/// Slot of a range's head: the partial, over the range, of the first row it ends when that row
+/// began in an earlier range (`None` otherwise).
+pub const HEAD: usize = 0;
+/// Slot of a range's tail: the partial of the last row it touches, from that row's start in the
+/// range (or over the whole range), `None` when the range ends at a row end.
+pub const TAIL: usize = 1;
+
+/// Phase 1: every row that begins in the range that ends it is emitted (`emit(row, total)`, once
+/// per row, `None` for an empty row); the heads and tails of the ranges are stored.
+///
+/// # Safety
+/// Called from every thread of a 1-D launch whose blocks are whole warps, over `segments` of
+/// `total` values; `load(i, row)` must be safe for every value `i` of every row.
+#[inline(always)]
+pub unsafe fn reduce_ranges<T: DeviceElem, S, L>(
+    segments: SegView,
+    load: impl Fn(usize, usize) -> T,
+    combine: impl Fn(T, T) -> T,
+    partials: &Partials<S, L>,
+    emit: impl Fn(usize, Option<T>),
+) where
+    S: Fn(usize, usize, Option<T>),
+    L: Fn(usize, usize) -> Option<T>,
+{
+    let rows = segments.count;
+    if rows == 0 {
+        return;
+    }
+    let total = segments.total;
+    let lane = device::lane() as usize;
+    let offset = |s: usize| -> usize {
+        // SAFETY: callers pass `s <= rows`, and the host passed `rows + 1` offsets.
+        unsafe { usize::load(segments.offsets.cast_mut(), s) }
+    };
+    let mut range = device::global_warp();
+    while range < ranges(total) {
+        let start = range * RANGE;
+        let (lo, hi) = ((start + lane * RANGE_ITEMS).min(total), (start + (lane + 1) * RANGE_ITEMS).min(total));
+        // This lane ends the rows whose end offsets lie in (lo, hi]; the first lane of all also
+        // those at 0.
+        let first = range == 0 && lane == 0;
+        let acts = lo < hi || first;
+        let mut ends = false; // this lane ends a row
+        let mut head: Option<(usize, Option<T>)> = None; // the first row it ends, begun before it
+        let mut acc: Option<T> = None;
+        if acts {
+            let mut s = if lo == 0 { 0 } else { segments.segment_of(lo) };
+            let mut begun = offset(s) >= lo;
+            let mut end = offset(s + 1);
+            // The row of each value, then all the loads, then the fold.
+            let mut at = [0usize; RANGE_ITEMS];
+            let mut walk = s;
+            let mut walk_end = end;
+            for (j, row) in at.iter_mut().enumerate() {
+                let k = lo + j;
+                if k < hi {
+                    while walk_end <= k {
+                        walk += 1;
+                        walk_end = offset(walk + 1);
+                    }
+                    *row = walk;
+                }
+            }
+            let xs: [Option<T>; RANGE_ITEMS] = core::array::from_fn(|j| (lo + j < hi).then(|| load(lo + j, at[j])));
+            // Ends the rows up to (and including) those ending at or before `limit`.
+            let mut end_rows = |limit: usize, s: &mut usize, acc: &mut Option<T>, begun: &mut bool, end: &mut usize| {
+                while *s < rows && *end <= limit {
+                    if *begun {
+                        emit(*s, *acc);
+                    } else {
+                        head = Some((*s, *acc));
+                    }
+                    ends = true;
+                    *s += 1;
+                    *acc = None;
+                    *begun = true;
+                    if *s < rows {
+                        *end = offset(*s + 1);
+                    }
+                }
+            };
+            for (j, &x) in xs.iter().enumerate() {
+                let k = lo + j;
+                if k < hi {
+                    // Rows ending at or before value k end before it.
+                    if end <= k {
+                        end_rows(k, &mut s, &mut acc, &mut begun, &mut end);
+                    }
+                    acc = cat(acc, x, &combine);
+                }
+            }
+            end_rows(hi, &mut s, &mut acc, &mut begun, &mut end);
+        }
+        // The partial each lane receives from the lanes before it: what they left of its first
+        // row (a scan segmented by the lanes that end a row).
+        let before = scan_tails(ends, acc, &combine);
+        let mut tile_head: Option<T> = None;
+        let mut pending = false;
+        if let Some((row, mine)) = head {
+            let value = cat(before, mine, &combine);
+            if offset(row) >= start {
+                emit(row, value);
+            } else {
+                // Only the range's first row end can continue a row of an earlier range.
+                tile_head = value;
+                pending = true;
+            }
+        }
+        // The range's tail: the last acting lane's partial after its last end, joined to what
+        // the lanes before it left (its inclusive scan value).
+        let tail = cat(if ends { None } else { before }, acc, &combine);
+        // Lane 0 always acts (`lo < hi` in every range but the first of no values).
+        let last_lane = WARP as u32 - 1 - device::ballot(acts).leading_zeros();
+        let pending_lanes = device::ballot(pending);
+        if lane as u32 == last_lane {
+            (partials.store)(range, TAIL, tail);
+        }
+        if pending_lanes == 0 {
+            if lane == 0 {
+                (partials.store)(range, HEAD, None);
+            }
+        } else if pending {
+            (partials.store)(range, HEAD, tile_head);
+        }
+        range += device::grid_warps();
+    }
+}
+
+/// The exclusive scan of the lanes' tails, segmented by the lanes that end a row: each lane
+/// receives the combination, in lane order, of the tails of the lanes before it back to (and
+/// including) the last one that ends a row. All 32 lanes must call it.
+#[inline(always)]
+fn scan_tails<T: DeviceElem>(ends: bool, tail: Option<T>, combine: &impl Fn(T, T) -> T) -> Option<T> {
+    let lane = device::lane();
+    // Inclusive scan of (ends, tail) under (f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : v1 . v2).
+    let (mut f, mut v) = (ends, tail);
+    let mut d = 1;
+    while d < WARP as u32 {
+        let other_f = device::shfl_up(f as u32, d) != 0;
+        let other_has = device::shfl_up(v.is_some() as u32, d) != 0;
+        let other_v = v.unwrap_or(T::zero()).shfl_up(d);
+        if lane >= d {
+            if !f {
+                v = cat(other_has.then_some(other_v), v, combine);
+            }
+            f |= other_f;
+        }
+        d *= 2;
+    }
+    // Exclusive: the inclusive value of the lane before.
+    let before_has = device::shfl_up(v.is_some() as u32, 1) != 0;
+    let before_v = v.unwrap_or(T::zero()).shfl_up(1);
+    (lane > 0 && before_has).then_some(before_v)
+}
+
+/// Phase 2: one warp per range (grid-stride) whose head is pending gives it the tails of the
+/// ranges its row spans before it, in order, and emits the row.
+///
+/// # Safety
+/// As [`reduce_ranges`], after it completed with the same arguments.
+#[inline(always)]
+pub unsafe fn finish_ranges<T: DeviceElem, S, L>(
+    segments: SegView,
+    combine: impl Fn(T, T) -> T,
+    partials: &Partials<S, L>,
+    emit: impl Fn(usize, Option<T>),
+) where
+    S: Fn(usize, usize, Option<T>),
+    L: Fn(usize, usize) -> Option<T>,
+{
+    if segments.count == 0 {
+        return;
+    }
+    let mut range = device::global_warp();
+    while range < ranges(segments.total) {
+        if let Some(head) = (partials.load)(range, HEAD) {
+            let start = range * RANGE;
+            // The first row the range ends is the one holding its first value.
+            let row = segments.segment_of(start);
+            // SAFETY: `row < count`, and the host passed `count + 1` offsets.
+            let begins = unsafe { usize::load(segments.offsets.cast_mut(), row) } / RANGE;
+            let spanned = range - begins;
+            let carry = fold_partials(begins, spanned, &|first, k| (partials.load)(first + k, TAIL), &combine);
+            if device::lane() == 0 {
+                emit(row, cat(carry, Some(head), &combine));
+            }
+        }
+        range += device::grid_warps();
+    }
+}
