@@ -14,6 +14,7 @@
 //! | [`sparse`] | CSR sparse matrix-vector product, per-row mean and variance | `Nested::map` with parallel code per row |
 //! | [`bfs`] | breadth-first search levels of a graph | `expand` fused into `permute`, `filter`, `awhile` |
 //! | [`sieve`] | the primes below `n` (Sieve of Eratosthenes) | `expand` fused into `permute`, `filter`, `awhile` |
+//! | [`quicksort`] | a vector in order (every segment partitioned around its pivot each round) | `Nested::map` with reads of the row, tuple results, `permute`, `expand`, `filter`, `awhile` |
 //!
 //! `cargo run --release -p accel-examples --bin demo` runs them all.
 
@@ -25,6 +26,7 @@ pub mod dotp;
 pub mod filter;
 pub mod histogram;
 pub mod mandelbrot;
+pub mod quicksort;
 pub mod rng;
 pub mod saxpy;
 pub mod sieve;

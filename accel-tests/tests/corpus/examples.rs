@@ -5,7 +5,7 @@
 use crate::compare::*;
 use crate::harness::*;
 use accel::prelude::*;
-use accel_examples::{bfs, black_scholes, blur, dotp, filter, histogram, mandelbrot, saxpy, sieve};
+use accel_examples::{bfs, black_scholes, blur, dotp, filter, histogram, mandelbrot, quicksort, saxpy, sieve};
 
 fn dot_product(on: &Target) -> Check {
     on.each_size("examples::dotp", Tier::Medium, |n, rng| {
@@ -112,6 +112,20 @@ fn bfs_example(on: &Target) -> Check {
     })
 }
 
+fn quicksort_example(on: &Target) -> Check {
+    on.each_size("examples::quicksort", Tier::Small, |n, rng| {
+        // Few distinct values (long runs equal to their pivot) and many.
+        let range = if n % 2 == 0 { 7 } else { u32::MAX as usize };
+        let xs = Vector::from_vec((0..n).map(|_| rng.below(range) as i32).collect());
+        let (g, r) = both!(on, quicksort::quicksort(&xs));
+        let mut want = xs.to_vec();
+        want.sort_unstable();
+        same("quicksort", &g, &r)?;
+        check!(g.to_vec() == want);
+        Ok(())
+    })
+}
+
 fn sweeps() -> Vec<Test> {
     vec![
         case("examples::dotp", dot_product),
@@ -123,6 +137,7 @@ fn sweeps() -> Vec<Test> {
         case("examples::primes", primes_example),
         case("examples::sieve", sieve_example),
         case("examples::bfs", bfs_example),
+        case("examples::quicksort", quicksort_example),
     ]
 }
 

@@ -14,6 +14,8 @@ mod filter;
 mod histogram;
 #[path = "mandelbrot.rs"]
 mod mandelbrot;
+#[path = "quicksort.rs"]
+mod quicksort;
 #[path = "saxpy.rs"]
 mod saxpy;
 #[path = "sieve.rs"]
@@ -31,7 +33,7 @@ type Example = fn() -> Result<(), Box<dyn Error>>;
 
 fn main() -> Result<(), Box<dyn Error>> {
     let start = Instant::now();
-    let examples: [(&str, Example); 11] = [
+    let examples: [(&str, Example); 12] = [
         ("dotp", dotp::main),
         ("saxpy", saxpy::main),
         ("black_scholes", black_scholes::main),
@@ -43,6 +45,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         ("sparse", sparse::main),
         ("sieve", sieve::main),
         ("bfs", bfs::main),
+        ("quicksort", quicksort::main),
     ];
     for (name, run) in examples {
         println!("=== {name}");
