@@ -69,10 +69,8 @@ pub unsafe fn reduce_ranges<T: DeviceElem, S, L>(
     }
     let total = segments.total;
     let lane = device::lane() as usize;
-    let offset = |s: usize| -> usize {
-        // SAFETY: callers pass `s <= rows`, and the host passed `rows + 1` offsets.
-        unsafe { usize::load(segments.offsets.cast_mut(), s) }
-    };
+    // SAFETY: callers pass `s <= rows`.
+    let offset = |s: usize| unsafe { segments.offset(s) };
     let mut range = device::global_warp();
     while range < ranges(total) {
         let start = range * RANGE;
@@ -218,8 +216,8 @@ pub unsafe fn finish_ranges<T: DeviceElem, S, L>(
             let start = range * RANGE;
             // The first row the range ends is the one holding its first value.
             let row = segments.segment_of(start);
-            // SAFETY: `row < count`, and the host passed `count + 1` offsets.
-            let begins = unsafe { usize::load(segments.offsets.cast_mut(), row) } / RANGE;
+            // SAFETY: `row < count`.
+            let begins = unsafe { segments.offset(row) } / RANGE;
             let spanned = range - begins;
             let carry = fold_partials(begins, spanned, &|first, k| (partials.load)(first + k, TAIL), &combine);
             if device::lane() == 0 {

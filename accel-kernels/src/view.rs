@@ -84,24 +84,32 @@ impl SegView {
         self.count
     }
 
+    /// Offset `i`: where segment `i` starts (the total for `i == count`).
+    ///
+    /// # Safety
+    /// `i <= self.count()`.
+    #[inline(always)]
+    pub unsafe fn offset(&self, i: usize) -> usize {
+        // SAFETY: the caller guarantees `i <= count`, and the host passed `count + 1` offsets.
+        unsafe { usize::load(self.offsets.cast_mut(), i) }
+    }
+
     /// Segment `i` as `(start, end)` in the flat values.
     ///
     /// # Safety
     /// `i < self.count()`.
     #[inline(always)]
     pub unsafe fn range(&self, i: usize) -> (usize, usize) {
-        let o = self.offsets.cast_mut();
-        // SAFETY: the caller guarantees `i < count`, and the host passed `count + 1` offsets.
-        unsafe { (usize::load(o, i), usize::load(o, i + 1)) }
+        // SAFETY: the caller guarantees `i < count`.
+        unsafe { (self.offset(i), self.offset(i + 1)) }
     }
 
     /// The segment that holds value `index` ([`crate::search::last_at_most`] of the offsets: the
     /// last segment starting at or before it; 0 when there are none).
     #[inline(always)]
     pub fn segment_of(&self, index: usize) -> usize {
-        let o = self.offsets.cast_mut();
-        // SAFETY: the search reads below `count`, and the host passed `count + 1` offsets.
-        crate::search::last_at_most(self.count, |s| unsafe { usize::load(o, s) }, index)
+        // SAFETY: the search reads below `count`.
+        crate::search::last_at_most(self.count, |s| unsafe { self.offset(s) }, index)
     }
 }
 
