@@ -17,6 +17,7 @@
 
 use crate::toolchain::Toolchain;
 use crate::{Result, error, fnv1a, write};
+use accel_core::kernel::Role;
 use std::path::{Path, PathBuf};
 
 /// The target the kernels are compiled for.
@@ -94,6 +95,8 @@ impl DeviceBuild<'_> {
                 format!("\n{}", cargo_errors(&String::from_utf8_lossy(&out.stderr))),
             ));
         }
+        let ptx = std::fs::read_to_string(&tmp).map_err(|e| error("reading the PTX module", e))?;
+        write(&tmp, &with_occupancy(&ptx))?;
         std::fs::rename(&tmp, self.ptx()).map_err(|e| error("moving the PTX module into place", e))?;
 
         // Only the newest module of each package is kept.
@@ -239,9 +242,46 @@ fn cargo_errors(stderr: &str) -> String {
     crate::head(&lines[first..].join("\n"), 60)
 }
 
+/// `ptx` with the occupancy each node kernel asks for (`Role::blocks_per_sm`) declared after its
+/// parameters (`.maxntid` of the block size and `.minnctapersm`, which rustc has no attribute
+/// for), so that ptxas, here or in the driver, keeps its registers within what that many
+/// resident blocks leave.
+fn with_occupancy(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    let mut pending: Option<u32> = None;
+    for line in ptx.lines() {
+        out.push_str(line);
+        out.push('\n');
+        if let Some(name) = line.trim_start().strip_prefix(".visible .entry ") {
+            let name = name.split('(').next().unwrap_or_default();
+            pending = Role::of_kernel(name).and_then(Role::blocks_per_sm);
+        } else if line.trim() == ")"
+            && let Some(blocks) = pending.take()
+        {
+            out.push_str(&format!(".maxntid {}, 1, 1\n.minnctapersm {blocks}\n", accel_kernels::abi::BLOCK_THREADS));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kernels_that_ask_for_an_occupancy_declare_it_after_their_parameters() {
+        let entry = |name: &str| format!(".visible .entry {name}(\n\t.param .u64 {name}_param_0\n)\n{{\n\tret;\n}}\n");
+        let ranged = accel_core::kernel::kernel_name_in("f_0123", 2, Role::RangeReduce);
+        let plain = accel_core::kernel::kernel_name_in("f_0123", 2, Role::Reduce);
+        let ptx = format!(".version 8.7\n{}{}", entry(&ranged), entry(&plain));
+        let tuned = with_occupancy(&ptx);
+        let blocks = Role::RangeReduce.blocks_per_sm().expect("the range walk asks for blocks");
+        let directives = format!(".maxntid 256, 1, 1\n.minnctapersm {blocks}\n");
+        assert_eq!(tuned.matches(&directives).count(), 1, "{tuned}");
+        let at = tuned.find(&directives).unwrap();
+        assert!(tuned[..at].ends_with(&format!("{ranged}_param_0\n)\n")), "{tuned}");
+        assert_eq!(tuned.replace(&directives, ""), ptx);
+    }
 
     #[test]
     fn the_manifest_follows_the_recipe() {

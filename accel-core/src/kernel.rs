@@ -47,9 +47,10 @@ pub enum Scratch {
     /// pointer), tickets (one `u32` per row, zero before and after the kernel; null when
     /// `parts == 1` or when the [`Role::Finish`] kernel combines the partials), mirror (mapped
     /// host memory that the finishing warp writes each result into as well; null when the host
-    /// gave none, and only written for results that [`mirrors_result`])]`. Partials and carries
-    /// hold the combining function's element type, which the output of an epilogue need not
-    /// have.
+    /// gave none, and only written for results that [`mirrors_result`]), starts (the
+    /// [`range_starts`] of the ranges walk, read by its kernels; null for the others)]`. Under
+    /// the ranges walk the partials are two per range (head and tail). Partials and carries hold
+    /// the combining function's element type, which the output of an epilogue need not have.
     Reduce,
     /// Scans: `[parts, partials, partial flags]` as for a reduction (no tickets), then
     /// `[carries (element vector), carry flags]`.
@@ -84,6 +85,12 @@ pub enum Role {
     Reduce,
     /// Reductions without ticket counters, second launch: per-row totals of the chunks.
     Finish,
+    /// Segmented reductions over a vector by fixed ranges of values, whatever the row lengths
+    /// (`accel_kernels::ranges`), after the module's [`range_starts`]: the rows that begin and
+    /// end in one range, and each range's two partials.
+    RangeReduce,
+    /// The same, second launch: the rows that span ranges.
+    RangeFinish,
     /// Segmented scans, phase 1: per-chunk totals.
     Chunks,
     /// Scans, phase 2: the carry into each chunk.
@@ -112,6 +119,8 @@ impl Role {
             Role::Generate => "generate",
             Role::Reduce => "reduce",
             Role::Finish => "finish",
+            Role::RangeReduce => "range_reduce",
+            Role::RangeFinish => "range_finish",
             Role::Chunks => "chunks",
             Role::Carries => "carries",
             Role::Scan => "scan",
@@ -123,15 +132,64 @@ impl Role {
         }
     }
 
+    /// The resident blocks per multiprocessor that the kernel's PTX entry asks ptxas to allow
+    /// for (`.minnctapersm`, with `.maxntid` of the block size), capping its registers; `None`
+    /// for ptxas's own choice.
+    pub fn blocks_per_sm(self) -> Option<u32> {
+        match self {
+            Role::RangeReduce => Some(accel_kernels::abi::RANGE_BLOCKS_PER_SM),
+            Role::Generate
+            | Role::Reduce
+            | Role::Finish
+            | Role::RangeFinish
+            | Role::Chunks
+            | Role::Carries
+            | Role::Scan
+            | Role::Defaults
+            | Role::Scatter
+            | Role::Counts
+            | Role::Write
+            | Role::Spread => None,
+        }
+    }
+
+    /// Every role.
+    pub const ALL: [Role; 13] = [
+        Role::Generate,
+        Role::Reduce,
+        Role::Finish,
+        Role::RangeReduce,
+        Role::RangeFinish,
+        Role::Chunks,
+        Role::Carries,
+        Role::Scan,
+        Role::Defaults,
+        Role::Scatter,
+        Role::Counts,
+        Role::Write,
+        Role::Spread,
+    ];
+
+    /// The role of the node kernel called `name` (by its suffix, the longest that matches).
+    pub fn of_kernel(name: &str) -> Option<Role> {
+        Role::ALL
+            .into_iter()
+            .filter(|r| name.strip_suffix(r.suffix()).is_some_and(|rest| rest.ends_with('_')))
+            .max_by_key(|r| r.suffix().len())
+    }
+
     /// The threads the kernel needs for `items` items of its work: elements for the elementwise
     /// skeletons (`accel_kernels::generate`: each thread computes `GENERATE_UNROLL` of them a
-    /// step) and for counts and writes (one each), chunks or rows for the reductions and scans
-    /// (a warp each). The grid is then one wave of at most that many.
+    /// step) and for counts and writes (one each), chunks, rows or ranges for the reductions and
+    /// scans (a warp each; the ranges' second launch takes a lane per range). The grid is then
+    /// one wave of at most that many.
     pub fn threads(self, items: usize) -> usize {
         match self {
             Role::Generate | Role::Defaults | Role::Scatter => items.div_ceil(GENERATE_UNROLL),
-            Role::Counts | Role::Write | Role::Spread => items,
-            Role::Reduce | Role::Finish | Role::Chunks | Role::Carries | Role::Scan => items.saturating_mul(WARP),
+            Role::Counts | Role::Write | Role::Spread | Role::RangeFinish => items,
+            Role::Reduce | Role::Finish | Role::RangeReduce | Role::Chunks | Role::Carries | Role::Scan => {
+                items.saturating_mul(WARP)
+            }
         }
     }
 }
@@ -145,6 +203,14 @@ impl Role {
 pub mod offsets_scan {
     pub const CARRIES: &str = "accel_offsets_carries";
     pub const SCAN: &str = "accel_offsets_scan";
+}
+
+/// The module-wide kernel of the segmented reductions that walk fixed ranges of values
+/// ([`Role::RangeReduce`]): the row holding the first value of each range (`[segment count, total,
+/// offsets pointer, starts pointer]`; `ranges(total) + 1` starts,
+/// `accel_kernels::ranges::range_starts`), a thread per range; it cannot fail.
+pub mod range_starts {
+    pub const NAME: &str = "accel_range_starts";
 }
 
 /// How the kernel of an `expand` fused with `permute` spreads the outputs of its sources over the
@@ -548,6 +614,9 @@ pub fn form(op: &ArrayOp) -> Form<'_> {
 pub fn roles(op: &ArrayOp) -> &'static [Role] {
     match form(epilogue_source(op).unwrap_or(op)) {
         Form::Elementwise => &[Role::Generate],
+        Form::Reduce { a, rows, .. } if walks_ranges(a, rows) => {
+            &[Role::Reduce, Role::Finish, Role::RangeReduce, Role::RangeFinish]
+        }
         Form::Reduce { .. } => &[Role::Reduce, Role::Finish],
         // Long rows of a regular array are scanned in one pass (`SCAN` alone); segments in three.
         Form::Scan { segmented: false, .. } => &[Role::Carries, Role::Scan],
@@ -562,6 +631,12 @@ pub fn roles(op: &ArrayOp) -> &'static [Role] {
         Form::SegmentsFromLengths(_) => &[Role::Counts],
         Form::Producer | Form::Host => &[],
     }
+}
+
+/// Whether a reduction of rows `rows` of `a` may also walk fixed ranges of values (the host
+/// chooses per run, `accel_kernels::abi::walk`): a segmented fold over a vector.
+pub fn walks_ranges(a: &Expr, rows: Rows) -> bool {
+    rows == Rows::Segments && matches!(a.ty, Type::Array { rank: 1, .. })
 }
 
 /// The parameters of a node's kernels (see the module documentation for their order).
@@ -983,24 +1058,15 @@ pub(crate) mod tests {
         assert_eq!(Role::Scatter.threads(1), 1);
         assert_eq!(Role::Counts.threads(1000), 1000);
         assert_eq!(Role::Reduce.threads(8), 8 * WARP);
+        assert_eq!((Role::RangeReduce.threads(8), Role::RangeFinish.threads(8)), (8 * WARP, 8));
         assert_eq!(Role::Scan.threads(usize::MAX), usize::MAX);
         assert!([Role::Generate, Role::Write, Role::Finish].iter().all(|r| r.threads(0) == 0));
-        let suffixes: std::collections::HashSet<_> = [
-            Role::Generate,
-            Role::Reduce,
-            Role::Finish,
-            Role::Chunks,
-            Role::Carries,
-            Role::Scan,
-            Role::Defaults,
-            Role::Scatter,
-            Role::Counts,
-            Role::Write,
-        ]
-        .iter()
-        .map(|r| r.suffix())
-        .collect();
-        assert_eq!(suffixes.len(), 10, "every role names its kernel apart");
+        let suffixes: std::collections::HashSet<_> = Role::ALL.iter().map(|r| r.suffix()).collect();
+        assert_eq!(suffixes.len(), Role::ALL.len(), "every role names its kernel apart");
+        for role in Role::ALL {
+            assert_eq!(Role::of_kernel(&kernel_name_in("f_0123", 7, role)), Some(role), "{role:?}");
+        }
+        assert_eq!(Role::of_kernel(range_starts::NAME), None);
     }
 
     #[test]

@@ -40,26 +40,33 @@ pub const SPREAD_TILE: usize = BLOCK_THREADS as usize * 4;
 pub const RANGE_ITEMS: usize = 8;
 /// Values of one range of the length-independent segmented reduction: one warp's.
 pub const RANGE: usize = WARP * RANGE_ITEMS;
-/// How a segmented reduction over a vector walks its input (the `walk` scratch word of a
-/// reduction): its rows split into parts ([`walk::ROWS`]) or fixed ranges of values
-/// ([`walk::RANGES`]).
+/// Blocks of [`BLOCK_THREADS`] that the first kernel of the length-independent segmented
+/// reduction keeps resident on a multiprocessor (its PTX entry declares it, so that ptxas keeps
+/// its registers within 80): the kernel waits on its loads, and the reads a lane issues before it
+/// works anything out (8 values with their columns, in a CSR product) otherwise take it to 86
+/// registers and 2 blocks (H200: the product 9% slower, docs/benchmarks.md).
+pub const RANGE_BLOCKS_PER_SM: u32 = 3;
+/// How a segmented reduction over a vector walks its input: its rows split into parts
+/// (`crate::reduce`, the node's reduce and finish kernels) or fixed ranges of values
+/// (`crate::ranges`, its range kernels); the host chooses per run.
 pub mod walk {
     use super::RANGE;
-
-    /// Each row split into the same number of parts, a group of lanes per part
-    /// (`crate::reduce`): every reduction but a segmented one over a vector, and that one when
-    /// its rows are long.
-    pub const ROWS: u64 = 0;
-    /// Fixed ranges of values, whatever the row lengths (`crate::ranges`).
-    pub const RANGES: u64 = 1;
 
     /// Rows at least this long on average are walked by rows: the parts of long rows keep every
     /// load coalesced, and the rows split into parts evenly.
     pub const ROWS_FROM: usize = 512;
 
-    /// The walk of a segmented reduction of `total` values in `rows` rows.
-    pub fn select(rows: usize, total: usize) -> u64 {
-        if total >= ROWS_FROM.saturating_mul(rows) && rows > 0 { ROWS } else { RANGES }
+    /// Rows walked by rows must be even: the longest at most this many times the average. The
+    /// rows walk splits every row into the same number of parts, set by the average length, so
+    /// one long row keeps a group of lanes busy long after the others (power-law rows averaging
+    /// 32 values: 11x slower than the ranges walk on an H200).
+    pub const EVEN_WITHIN: usize = 16;
+
+    /// Whether a segmented reduction of `total` values in `rows` rows, the longest `longest`
+    /// where known, walks fixed ranges.
+    pub fn by_ranges(rows: usize, total: usize, longest: Option<usize>) -> bool {
+        let uneven = longest.is_some_and(|l| l.saturating_mul(rows) > total.saturating_mul(EVEN_WITHIN));
+        rows == 0 || total < ROWS_FROM.saturating_mul(rows) || uneven
     }
 
     /// The ranges of `total` values: at least one, so that the empty rows of no values are
@@ -195,6 +202,21 @@ mod tests {
         // Few sources, or skewed counts: tiles.
         assert_eq!(select(10, 10_000_000, 1_000_000), TILES);
         assert_eq!(select(446, 25_000_000, 5_000_000), TILES);
+    }
+
+    #[test]
+    fn segmented_reductions_walk_rows_only_when_they_are_long_and_even() {
+        use walk::*;
+        // Short rows on average (power law, a CSR matrix), or none: ranges.
+        assert!(by_ranges(1 << 22, 136_000_000, Some(720_896)));
+        assert!(by_ranges(1 << 22, 1 << 27, None));
+        assert!(by_ranges(0, 0, None));
+        // Long rows: rows, unless one is far longer than the average.
+        assert!(!by_ranges(4096, 1 << 28, Some(65_536)));
+        assert!(!by_ranges(4096, 1 << 28, None));
+        assert!(by_ranges(4096, 1 << 28, Some(1 << 24)));
+        assert_eq!(ranges(0), 1);
+        assert_eq!(ranges(RANGE + 1), 2);
     }
 
     #[test]

@@ -3,26 +3,31 @@
 //! rows, a CSR matrix's rows).
 //!
 //! Algorithm. The values are cut into ranges of [`RANGE`] consecutive values, one warp per range
-//! (grid-stride), and each lane takes [`RANGE_ITEMS`] consecutive values of its range. A row is
-//! *ended* by the lane whose values `(lo, hi]` hold its end offset (the very first lane also ends
-//! the empty rows at offset 0); each lane finds the first row it may end with a binary search of
-//! the offsets, then walks its values in order: it works out the row of each of its values
-//! (stepping over the row ends, empty rows included), issues all its loads, and folds them, row by
-//! row. A row that starts and ends in one lane is emitted by that lane. Across lanes the warp
-//! scans (segmented by "this lane ends a row") the partial row each lane leaves at its end: the
-//! first row a lane ends, begun in earlier lanes, is emitted from that scan if it began in the
-//! same range; otherwise its partial over the range is the range's *head*, kept in scratch with
-//! the range's *tail* (the partial of the last row it touches, from that row's start in the range
-//! or over the whole range). A second launch ([`finish_ranges`]) gives each head the tails of the
-//! ranges its row spans, in order, and emits the row.
+//! (grid-stride), and each lane takes [`RANGE_ITEMS`] consecutive values of its range. A first
+//! launch ([`range_starts`], one thread per range, the module's kernel) finds the row holding
+//! each range's first value, so that no search of all the offsets sits on a range's critical
+//! path (the merge-path decomposition of CSR products). A row is *ended* by the lane whose values
+//! `(lo, hi]` hold its end offset (the very first lane also ends the empty rows at offset 0); each
+//! lane finds the first row it may end by a binary search between its range's start row and the
+//! next range's (a few rows, their offsets in L1 after the first lane's reads), then walks its
+//! values in order: it works out the row of each of its values (stepping over the row ends, empty
+//! rows included), issues all its loads, and folds them, row by row. The per-item steps are
+//! written out ([`each_item!`]) so that the items stay in registers. A row that starts and ends in
+//! one lane is emitted by that lane. Across lanes the warp scans (segmented by "this lane ends a
+//! row") the partial row each lane leaves at its end: the first row a lane ends, begun in earlier
+//! lanes, is emitted from that scan if it began in the same range; otherwise its partial over the
+//! range is the range's *head*, kept in scratch with the range's *tail* (the partial of the last
+//! row it touches, from that row's start in the range or over the whole range). A last launch
+//! ([`finish_ranges`], a lane per range) gives each head the tails of the ranges its row spans, in
+//! order, and emits the row.
 //!
-//! Traffic: every value is read once, the offsets about twice per lane's values plus a binary
-//! search per lane, two partials and their flags written per range and read back once; a row
-//! spanning `r` ranges costs its last range `r` partial reads in the second launch (one warp, 128
-//! at a time). The combine is applied in order, so any associative operator works (commutativity
-//! is not needed). Limits: each lane holds its values' rows and values in registers
-//! ([`RANGE_ITEMS`] of each), and its loads are strided across the warp (consecutive values per
-//! lane), served from L1 after the first.
+//! Traffic: every value is read once, the offsets about twice per lane's values plus a short
+//! search per lane, a start row per range written and read twice, two partials and their flags
+//! written per range and read back once; a row spanning `r` ranges costs its last range `r`
+//! partial reads in the last launch (one warp, 128 at a time). The combine is applied in order,
+//! so any associative operator works (commutativity is not needed). Limits: each lane holds its
+//! values' rows and values in registers ([`RANGE_ITEMS`] of each), and its loads are strided
+//! across the warp (consecutive values per lane), served from L1 after the first.
 
 use crate::abi::walk::ranges;
 use crate::abi::{RANGE, RANGE_ITEMS, WARP};
@@ -46,20 +51,67 @@ pub const HEAD: usize = 0;
 /// range (or over the whole range), `None` when the range ends at a row end.
 pub const TAIL: usize = 1;
 
+/// `$body` once for each of a lane's [`RANGE_ITEMS`] items, `$j` going 0 to 7, written out: LLVM
+/// does not fully unroll a loop that holds another loop (the steps over row ends), and a rolled
+/// loop over the items keeps them in local memory.
+macro_rules! each_item {
+    ($j:ident, $body:block) => {
+        each_item!(@ $j, $body, 0 1 2 3 4 5 6 7)
+    };
+    (@ $j:ident, $body:block, $($k:literal)*) => {{
+        const _: () = assert!(RANGE_ITEMS == [$($k),*].len(), "each_item! writes out every item");
+        $({
+            let $j: usize = $k;
+            $body
+        })*
+    }};
+}
+
+/// Phase 0: the row holding the first value of every range, and of the end (`starts[k]` for `k`
+/// in `0..=ranges(total)`, the row of value `min(k * RANGE, total)`; row 0 for the first range, so
+/// that its first lane ends the empty rows at offset 0). One thread per entry, grid-stride.
+///
+/// # Safety
+/// Called from every thread of a 1-D launch; `starts` holds `ranges(total) + 1` entries.
+#[inline(always)]
+pub unsafe fn range_starts(segments: SegView, starts: *mut usize) {
+    let n = ranges(segments.total) + 1;
+    let mut k = device::global_thread();
+    while k < n {
+        let row = if k == 0 { 0 } else { segments.segment_of((k * RANGE).min(segments.total)) };
+        // SAFETY: `k < n`, the entries the caller provides.
+        unsafe { *starts.add(k) = row };
+        k += device::grid_threads();
+    }
+}
+
+/// How [`reduce_ranges`] reads value `i` of row `row`: `prefetch(i)`, reads that wait on nothing
+/// (issued for all of a lane's values before anything else), then `finish(prefetched, i, row)`;
+/// `by_row` says whether `finish` reads its row (if not, no row is worked out per value).
+pub struct Reads<P, F> {
+    pub prefetch: P,
+    pub finish: F,
+    pub by_row: bool,
+}
+
 /// Phase 1: every row that begins in the range that ends it is emitted (`emit(row, total)`, once
 /// per row, `None` for an empty row); the heads and tails of the ranges are stored.
 ///
 /// # Safety
 /// Called from every thread of a 1-D launch whose blocks are whole warps, over `segments` of
-/// `total` values; `load(i, row)` must be safe for every value `i` of every row.
+/// `total` values, after [`range_starts`] filled `starts` for them; `reads` must be safe for
+/// every value `i` of every row.
 #[inline(always)]
-pub unsafe fn reduce_ranges<T: DeviceElem, S, L>(
+pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, F, S, L>(
     segments: SegView,
-    load: impl Fn(usize, usize) -> T,
+    starts: *const usize,
+    reads: Reads<P, F>,
     combine: impl Fn(T, T) -> T,
     partials: &Partials<S, L>,
     emit: impl Fn(usize, Option<T>),
 ) where
+    P: Fn(usize) -> Q,
+    F: Fn(Q, usize, usize) -> T,
     S: Fn(usize, usize, Option<T>),
     L: Fn(usize, usize) -> Option<T>,
 {
@@ -83,24 +135,18 @@ pub unsafe fn reduce_ranges<T: DeviceElem, S, L>(
         let mut head: Option<(usize, Option<T>)> = None; // the first row it ends, begun before it
         let mut acc: Option<T> = None;
         if acts {
-            let mut s = if lo == 0 { 0 } else { segments.segment_of(lo) };
+            // The reads of the lane's values first (clamped to them, so without conditions),
+            // in flight while the rows are worked out.
+            let prefetched: Option<[Q; RANGE_ITEMS]> =
+                (lo < hi).then(|| core::array::from_fn(|j| (reads.prefetch)((lo + j).min(hi - 1))));
+            // SAFETY: `range + 1 <= ranges(total)`, within the starts.
+            let (from, to) = unsafe { (*starts.add(range), *starts.add(range + 1)) };
+            // The row of value `lo` lies between the range's start row and the next range's
+            // (`offset(from) <= start <= lo`).
+            let mut s =
+                if lo == 0 { 0 } else { from + crate::search::last_at_most(to - from + 1, |d| offset(from + d), lo) };
             let mut begun = offset(s) >= lo;
             let mut end = offset(s + 1);
-            // The row of each value, then all the loads, then the fold.
-            let mut at = [0usize; RANGE_ITEMS];
-            let mut walk = s;
-            let mut walk_end = end;
-            for (j, row) in at.iter_mut().enumerate() {
-                let k = lo + j;
-                if k < hi {
-                    while walk_end <= k {
-                        walk += 1;
-                        walk_end = offset(walk + 1);
-                    }
-                    *row = walk;
-                }
-            }
-            let xs: [Option<T>; RANGE_ITEMS] = core::array::from_fn(|j| (lo + j < hi).then(|| load(lo + j, at[j])));
             // Ends the rows up to (and including) those ending at or before `limit`.
             let mut end_rows = |limit: usize, s: &mut usize, acc: &mut Option<T>, begun: &mut bool, end: &mut usize| {
                 while *s < rows && *end <= limit {
@@ -118,15 +164,36 @@ pub unsafe fn reduce_ranges<T: DeviceElem, S, L>(
                     }
                 }
             };
-            for (j, &x) in xs.iter().enumerate() {
-                let k = lo + j;
-                if k < hi {
-                    // Rows ending at or before value k end before it.
-                    if end <= k {
-                        end_rows(k, &mut s, &mut acc, &mut begun, &mut end);
-                    }
-                    acc = cat(acc, x, &combine);
+            if let Some(prefetched) = prefetched {
+                // The row of each value where the reads need it, then the values, then the fold.
+                let mut at = [s; RANGE_ITEMS];
+                if reads.by_row {
+                    let (mut walk, mut walk_end) = (s, end);
+                    each_item!(j, {
+                        let k = lo + j;
+                        if k < hi {
+                            // The last row ends at `total > k`: the walk stays within the rows.
+                            while walk_end <= k {
+                                walk += 1;
+                                walk_end = offset(walk + 1);
+                            }
+                            at[j] = walk;
+                        }
+                    });
                 }
+                let xs: [T; RANGE_ITEMS] = core::array::from_fn(|j| {
+                    if lo + j < hi { (reads.finish)(prefetched[j], lo + j, at[j]) } else { T::zero() }
+                });
+                each_item!(j, {
+                    let k = lo + j;
+                    if k < hi {
+                        // Rows ending at or before value k end before it.
+                        if end <= k {
+                            end_rows(k, &mut s, &mut acc, &mut begun, &mut end);
+                        }
+                        acc = cat(acc, Some(xs[j]), &combine);
+                    }
+                });
             }
             end_rows(hi, &mut s, &mut acc, &mut begun, &mut end);
         }
@@ -192,14 +259,16 @@ fn scan_tails<T: DeviceElem>(ends: bool, tail: Option<T>, combine: &impl Fn(T, T
     (lane > 0 && before_has).then_some(before_v)
 }
 
-/// Phase 2: one warp per range (grid-stride) whose head is pending gives it the tails of the
-/// ranges its row spans before it, in order, and emits the row.
+/// Phase 2: a lane per range (grid-stride, 32 ranges per warp) finds whether the range's head is
+/// pending; the warp then gives each pending head the tails of the ranges its row spans before
+/// it, in order, and emits the row.
 ///
 /// # Safety
 /// As [`reduce_ranges`], after it completed with the same arguments.
 #[inline(always)]
 pub unsafe fn finish_ranges<T: DeviceElem, S, L>(
     segments: SegView,
+    starts: *const usize,
     combine: impl Fn(T, T) -> T,
     partials: &Partials<S, L>,
     emit: impl Fn(usize, Option<T>),
@@ -210,20 +279,25 @@ pub unsafe fn finish_ranges<T: DeviceElem, S, L>(
     if segments.count == 0 {
         return;
     }
-    let mut range = device::global_warp();
-    while range < ranges(segments.total) {
-        if let Some(head) = (partials.load)(range, HEAD) {
-            let start = range * RANGE;
+    let count = ranges(segments.total);
+    let mut first = device::global_warp() * WARP;
+    while first < count {
+        let mine = first + device::lane() as usize;
+        let mut pending = device::ballot(mine < count && (partials.load)(mine, HEAD).is_some());
+        while pending != 0 {
+            let range = first + pending.trailing_zeros() as usize;
+            pending &= pending - 1;
+            let head = (partials.load)(range, HEAD);
             // The first row the range ends is the one holding its first value.
-            let row = segments.segment_of(start);
-            // SAFETY: `row < count`.
+            // SAFETY: `range < count`, within the starts; the row is below the row count.
+            let row = unsafe { *starts.add(range) };
             let begins = unsafe { segments.offset(row) } / RANGE;
             let spanned = range - begins;
             let carry = fold_partials(begins, spanned, &|first, k| (partials.load)(first + k, TAIL), &combine);
             if device::lane() == 0 {
-                emit(row, cat(carry, Some(head), &combine));
+                emit(row, cat(carry, head, &combine));
             }
         }
-        range += device::grid_warps();
+        first += device::grid_warps() * WARP;
     }
 }

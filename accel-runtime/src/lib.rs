@@ -43,6 +43,6 @@ pub use accel_core::kernel::Strategy;
 pub use accel_core::{Error, Result};
 pub use array::{Array, Matrix, Scalar, Vector};
 pub use elem::{Columns, ColumnsMut, Elem, IndexLike};
-pub use nested::{Nested, Segments};
+pub use nested::{Nested, SegmentStats, Segments};
 pub use runtime::{BackendKind, Runtime};
 pub use value::{FromValue, IntoValue};

@@ -7,7 +7,12 @@
 use crate::array::Vector;
 use crate::elem::{Columns, Elem, IndexLike};
 use accel_core::{Error, Result};
+use std::fmt;
 use std::ops::Range;
+use std::sync::OnceLock;
+
+#[cfg(feature = "cuda")]
+use crate::cuda::DSegments;
 
 /// Offsets of consecutive segments: `offsets[0] == 0`, never decreasing, one more entry than
 /// segments.
@@ -21,9 +26,68 @@ use std::ops::Range;
 /// assert!(Segments::from_lengths("fold_seg", &Vector::from_vec(vec![1i64, -1])).is_err());
 /// # Ok::<(), accel_runtime::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Segments {
     offsets: Vec<usize>,
+    /// The lengths' statistics, worked out on first use.
+    stats: OnceLock<SegmentStats>,
+    /// The device copy: uploaded the first time a GPU program reads these segments, or kept
+    /// from the device that computed them, so that passing them again costs no copy (the
+    /// offsets of a 4M-row matrix take longer to upload than its product takes to compute).
+    #[cfg(feature = "cuda")]
+    device: OnceLock<DSegments>,
+}
+
+/// What the segmented skeletons' strategies need to know of a set of segments' lengths,
+/// worked out once per [`Segments`] ([`Segments::stats`]).
+///
+/// ```
+/// use accel_runtime::{SegmentStats, Segments};
+///
+/// let s = Segments::from_offsets(vec![0, 40, 40, 41, 641])?;
+/// let want = SegmentStats { count: 4, total: 641, longest: 600, over_32: 2, over_512: 1 };
+/// assert_eq!(s.stats(), want);
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegmentStats {
+    /// Number of segments.
+    pub count: usize,
+    /// Sum of the lengths.
+    pub total: usize,
+    /// The longest length (0 for no segments).
+    pub longest: usize,
+    /// Segments longer than 32 (a warp).
+    pub over_32: usize,
+    /// Segments longer than 512.
+    pub over_512: usize,
+}
+
+impl SegmentStats {
+    fn of(offsets: &[usize]) -> SegmentStats {
+        let (mut longest, mut over_32, mut over_512) = (0, 0, 0);
+        for w in offsets.windows(2) {
+            let len = w[1] - w[0];
+            longest = longest.max(len);
+            over_32 += usize::from(len > 32);
+            over_512 += usize::from(len > 512);
+        }
+        SegmentStats { count: offsets.len() - 1, total: offsets[offsets.len() - 1], longest, over_32, over_512 }
+    }
+}
+
+impl PartialEq for Segments {
+    fn eq(&self, other: &Segments) -> bool {
+        self.offsets == other.offsets
+    }
+}
+
+impl Eq for Segments {}
+
+impl fmt::Debug for Segments {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Segments").field("offsets", &self.offsets).finish()
+    }
 }
 
 impl Segments {
@@ -42,7 +106,7 @@ impl Segments {
                 .ok_or_else(|| Error::invalid_segments(op, "the segment lengths overflow usize"))?;
             offsets.push(total);
         }
-        Ok(Segments { offsets })
+        Ok(Segments::checked(offsets))
     }
 
     /// Segments from their offsets, which must start at 0 and never decrease.
@@ -73,7 +137,23 @@ impl Segments {
                 format!("offset {} ({}) is below offset {i} ({})", i + 1, offsets[i + 1], offsets[i]),
             ));
         }
-        Ok(Segments { offsets })
+        Ok(Segments::checked(offsets))
+    }
+
+    /// Segments of offsets known to start at 0 and never decrease.
+    fn checked(offsets: Vec<usize>) -> Segments {
+        Segments {
+            offsets,
+            stats: OnceLock::new(),
+            #[cfg(feature = "cuda")]
+            device: OnceLock::new(),
+        }
+    }
+
+    /// The statistics of the lengths (count, total, longest, how many are long), worked out on
+    /// the first call and kept.
+    pub fn stats(&self) -> SegmentStats {
+        *self.stats.get_or_init(|| SegmentStats::of(&self.offsets))
     }
 
     /// Number of segments.
@@ -111,6 +191,25 @@ impl Segments {
     }
 }
 
+#[cfg(feature = "cuda")]
+impl Segments {
+    /// Segments downloaded from `device`, which is kept as their device copy.
+    pub(crate) fn from_device(device: DSegments, offsets: Vec<usize>) -> Result<Segments> {
+        let s = Segments::from_offsets(offsets)?;
+        let _ = s.device.set(device);
+        Ok(s)
+    }
+
+    pub(crate) fn device_copy(&self) -> Option<&DSegments> {
+        self.device.get()
+    }
+
+    /// Keeps `device` as the device copy (if none is kept yet).
+    pub(crate) fn keep_device_copy(&self, device: DSegments) {
+        let _ = self.device.set(device);
+    }
+}
+
 /// A vector of vectors, stored as flat values plus [`Segments`].
 ///
 /// ```
@@ -139,7 +238,7 @@ impl<E: Elem> Nested<E> {
             values.extend(row);
             offsets.push(values.len());
         }
-        Nested { segments: Segments { offsets }, values: Vector::from_vec(values) }
+        Nested { segments: Segments::checked(offsets), values: Vector::from_vec(values) }
     }
 
     /// Offsets (starting at 0, never decreasing, ending at `values.len()`) and flat values.
@@ -207,6 +306,35 @@ mod tests {
         assert_eq!(s.offsets_vector().to_vec(), vec![0, 3, 3, 4]);
         let none = Segments::from_lengths("op", &Vector::<i32>::from_vec(vec![])).unwrap();
         assert_eq!((none.count(), none.total()), (0, 0));
+    }
+
+    #[test]
+    fn statistics_count_the_lengths_and_equality_ignores_what_is_cached() {
+        let none = Segments::from_offsets(vec![0]).unwrap();
+        assert_eq!(none.stats(), SegmentStats { count: 0, total: 0, longest: 0, over_32: 0, over_512: 0 });
+        // Lengths around both thresholds, empty ones among them, from a small generator.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let lengths: Vec<usize> = (0..2000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                [0, 1, 31, 32, 33, 511, 512, 513, 4000][(x % 9) as usize]
+            })
+            .collect();
+        let s = Segments::from_lengths("op", &Vector::from_slice(&lengths)).unwrap();
+        let want = SegmentStats {
+            count: lengths.len(),
+            total: lengths.iter().sum(),
+            longest: *lengths.iter().max().unwrap(),
+            over_32: lengths.iter().filter(|&&l| l > 32).count(),
+            over_512: lengths.iter().filter(|&&l| l > 512).count(),
+        };
+        let fresh = s.clone();
+        assert_eq!(s.stats(), want);
+        assert_eq!(s.stats(), want, "kept");
+        assert_eq!(s, fresh, "one has its statistics worked out, the other not");
+        assert_eq!(format!("{s:?}"), format!("{fresh:?}"));
     }
 
     #[test]

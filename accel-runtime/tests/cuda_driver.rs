@@ -7,8 +7,8 @@
 
 mod harness;
 
-use accel_runtime::cuda::{DeviceBuffer, Gpu, Kernel, PoolStats, Stream};
-use accel_runtime::{Error, Runtime};
+use accel_runtime::cuda::{DValue, DeviceBuffer, Gpu, IntoDevice, Kernel, PoolStats, Stream};
+use accel_runtime::{Error, Runtime, Segments};
 use harness::Test;
 
 /// `fill_u32`, `report`, `poke`, `spin`, `narrow`: see the file.
@@ -45,6 +45,11 @@ fn main() {
             name: "a_recorded_kernel_use_delays_reuse_and_download",
             needs_device: true,
             run: a_recorded_kernel_use_delays_reuse_and_download,
+        },
+        Test {
+            name: "segments_are_uploaded_once_and_keep_the_copy_they_came_from",
+            needs_device: true,
+            run: segments_are_uploaded_once_and_keep_the_copy_they_came_from,
         },
     ])
 }
@@ -390,4 +395,22 @@ fn a_mirrored_buffer_is_read_from_its_mirror_until_written_behind_it() {
     gpu.launch(&fill, 1, &[again.ptr(), 25, 1]).unwrap();
     stream.zero(&again).unwrap();
     assert_eq!(gpu.download(&again, 0, 100).unwrap(), vec![0; 100], "zeroing retires the mirror");
+}
+
+fn segments_are_uploaded_once_and_keep_the_copy_they_came_from() {
+    let gpu = gpu();
+    let on = |s: &Segments, gpu: &Gpu| match s.to_device(gpu).unwrap() {
+        DValue::Segments(d) => d,
+        other => panic!("segments became {other:?}"),
+    };
+    let s = Segments::from_offsets(vec![0, 3, 3, 700]).unwrap();
+    let first = on(&s, &gpu);
+    let again = on(&s, &gpu);
+    assert_eq!(first.offsets.ptr(), again.offsets.ptr(), "the second call reuses the copy");
+    assert_eq!((first.count, first.total, first.stats), (3, 700, Some(s.stats())));
+    let back = first.download().unwrap();
+    assert_eq!(back, s);
+    assert_eq!(on(&back, &gpu).offsets.ptr(), first.offsets.ptr(), "downloaded segments keep their device copy");
+    let other = Gpu::open(0).unwrap();
+    assert_ne!(on(&s, &other).offsets.ptr(), first.offsets.ptr(), "another `Gpu` gets its own copy");
 }

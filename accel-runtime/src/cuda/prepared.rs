@@ -31,6 +31,8 @@ pub(super) struct Prepared {
     kernels: Vec<Vec<OnceLock<Kernel>>>,
     /// The module's offsets scan ([`kernel::offsets_scan`]): its carries and scan kernels.
     offsets_scan: [OnceLock<Kernel>; 2],
+    /// The module's range starts ([`kernel::range_starts`]).
+    range_starts: OnceLock<Kernel>,
     prefix: &'static str,
     module: &'static DeviceModule,
 }
@@ -46,6 +48,7 @@ impl Prepared {
             may_fail: kernel::program_may_fail(program),
             kernels: nodes.iter().map(|op| kernel::roles(op).iter().map(|_| OnceLock::new()).collect()).collect(),
             offsets_scan: Default::default(),
+            range_starts: OnceLock::new(),
             nodes,
             prefix,
             module,
@@ -80,6 +83,11 @@ impl Prepared {
             other => return Err(ill_typed(format!("`{other}` is not a kernel of the offsets scan"))),
         };
         self.once(gpu, &self.offsets_scan[position], || name.to_string())
+    }
+
+    /// The module's range starts kernel, looked up on its first use.
+    pub(super) fn range_starts(&self, gpu: &Gpu) -> Result<&Kernel> {
+        self.once(gpu, &self.range_starts, || kernel::range_starts::NAME.to_string())
     }
 
     /// The kernel in `cell`, looked up by its name on the first call.

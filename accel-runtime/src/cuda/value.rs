@@ -9,7 +9,7 @@
 use super::{DeviceBuffer, Gpu};
 use crate::array::Array;
 use crate::elem::{Columns, Elem};
-use crate::nested::{Nested, Segments};
+use crate::nested::{Nested, SegmentStats, Segments};
 use crate::value::FromValue;
 use accel_core::interp::HostValue;
 use accel_core::types::ElemType;
@@ -33,6 +33,9 @@ pub struct DSegments {
     pub count: usize,
     pub total: usize,
     pub offsets: Arc<DeviceBuffer>,
+    /// The lengths' statistics where the host knows them (segments made on the host); `None`
+    /// for segments computed on the device, whose strategies fall back on `count` and `total`.
+    pub stats: Option<SegmentStats>,
 }
 
 /// Any value of the IR, with its collective parts on a device.
@@ -88,16 +91,26 @@ impl DArray {
 }
 
 impl DSegments {
-    /// Uploads host segment descriptors.
-    pub fn upload(gpu: &Gpu, s: &Segments) -> Result<DSegments> {
+    /// Host segment descriptors on `gpu`: their device copy, uploaded (with their statistics)
+    /// and kept the first time.
+    pub fn of(gpu: &Gpu, s: &Segments) -> Result<DSegments> {
+        if let Some(d) = s.device_copy()
+            && d.offsets.belongs_to(gpu)
+        {
+            // Segments the device computed get their statistics once the host has the offsets.
+            return Ok(DSegments { stats: Some(s.stats()), ..d.clone() });
+        }
         let offsets = Arc::new(gpu.upload(bytemuck::cast_slice(s.offsets()))?);
-        Ok(DSegments { count: s.count(), total: s.total(), offsets })
+        let d = DSegments { count: s.count(), total: s.total(), offsets, stats: Some(s.stats()) };
+        s.keep_device_copy(d.clone());
+        Ok(d)
     }
 
+    /// The descriptors on the host, which keep these as their device copy.
     pub fn download(&self) -> Result<Segments> {
         let mut bytes = vec![0u8; (self.count + 1) * size_of::<usize>()];
         self.offsets.download_into(0, &mut bytes)?;
-        Segments::from_offsets(bytemuck::pod_collect_to_vec(&bytes))
+        Segments::from_device(self.clone(), bytemuck::pod_collect_to_vec(&bytes))
     }
 }
 
@@ -340,7 +353,7 @@ impl<E: Elem, const R: usize> FromDevice for Array<E, R> {
 
 impl IntoDevice for Segments {
     fn to_device(&self, gpu: &Gpu) -> Result<DValue> {
-        Ok(DValue::Segments(DSegments::upload(gpu, self)?))
+        Ok(DValue::Segments(DSegments::of(gpu, self)?))
     }
 }
 
@@ -352,7 +365,7 @@ impl FromDevice for Segments {
 
 impl<E: Elem> IntoDevice for Nested<E> {
     fn to_device(&self, gpu: &Gpu) -> Result<DValue> {
-        let segments = DSegments::upload(gpu, self.segments())?;
+        let segments = DSegments::of(gpu, self.segments())?;
         let values = self.values().to_device(gpu)?.into_array()?;
         Ok(DValue::Nested { segments, values })
     }

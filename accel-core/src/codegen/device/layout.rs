@@ -183,8 +183,8 @@ fn scratch(w: &mut Words, kind: Scratch, elem: Option<&ElemType>) -> syn::Result
                 w.bind(quote!(__tickets), quote!(#t as *mut u32));
                 let m = w.word();
                 w.bind(quote!(__mirror), quote!(#m as *mut u8));
-                let walk = w.word();
-                w.bind(quote!(__walk), quote!(#walk as u64));
+                let starts = w.word();
+                w.bind(quote!(__starts), quote!(#starts as *const usize));
             } else {
                 let c = w.array(elem, 1);
                 w.bind(quote!(__c), c);

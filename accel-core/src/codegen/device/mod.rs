@@ -36,7 +36,7 @@ use quote::{format_ident, quote};
 
 /// The `lib.rs` of the device crate holding the kernels of `programs` (each fingerprint once).
 pub fn module_source(programs: &[Program]) -> syn::Result<String> {
-    let mut items = vec![header(), scan::offsets_scan()];
+    let mut items = vec![header(), scan::offsets_scan(), reduce::range_starts()];
     let mut seen = std::collections::HashSet::new();
     for p in programs {
         // The prefix hashes the whole program: computed once, not per kernel.
@@ -175,8 +175,7 @@ fn bodies(
     match kernel::form(op) {
         Form::Elementwise => Ok(vec![(Role::Generate, generate::body(cg, op, ty, out)?)]),
         Form::Reduce { a, rows, seeded, f } => {
-            // A segmented fold over a vector can also walk fixed ranges of values.
-            let by_ranges = matches!(rows, Rows::Segments) && crate::codegen::rank_of(a) == 1;
+            let by_ranges = kernel::walks_ranges(a, rows);
             let rows = match rows {
                 Rows::Innermost => reduce::innermost_rows(a, out),
                 Rows::All => reduce::one_row(),
@@ -238,6 +237,7 @@ mod tests {
         assert!(names >= 8, "map, scan (3), fold_seg (2), filter (2), sum (2), segments (1)");
         assert_eq!(src.matches(&format!("fn {} (", kernel::offsets_scan::SCAN)).count(), 1);
         assert_eq!(src.matches(&format!("fn {} (", kernel::offsets_scan::CARRIES)).count(), 1);
+        assert_eq!(src.matches(&format!("fn {} (", kernel::range_starts::NAME)).count(), 1);
     }
 
     /// `kernel::may_fail` against the generated code of each launched node: the kernels of a node

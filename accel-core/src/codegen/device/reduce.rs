@@ -5,7 +5,7 @@
 use super::{Gen, Results};
 use crate::codegen::{elem_type, rank_of};
 use crate::ir::visit::{self, map_children};
-use crate::ir::{ArrayOp, Expr, ExprKind, Lambda, Var};
+use crate::ir::{ArrayOp, Expr, ExprKind, Lambda, ReadSite, Var};
 use crate::kernel::{self, Role};
 use crate::types::{ElemType, Type};
 use proc_macro2::{Ident, TokenStream};
@@ -28,25 +28,111 @@ pub(super) fn segmented_rows(a: &Expr) -> TokenStream {
     quote!(Segmented { offsets: __a1.offsets, segments: __a1.count, outer: __rt::outer(__a0.shape), row_len: __a0.shape[#d] })
 }
 
-/// How the walker reads element `i` of row `row` (`|i, row| ..`): operand 0's element, computed
-/// in place when delayed. A delayed operand of a segmented fold over a vector that looks its own
-/// segment up (a nested map's per-row values read at each value's row: `ExprKind::SegmentOf` of
-/// the fold's segments at the element's index) gets the row the walker is in instead of a search.
-pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<TokenStream> {
-    if let ArrayOp::FoldSeg { a, segments, .. } = op
-        && rank_of(a) == 1
-        && let Some(ArrayOp::Generate { f, .. }) = kernel::as_generate(a)
-    {
-        let row = Var { id: visit::max_var_id_of_lambda(f) + 1, name: "row".into() };
-        let mut given = 0;
-        let body = given_segment(&f.body, segments, &mut vec![f.params[0].0.id], &row, &mut given);
-        if given > 0 {
-            let usize_t = Type::Elem(ElemType::USIZE);
-            let l = cg.lambda(&Lambda { params: vec![f.params[0].clone(), (row, usize_t)], body: Box::new(body) })?;
-            return Ok(quote!(#l));
-        }
+/// How a walker reads element `i` of row `row`: operand 0's element, computed in place when
+/// delayed, in two steps so that a walker can issue the reads of all its elements before it
+/// works any of them out. `prefetch(i)` makes the element's reads of manifest arrays at its own
+/// index (which cannot fail and wait on nothing); `finish(p, i, row)` runs the rest of its code
+/// on what they read. Without them a checked read inside the element (a CSR product's
+/// `x[column]`) keeps each element's reads waiting on the previous element's check.
+pub(super) struct Load {
+    pub prefetch: TokenStream,
+    pub finish: TokenStream,
+    /// Whether `finish` reads the row (else a walker need not work rows out per element).
+    pub reads_row: bool,
+}
+
+impl Load {
+    /// The two steps as one `|i, row|` closure, for walkers that read one element at a time.
+    pub(super) fn joined(&self) -> TokenStream {
+        let (prefetch, finish) = (&self.prefetch, &self.finish);
+        quote! {{
+            let __prefetch = #prefetch;
+            let __finish = #finish;
+            move |__i: usize, __row: usize| __finish(__prefetch(__i), __i, __row)
+        }}
     }
-    Ok(quote!(|__i: usize, _: usize| __a0.get_linear(__i)))
+}
+
+/// The [`Load`] of operand 0 of reduction `op`. A delayed operand of a segmented fold over a
+/// vector that looks its own segment up (a nested map's per-row values read at each value's row:
+/// `ExprKind::SegmentOf` of the fold's segments at the element's index) gets the row the walker
+/// is in instead of a search. The reads of a delayed vector's element that `prefetch` makes are
+/// its leading `let`s of manifest arrays read at the element's index (`ReadSite::Elementwise` or
+/// `ReadSite::Flattened`, unchecked on the device).
+pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
+    let (ArrayOp::Fold { a, .. } | ArrayOp::FoldAll { a, .. } | ArrayOp::FoldSeg { a, .. }) = op else {
+        return Err(syn::Error::new(proc_macro2::Span::call_site(), format!("`{}` is not a reduction", op.name())));
+    };
+    let Some(ArrayOp::Generate { f, .. }) = kernel::as_generate(a) else {
+        // A manifest operand: the read is the whole element.
+        return Ok(Load {
+            prefetch: quote!(|__i: usize| __a0.get_linear(__i)),
+            finish: quote!(|__x, _: usize, _: usize| __x),
+            reads_row: false,
+        });
+    };
+    if rank_of(a) != 1 {
+        // The index of a delayed array of higher rank is unravelled from the linear one.
+        return Ok(Load {
+            prefetch: quote!(|__i: usize| __i),
+            finish: quote!(|_, __i: usize, _: usize| __a0.get_linear(__i)),
+            reads_row: false,
+        });
+    }
+    let usize_t = Type::Elem(ElemType::USIZE);
+    let index = f.params[0].0.clone();
+    let row = Var { id: visit::max_var_id_of_lambda(f) + 1, name: "row".into() };
+    let mut given = 0;
+    let body = match op {
+        ArrayOp::FoldSeg { segments, .. } => given_segment(&f.body, segments, &mut vec![index.id], &row, &mut given),
+        _ => (*f.body).clone(),
+    };
+    // The leading reads at the element's own index.
+    let mut reads: Vec<(Var, Expr)> = Vec::new();
+    let mut rest = &body;
+    while let ExprKind::Let { var, value, body } = &rest.kind
+        && own_read(value, &index)
+    {
+        reads.push((var.clone(), (**value).clone()));
+        rest = body;
+    }
+    let (prefetched, read) = match reads.as_slice() {
+        [] => (Expr::var(index.clone(), usize_t.clone()), Vec::new()),
+        [(v, x)] => (x.clone(), vec![(v.clone(), None)]),
+        _ => {
+            let elems = reads.iter().map(|(_, x)| x.ty.as_elem().expect("a scalar read").clone()).collect();
+            let tuple = Expr::new(
+                ExprKind::Tuple(reads.iter().map(|(_, x)| x.clone()).collect()),
+                Type::Elem(ElemType::Tuple(elems)),
+            );
+            (tuple, reads.iter().enumerate().map(|(k, (v, _))| (v.clone(), Some(k))).collect())
+        }
+    };
+    let p = Var { id: row.id + 1, name: "prefetched".into() };
+    let pv = Expr::var(p.clone(), prefetched.ty.clone());
+    let mut finish_body = rest.clone();
+    for (v, k) in read.into_iter().rev() {
+        let value = match k {
+            None => pv.clone(),
+            Some(k) => Expr::new(ExprKind::Proj(Box::new(pv.clone()), k), reads[k].1.ty.clone()),
+        };
+        finish_body =
+            Expr::new(ExprKind::Let { var: v, value: Box::new(value), body: Box::new(finish_body) }, rest.ty.clone());
+    }
+    let prefetch =
+        cg.lambda(&Lambda { params: vec![(index.clone(), usize_t.clone())], body: Box::new(prefetched.clone()) })?;
+    let finish = cg.lambda(&Lambda {
+        params: vec![(p, prefetched.ty.clone()), (index, usize_t.clone()), (row, usize_t)],
+        body: Box::new(finish_body),
+    })?;
+    Ok(Load { prefetch, finish, reads_row: given > 0 })
+}
+
+/// Whether `e` reads a manifest array at exactly `index`, unchecked (a read that fusion or
+/// flattening proved in bounds).
+fn own_read(e: &Expr, index: &Var) -> bool {
+    matches!(&e.kind, ExprKind::Index { array, index: i, site: ReadSite::Elementwise | ReadSite::Flattened }
+        if matches!(array.kind, ExprKind::Var(_)) && matches!(&i.kind, ExprKind::Var(v) if v.id == index.id))
 }
 
 /// `e` with each lookup of the segment of `segments` holding the element at the index (a
@@ -91,16 +177,16 @@ pub(super) fn store_partial(p: &str, flags: &str) -> TokenStream {
 
 /// fold, fold1, fold_all, fold_seg (`elements` read by [`load`]): per-chunk totals, and the row
 /// totals with the seed (row `r`'s total is result `r`) from the last part of each row to finish,
-/// or from a second kernel. With `by_ranges` (a segmented fold over a vector) the kernels also
-/// hold the walk over fixed ranges of values (`accel_kernels::ranges`), which the host selects
-/// with the `walk` scratch word.
+/// or from a second kernel. With `by_ranges` (a segmented fold over a vector,
+/// [`kernel::walks_ranges`]) also the two kernels of the walk over fixed ranges of values
+/// (`accel_kernels::ranges`), which the host launches instead when it selects that walk.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn kernels(
     cg: &Gen,
     seeded: bool,
     f: &Lambda,
     rows: TokenStream,
-    elements: TokenStream,
+    load: Load,
     by_ranges: bool,
     results: &Results,
     node: u64,
@@ -124,7 +210,8 @@ pub(super) fn kernels(
     let epilogue = results.setup();
     let write = results.write(quote!(__r), total);
     let store = store_partial("__p", "__pf");
-    let load = partial("__p", "__pf");
+    let partial = partial("__p", "__pf");
+    let elements = load.joined();
     // A commutative operator may fold in any order: the striped skeleton.
     let (rows_fn, order) = if kernel::is_commutative(f) {
         (quote!(reduce::reduce_rows_striped), quote!())
@@ -140,33 +227,41 @@ pub(super) fn kernels(
         let __emit = |__r: usize, __t: Option<#elem>| #write;
     };
     let chunks = quote! {
-        let __meet = reduce::Meeting { parts: __parts, store: #store, load: #load, tickets: __tickets };
+        let __meet = reduce::Meeting { parts: __parts, store: #store, load: #partial, tickets: __tickets };
         #rows_fn(__rows, #order #elements, __f, __meet, __emit)
     };
-    let finish = quote!(#finish_fn(__rows.count(), __parts, #load, __f, __emit));
-    if !by_ranges {
-        return Ok(vec![(Role::Reduce, quote!(#setup #chunks)), (Role::Finish, quote!(#setup #finish))]);
+    let finish = quote!(#finish_fn(__rows.count(), __parts, #partial, __f, __emit));
+    let mut kernels = vec![(Role::Reduce, quote!(#setup #chunks)), (Role::Finish, quote!(#setup #finish))];
+    if by_ranges {
+        // The walk by fixed ranges of values, two partials per range (`accel_kernels::ranges`,
+        // `__parts` is 2), after the module's range starts.
+        let partials = quote!(let __partials = ranges::Partials { store: #store, load: #partial };);
+        let (prefetch, finish, reads_row) = (&load.prefetch, &load.finish, load.reads_row);
+        kernels.push((
+            Role::RangeReduce,
+            quote! {
+                #setup
+                #partials
+                let __reads = ranges::Reads { prefetch: #prefetch, finish: #finish, by_row: #reads_row };
+                ranges::reduce_ranges(__a1, __starts, __reads, __f, &__partials, __emit)
+            },
+        ));
+        kernels.push((
+            Role::RangeFinish,
+            quote!(#setup #partials ranges::finish_ranges(__a1, __starts, __f, &__partials, __emit)),
+        ));
     }
-    // The walk the host chose (`abi::walk`): rows split into parts, or fixed ranges of values
-    // with two partials per range (`accel_kernels::ranges`, `__parts` is 2).
-    let partials = quote!(let __partials = ranges::Partials { store: #store, load: #load };);
-    let chunks = quote! {
-        #setup
-        if __walk == abi::walk::RANGES {
-            #partials
-            ranges::reduce_ranges(__a1, #elements, __f, &__partials, __emit)
-        } else {
-            #chunks
+    Ok(kernels)
+}
+
+/// The module-wide kernel of the ranges walk (see [`kernel::range_starts`]).
+pub(super) fn range_starts() -> TokenStream {
+    let name = format_ident!("{}", kernel::range_starts::NAME);
+    quote! {
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn #name(w0: u64, w1: u64, w2: u64, w3: u64) {
+            let __segments = SegView { count: w0 as usize, total: w1 as usize, offsets: w2 as *const usize };
+            unsafe { ranges::range_starts(__segments, w3 as *mut usize) }
         }
-    };
-    let finish = quote! {
-        #setup
-        if __walk == abi::walk::RANGES {
-            #partials
-            ranges::finish_ranges(__a1, __f, &__partials, __emit)
-        } else {
-            #finish
-        }
-    };
-    Ok(vec![(Role::Reduce, chunks), (Role::Finish, finish)])
+    }
 }

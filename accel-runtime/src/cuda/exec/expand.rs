@@ -39,7 +39,7 @@ impl Exec<'_> {
         offsets.download_into(n * size_of::<usize>(), &mut total)?;
         let total = usize::from_ne_bytes(total);
         let (elem, items) = match what {
-            Counted::Segments => return Ok(DValue::Segments(DSegments { count: n, total, offsets })),
+            Counted::Segments => return Ok(DValue::Segments(DSegments { count: n, total, offsets, stats: None })),
             Counted::Expand => (call.out_elem(ty)?, total),
             Counted::Filter => (call.out_elem(ty)?, n),
         };

@@ -35,12 +35,13 @@ impl Exec<'_> {
             return Err(ill_typed(format!("{name} of a scalar")));
         }
         let last = a_shape[rank - 1];
+        let segments = if rows == Rows::Segments { Some(call.segs(1)?) } else { None };
         let outer: usize = a_shape[..rank - 1].iter().product();
         let (out_shape, row_count, avg_len) = match rows {
             Rows::Innermost => (a_shape[..rank - 1].to_vec(), outer, last),
             Rows::All => (vec![], 1, a_len),
             Rows::Segments => {
-                let s = call.segs(1)?;
+                let s = segments.ok_or_else(|| ill_typed(format!("{name} without segments")))?;
                 check_cover(name, s.total, last)?;
                 let mut shape = a_shape[..rank - 1].to_vec();
                 shape.push(s.count);
@@ -58,15 +59,23 @@ impl Exec<'_> {
         // result of one scalar is mirrored in host memory, where the host reads it after its
         // wait.
         let out = self.alloc_array_mirrored(&call.out_elem(ty)?, out_shape, mirrored)?;
-        if rows == Rows::Segments && rank == 1 && self.walk(row_count, a_len) == walk::RANGES {
-            // Fixed ranges of values, two partials per range (`accel_kernels::ranges`).
+        if let Some(segments) = segments
+            && rank == 1
+            && self.by_ranges(row_count, a_len, segments.stats.map(|s| s.longest))
+        {
+            // Fixed ranges of values, two partials per range, after the range starts
+            // (`accel_kernels::ranges`).
             let ranges = walk::ranges(a_len);
+            let starts = self.gpu.alloc((ranges + 1) * size_of::<usize>())?;
+            let k = self.prepared.range_starts(self.gpu)?;
+            let starts_words = [segments.count as u64, segments.total as u64, segments.offsets.ptr(), starts.ptr()];
+            self.gpu.launch(k, self.gpu.resident_grid(k, ranges + 1), &starts_words)?;
             let split = Split { rows: ranges, parts: 2 };
             let (mut scratch, _keep) = self.scratch(call.combined()?, &split, Flags::None)?;
-            scratch.extend([0, out.columns.first().map_or(0, |c| c.mirror_address()), walk::RANGES]);
+            scratch.extend([0, out.columns.first().map_or(0, |c| c.mirror_address()), starts.ptr()]);
             let w = call.words(&[&out], &scratch);
-            self.launch(call.id, Role::Reduce, ranges, &w)?;
-            self.launch(call.id, Role::Finish, ranges, &w)?;
+            self.launch(call.id, Role::RangeReduce, ranges, &w)?;
+            self.launch(call.id, Role::RangeFinish, ranges, &w)?;
             return Ok(DValue::Array(out));
         }
         let split = self.split(self.kernel(call.id, Role::Reduce)?, row_count, avg_len);
@@ -77,7 +86,7 @@ impl Exec<'_> {
         let tickets = if one_launch { Some(self.gpu.tickets(split.rows)?) } else { None };
         scratch.push(tickets.as_ref().map_or(0, |t| t.ptr()));
         scratch.push(out.columns.first().map_or(0, |c| c.mirror_address()));
-        scratch.push(walk::ROWS);
+        scratch.push(0);
         let w = call.words(&[&out], &scratch);
         self.launch(call.id, Role::Reduce, split.rows * split.parts, &w)?;
         if split.parts > 1 && !one_launch {
@@ -86,15 +95,15 @@ impl Exec<'_> {
         Ok(DValue::Array(out))
     }
 
-    /// The walk of a segmented reduction over a vector of `total` values in `rows` rows: forced
-    /// by the device's expand strategy if set (`tiles` walks fixed ranges of values, the others
-    /// rows split into parts; `Runtime::set_expand_strategy`, `ACCEL_EXPAND`), else selected
-    /// from the sizes (`accel_kernels::abi::walk::select`).
-    fn walk(&self, rows: usize, total: usize) -> u64 {
+    /// Whether a segmented reduction over a vector of `total` values in `rows` rows (the longest
+    /// `longest`, where the segments' statistics are known) walks fixed ranges of values rather
+    /// than its rows split into parts: forced by the device's expand strategy if set (`tiles`
+    /// walks ranges, the others rows; `Runtime::set_expand_strategy`, `ACCEL_EXPAND`), else
+    /// selected from the sizes (`accel_kernels::abi::walk::by_ranges`).
+    fn by_ranges(&self, rows: usize, total: usize, longest: Option<usize>) -> bool {
         match self.gpu.expand_strategy() {
-            Some(Strategy::Tiles) => walk::RANGES,
-            Some(_) => walk::ROWS,
-            None => walk::select(rows, total),
+            Some(strategy) => strategy == Strategy::Tiles,
+            None => walk::by_ranges(rows, total, longest),
         }
     }
 }
