@@ -20,6 +20,13 @@
 //!   matrix, a fold or a scan the matrix's own, along its rows;
 //! - a tuple of values, classified part by part (a row function may return one).
 //!
+//! A `filter` of an array per row (irregular only) makes an array per row of other lengths, cut
+//! by a segment descriptor of its own: each value tagged with the predicate (its per-row reads
+//! made at its row), the kept values of all rows by one `filter`, and the new descriptor from the
+//! number each row keeps (a `fold_seg` of the tags, then `segments_from_lengths`). Every array
+//! per row names its descriptor; what reads a filtered row (its folds, maps, length, reads by
+//! index) uses the filtered row's own.
+//!
 //! A per-row value read inside an element closure (a row's mean used to centre it) is read once
 //! per element, at the element's row: a regular element's row is the first component of its
 //! index; an irregular one's is found where it is needed by a binary search of the row offsets
@@ -34,8 +41,8 @@
 //! of the row itself (a segmented gather with per-row bounds).
 //!
 //! What these rules do not cover (a fold whose seed or operator depends on the row, a `filter`
-//! or a `generate` of a per-row size, a result that is not a scalar, a
-//! vector or a tuple of those per row) is reported by [`check`], which the front end calls on
+//! of a matrix's row, a `generate` of a per-row size, a result that is not a scalar, a vector or
+//! a tuple of those per row) is reported by [`check`], which the front end calls on
 //! every row function, as a compile error at the `map`: the programs that reach this pass are
 //! flattened whole.
 
@@ -114,8 +121,9 @@ fn rewrite(e: &Expr, fresh: &mut Fresh) -> Expr {
 #[allow(clippy::large_enum_variant, reason = "one per row map being flattened")]
 enum Rows {
     /// A `Nested`'s (irregular nesting): rows of any length, cut from the values of all rows by
-    /// a segment descriptor; an array per row is held as its values.
-    Irregular { segments: Expr, values: Expr },
+    /// a segment descriptor (the first of [`Flatten::descriptors`]); an array per row is held as
+    /// its values.
+    Irregular,
     /// A matrix's (regular nesting): rows of one length and no descriptor; an array per row is a
     /// matrix with one row per row, and the operations on it are the matrix's own.
     Regular,
@@ -130,11 +138,35 @@ enum Lifted {
     /// variable.
     PerRow(Expr),
     /// A vector per row (a variable): under [`Rows::Irregular`], the rows' values one after the
-    /// other, cut by the mapped array's segments (every array per row has the row's length);
-    /// under [`Rows::Regular`], a matrix with one row per row.
-    Segmented(Expr),
+    /// other, cut by the segment descriptor it names (the mapped array's, or one a `filter` of the
+    /// row made); under [`Rows::Regular`], a matrix with one row per row (descriptor 0, unused).
+    Segmented(Expr, Desc),
     /// A tuple of values classified part by part.
     Tuple(Vec<Lifted>),
+}
+
+/// A segment descriptor of arrays per row, by its place in [`Flatten::descriptors`]: 0 is the
+/// mapped array's.
+type Desc = usize;
+
+/// A segment descriptor of irregular arrays per row, with what reads of it need, each made once.
+struct Descriptor {
+    segments: Expr,
+    /// The number of values it cuts.
+    total: Expr,
+    /// The row offsets, once something needs them.
+    offsets: Option<Expr>,
+    /// The row lengths, once something needs them.
+    lengths: Option<Expr>,
+    /// The row of every value, once a closure needs it.
+    rows_of_values: Option<Expr>,
+}
+
+impl Descriptor {
+    fn new(segments: Expr, values: &Expr) -> Descriptor {
+        let total = Expr::new(ExprKind::Len(Box::new(values.clone())), usize_t());
+        Descriptor { segments, total, offsets: None, lengths: None, rows_of_values: None }
+    }
 }
 
 /// One `Nested::map` being flattened.
@@ -150,12 +182,8 @@ struct Flatten<'f> {
     rows: Rows,
     /// The number of rows.
     count: Expr,
-    /// The row offsets, once something needs them.
-    offsets: Option<Expr>,
-    /// The row lengths, once something needs them.
-    lengths: Option<Expr>,
-    /// The row of every value, once a closure needs it.
-    rows_of_values: Option<Expr>,
+    /// The segment descriptors of irregular arrays per row: the mapped array's first.
+    descriptors: Vec<Descriptor>,
     /// The row function's variables that the scalar code being lifted reads at its row: their
     /// ids, the variables of the closure bound to them, and their values at the row.
     row_reads: Vec<(u32, Var, Expr)>,
@@ -178,9 +206,7 @@ impl<'f> Flatten<'f> {
             name: "Nested::map",
             rows: Rows::Regular,
             count: Expr::usize(0),
-            offsets: None,
-            lengths: None,
-            rows_of_values: None,
+            descriptors: Vec::new(),
             row_reads: Vec::new(),
         }
     }
@@ -195,7 +221,8 @@ impl<'f> Flatten<'f> {
             let segments = self.bind("segments", Expr::array(ArrayOp::NestedSegments(nested.clone()), Type::Segments));
             self.count = Expr::new(ExprKind::Len(Box::new(segments.clone())), usize_t());
             let values = self.bind("values", Expr::array(ArrayOp::NestedValues(nested), Type::array(elem, 1)));
-            self.rows = Rows::Irregular { segments, values: values.clone() };
+            self.descriptors.push(Descriptor::new(segments, &values));
+            self.rows = Rows::Irregular;
             values
         } else {
             let matrix = self.bind("matrix", over);
@@ -203,7 +230,7 @@ impl<'f> Flatten<'f> {
             self.rows = Rows::Regular;
             matrix
         };
-        self.env.insert(f.params[0].0.id, Lifted::Segmented(rows));
+        self.env.insert(f.params[0].0.id, Lifted::Segmented(rows, 0));
         let body = self.lift(&f.body)?;
         let result = self.finish(body, ty)?;
         Ok(wrap(self.lets, result))
@@ -212,16 +239,16 @@ impl<'f> Flatten<'f> {
     /// The error for what the rules do not flatten.
     fn not_supported(&self, what: impl std::fmt::Display) -> String {
         let instead = match self.rows {
-            Rows::Irregular { .. } => "the segmented combinators (`values()`, `lengths()`, `fold_seg`, `scanl_seg`)",
+            Rows::Irregular => "the segmented combinators (`values()`, `lengths()`, `fold_seg`, `scanl_seg`)",
             Rows::Regular => "the matrix's own combinators (`fold`, `scanl1`, `map`, `zip_with`, `generate`)",
         };
         format!("{what} inside the row function of `{}` cannot be flattened yet: write it with {instead}", self.name)
     }
 
-    /// The segment descriptor of irregular rows.
-    fn segments(&self) -> Expr {
+    /// Segment descriptor `d` of irregular arrays per row.
+    fn segments(&self, d: Desc) -> Expr {
         match &self.rows {
-            Rows::Irregular { segments, .. } => segments.clone(),
+            Rows::Irregular => self.descriptors[d].segments.clone(),
             Rows::Regular => unreachable!("regular rows have no segment descriptor"),
         }
     }
@@ -229,7 +256,7 @@ impl<'f> Flatten<'f> {
     /// The type of an array per row of element type `elem`, as flattening holds it.
     fn held_type(&self, elem: &ElemType) -> Type {
         match self.rows {
-            Rows::Irregular { .. } => Type::array(elem.clone(), 1),
+            Rows::Irregular => Type::array(elem.clone(), 1),
             Rows::Regular => Type::array(elem.clone(), 2),
         }
     }
@@ -243,10 +270,10 @@ impl<'f> Flatten<'f> {
     fn finish(&mut self, body: Lifted, ty: &Type) -> Result<Expr, String> {
         match (body, ty) {
             (Lifted::PerRow(v), Type::Array { rank: 1, .. }) => Ok(v),
-            (Lifted::Segmented(values), Type::Nested(_)) => {
-                Ok(Expr::array(ArrayOp::NestedFromParts { segments: self.segments(), values }, ty.clone()))
+            (Lifted::Segmented(values, d), Type::Nested(_)) => {
+                Ok(Expr::array(ArrayOp::NestedFromParts { segments: self.segments(d), values }, ty.clone()))
             }
-            (Lifted::Segmented(matrix), Type::Array { rank: 2, .. }) => Ok(matrix),
+            (Lifted::Segmented(matrix, _), Type::Array { rank: 2, .. }) => Ok(matrix),
             (tuple @ Lifted::Tuple(_), Type::Array { elem: elem @ ElemType::Tuple(_), rank: 1 }) => {
                 // A tuple of scalars per row: read at each row.
                 let elem = Type::Elem(elem.clone());
@@ -265,7 +292,7 @@ impl<'f> Flatten<'f> {
             }
             (Lifted::Avoid(_), _) => Err(self.not_supported("a vector result that does not depend on the row")),
             (Lifted::Tuple(_), _) => Err(self.not_supported("a tuple result")),
-            (Lifted::PerRow(_) | Lifted::Segmented(_), _) => {
+            (Lifted::PerRow(_) | Lifted::Segmented(..), _) => {
                 Err(self.not_supported(format!("a result of type `{ty}`")))
             }
         }
@@ -344,12 +371,10 @@ impl<'f> Flatten<'f> {
                 }
                 None => Ok(e.clone()),
             },
-            ExprKind::Len(x) | ExprKind::Shape(x) if self.row_shaped(x).is_some() => {
-                Ok(match (&self.rows, self.row_shaped(x)) {
-                    (Rows::Regular, Some(matrix)) => components(&shape_of(&matrix), 2).swap_remove(1),
-                    _ => element(&self.lengths(), r.clone()),
-                })
-            }
+            ExprKind::Len(x) | ExprKind::Shape(x) if let Some((held, d)) = self.row_shaped(x) => Ok(match &self.rows {
+                Rows::Regular => components(&shape_of(&held), 2).swap_remove(1),
+                Rows::Irregular => element(&self.lengths(d), r.clone()),
+            }),
             ExprKind::Array(op) => {
                 if visit::free_vars(e).keys().any(|id| local.contains(id)) {
                     return Err(self.not_supported(
@@ -379,10 +404,10 @@ impl<'f> Flatten<'f> {
                 if conditional && may_fail(array) {
                     return Err(self.not_supported("a read by index, under a condition, of an array that may fail"));
                 }
-                let Lifted::Segmented(held) = self.lift(array)? else {
+                let Lifted::Segmented(held, d) = self.lift(array)? else {
                     return Err(self.not_supported("a read by index of this array"));
                 };
-                let (length, row_array) = self.row_array(&held, r);
+                let (length, row_array) = self.row_array(&held, d, r);
                 let index = self.scalar_at(index, r, local, conditional)?;
                 let read = ExprKind::Index { array: Box::new(row_array), index: Box::new(index), site: *site };
                 Ok(let_in(&length.0, length.1, Expr::new(read, e.ty.clone())))
@@ -440,15 +465,15 @@ impl<'f> Flatten<'f> {
     /// `offsets[r] + j` of the values (irregular), or `(r, j)` of the matrix (regular). The
     /// length comes apart, a variable and its value, for the caller to bind around the read (so
     /// that the delayed vector stays a `generate`, which kernels read in place).
-    fn row_array(&mut self, held: &Expr, r: &Expr) -> ((Var, Expr), Expr) {
+    fn row_array(&mut self, held: &Expr, d: Desc, r: &Expr) -> ((Var, Expr), Expr) {
         let j = self.fresh.var("j");
         let jv = var(&j, &usize_t());
         let (length, at) = match &self.rows {
-            Rows::Irregular { .. } => {
-                let offsets = self.offsets();
+            Rows::Irregular => {
+                let offsets = self.offsets(d);
                 let start = element(&offsets, r.clone());
                 let at = Expr::new(ExprKind::Binary(BinaryOp::Add, Box::new(start), Box::new(jv)), usize_t());
-                (element(&self.lengths(), r.clone()), at)
+                (element(&self.lengths(d), r.clone()), at)
             }
             Rows::Regular => (components(&shape_of(held), 2).swap_remove(1), index_of(vec![r.clone(), jv])),
         };
@@ -459,11 +484,11 @@ impl<'f> Flatten<'f> {
         ((n, length), Expr::array(generate, Type::array(elem, 1)))
     }
 
-    /// How `x` is held if it is a variable holding an array per row.
-    fn row_shaped(&self, x: &Expr) -> Option<Expr> {
+    /// How `x` is held, and cut, if it is a variable holding an array per row.
+    fn row_shaped(&self, x: &Expr) -> Option<(Expr, Desc)> {
         let ExprKind::Var(v) = &x.kind else { return None };
         match self.env.get(&v.id) {
-            Some(Lifted::Segmented(held)) => Some(held.clone()),
+            Some(Lifted::Segmented(held, d)) => Some((held.clone(), *d)),
             _ => None,
         }
     }
@@ -477,23 +502,24 @@ impl<'f> Flatten<'f> {
         Ok(Expr::array(ArrayOp::Generate { shape: self.count.clone(), f, from: vec!["nested_map".into()] }, ty))
     }
 
-    /// The row offsets, a view of the segment descriptor (no kernel).
-    fn offsets(&mut self) -> Expr {
-        if let Some(o) = &self.offsets {
+    /// The row offsets of descriptor `d`, a view of the descriptor (no kernel).
+    fn offsets(&mut self, d: Desc) -> Expr {
+        if let Some(o) = &self.descriptors[d].offsets {
             return o.clone();
         }
-        let o = self.bind("offsets", Expr::array(ArrayOp::SegmentOffsets(self.segments()), vector_usize()));
-        self.offsets = Some(o.clone());
+        let o = self.bind("offsets", Expr::array(ArrayOp::SegmentOffsets(self.segments(d)), vector_usize()));
+        self.descriptors[d].offsets = Some(o.clone());
         o
     }
 
-    /// The row lengths, a vector over the rows: delayed and not bound (`offsets[r + 1] -
-    /// offsets[r]`), so that each read computes a length where it is made, with no kernel.
-    fn lengths(&mut self) -> Expr {
-        if let Some(l) = &self.lengths {
+    /// The row lengths of descriptor `d`, a vector over the rows: delayed and not bound
+    /// (`offsets[r + 1] - offsets[r]`), so that each read computes a length where it is made,
+    /// with no kernel.
+    fn lengths(&mut self, d: Desc) -> Expr {
+        if let Some(l) = &self.descriptors[d].lengths {
             return l.clone();
         }
-        let offsets = self.offsets();
+        let offsets = self.offsets(d);
         let r = self.fresh.var("row");
         let rv = var(&r, &usize_t());
         let next =
@@ -502,26 +528,25 @@ impl<'f> Flatten<'f> {
         let f = Lambda { params: vec![(r, usize_t())], body: Box::new(length) };
         let generate = ArrayOp::Generate { shape: self.count.clone(), f, from: vec!["lengths".into()] };
         let l = Expr::array(generate, vector_usize());
-        self.lengths = Some(l.clone());
+        self.descriptors[d].lengths = Some(l.clone());
         l
     }
 
-    /// The row of every value, delayed and not bound: the per-element segment lookup
-    /// ([`ExprKind::SegmentOf`]), which a segmented skeleton over the rows supplies for its own
-    /// elements and anything else finds by a binary search of the row offsets. No kernel, no
-    /// array of the rows of the values.
-    fn rows_of_values(&mut self) -> Expr {
-        if let Some(ids) = &self.rows_of_values {
+    /// The row of every value cut by descriptor `d`, delayed and not bound: the per-element
+    /// segment lookup ([`ExprKind::SegmentOf`]), which a segmented skeleton over the rows
+    /// supplies for its own elements and anything else finds by a binary search of the row
+    /// offsets. No kernel, no array of the rows of the values.
+    fn rows_of_values(&mut self, d: Desc) -> Expr {
+        if let Some(ids) = &self.descriptors[d].rows_of_values {
             return ids.clone();
         }
-        let Rows::Irregular { segments, values } = &self.rows else { unreachable!("regular rows know their row") };
         let i = self.fresh.var("i");
-        let lookup = ExprKind::SegmentOf { segments: Box::new(segments.clone()), index: Box::new(var(&i, &usize_t())) };
+        let segments = self.segments(d);
+        let lookup = ExprKind::SegmentOf { segments: Box::new(segments), index: Box::new(var(&i, &usize_t())) };
         let f = Lambda { params: vec![(i, usize_t())], body: Box::new(Expr::new(lookup, usize_t())) };
-        let total = Expr::new(ExprKind::Len(Box::new(values.clone())), usize_t());
-        let generate = ArrayOp::Generate { shape: total, f, from: vec!["row_of".into()] };
+        let generate = ArrayOp::Generate { shape: self.descriptors[d].total.clone(), f, from: vec!["row_of".into()] };
         let ids = Expr::array(generate, vector_usize());
-        self.rows_of_values = Some(ids.clone());
+        self.descriptors[d].rows_of_values = Some(ids.clone());
         ids
     }
 
@@ -537,13 +562,13 @@ impl<'f> Flatten<'f> {
                 if z.as_ref().is_some_and(|z| self.depends_on_row(z)) || self.lambda_depends_on_row(f) {
                     return Err(self.not_supported(format!("a `{name}` whose seed or operator depends on the row")));
                 }
-                let Lifted::Segmented(held) = self.lift(a)? else {
+                let Lifted::Segmented(held, d) = self.lift(a)? else {
                     return Err(self.not_supported(format!("`{name}` of this array")));
                 };
                 let elem = ty.as_array().expect("a fold makes an array").0.clone();
                 let (z, f) = (z.clone(), f.clone());
                 let folded = match &self.rows {
-                    Rows::Irregular { segments, .. } => ArrayOp::FoldSeg { z, f, a: held, segments: segments.clone() },
+                    Rows::Irregular => ArrayOp::FoldSeg { z, f, a: held, segments: self.segments(d) },
                     // The matrix's own fold, along its rows.
                     Rows::Regular => ArrayOp::Fold { z, f, a: held },
                 };
@@ -553,21 +578,21 @@ impl<'f> Flatten<'f> {
                 if z.as_ref().is_some_and(|z| self.depends_on_row(z)) || self.lambda_depends_on_row(f) {
                     return Err(self.not_supported(format!("a `{name}` whose seed or operator depends on the row")));
                 }
-                let Lifted::Segmented(held) = self.lift(a)? else {
+                let Lifted::Segmented(held, d) = self.lift(a)? else {
                     return Err(self.not_supported(format!("`{name}` of this array")));
                 };
                 let (z, f) = (z.clone(), f.clone());
                 match (&self.rows, dir, kind) {
-                    (Rows::Irregular { segments, .. }, Direction::Left, ScanKind::Inclusive) => {
-                        let scan = ArrayOp::ScanSeg { kind: *kind, z, f, a: held, segments: segments.clone() };
-                        Ok(Lifted::Segmented(self.bind("scanned", Expr::array(scan, ty.clone()))))
+                    (Rows::Irregular, Direction::Left, ScanKind::Inclusive) => {
+                        let scan = ArrayOp::ScanSeg { kind: *kind, z, f, a: held, segments: self.segments(d) };
+                        Ok(Lifted::Segmented(self.bind("scanned", Expr::array(scan, ty.clone())), d))
                     }
-                    (Rows::Irregular { .. }, _, _) => Err(self.not_supported(format!("`{name}` of the row"))),
+                    (Rows::Irregular, _, _) => Err(self.not_supported(format!("`{name}` of the row"))),
                     // The matrix's own scan, along its rows.
                     (Rows::Regular, _, ScanKind::Inclusive | ScanKind::WithSeed) => {
                         let scan = ArrayOp::Scan { dir: *dir, kind: *kind, z, f, a: held };
                         let elem = ty.as_array().expect("a scan makes an array").0.clone();
-                        Ok(Lifted::Segmented(self.bind("scanned", Expr::array(scan, Type::array(elem, 2)))))
+                        Ok(Lifted::Segmented(self.bind("scanned", Expr::array(scan, Type::array(elem, 2))), 0))
                     }
                     (Rows::Regular, _, ScanKind::ExclusiveAndTotal) => {
                         let elem = held.ty.as_array().expect("a matrix").0.clone();
@@ -578,10 +603,11 @@ impl<'f> Flatten<'f> {
                         let part = |k, t| Expr::new(ExprKind::Proj(Box::new(both.clone()), k), t);
                         let scans = self.bind("scans", part(0, scans));
                         let totals = self.bind("totals", part(1, totals));
-                        Ok(Lifted::Tuple(vec![Lifted::Segmented(scans), Lifted::PerRow(totals)]))
+                        Ok(Lifted::Tuple(vec![Lifted::Segmented(scans, 0), Lifted::PerRow(totals)]))
                     }
                 }
             }
+            ArrayOp::Filter { pred, a } => self.filter(pred, a),
             ArrayOp::Producer(Producer::Map { f, a }) => self.elementwise(f, &[a], ty),
             ArrayOp::Producer(Producer::ZipWith { f, a, b }) => self.elementwise(f, &[a, b], ty),
             _ => Err(self.not_supported(format!("`{name}` of the row (or of an array computed from it)"))),
@@ -613,34 +639,112 @@ impl<'f> Flatten<'f> {
     /// values, the closure's per-row reads made at each value's row.
     fn elementwise(&mut self, f: &Lambda, operands: &[&Expr], ty: &Type) -> Result<Lifted, String> {
         let mut values = Vec::new();
+        let mut cut = None;
         for a in operands {
             match self.lift(a)? {
-                Lifted::Segmented(v) => values.push(v),
+                Lifted::Segmented(v, d) if cut.is_none_or(|c| c == d) => {
+                    values.push(v);
+                    cut = Some(d);
+                }
+                Lifted::Segmented(..) => {
+                    return Err(self.not_supported("a `zip_with` of a filtered row and an array of another length"));
+                }
                 _ => return Err(self.not_supported("a `map` or `zip_with` of arrays that are not rows")),
             }
         }
         if matches!(self.rows, Rows::Regular) {
             return self.elementwise_regular(f, &values, ty);
         }
+        let d = cut.expect("an operand");
+        Ok(Lifted::Segmented(self.map_values(f, &values, d, ty)?, d))
+    }
+
+    /// A `generate` over `values` (arrays per row cut by descriptor `d`) applying `f` to their
+    /// elements, the closure's per-row reads made at each value's row; bound, of type `ty`.
+    fn map_values(&mut self, f: &Lambda, values: &[Expr], d: Desc, ty: &Type) -> Result<Expr, String> {
         let i = self.fresh.var("i");
         let iv = var(&i, &usize_t());
         let mut body = (*f.body).clone();
         if self.depends_on_row(&body) {
             // Per-row values read at each value's row.
-            let rows = self.rows_of_values();
+            let rows = self.rows_of_values(d);
             let r = self.fresh.var("row");
             let rv = var(&r, &usize_t());
             let mut local: Vec<u32> = f.params.iter().map(|(p, _)| p.id).collect();
             let at_row = self.at_row(|this| this.scalar_at(&body, &rv, &mut local, false))?;
             body = let_in(&r, element(&rows, iv.clone()), at_row);
         }
-        for ((p, _), v) in f.params.iter().zip(&values).rev() {
+        for ((p, _), v) in f.params.iter().zip(values).rev() {
             body = let_in(p, element(v, iv.clone()), body);
         }
         let shape = Expr::new(ExprKind::Len(Box::new(values[0].clone())), usize_t());
         let f = Lambda { params: vec![(i, usize_t())], body: Box::new(body) };
         let g = ArrayOp::Generate { shape, f, from: vec!["nested_map".into()] };
-        Ok(Lifted::Segmented(self.bind("mapped", Expr::array(g, ty.clone()))))
+        Ok(self.bind("mapped", Expr::array(g, ty.clone())))
+    }
+
+    /// `filter` of an array per row (a segmented filter): each value tagged with the predicate,
+    /// its per-row reads made at the value's row; the kept values of all rows by one `filter`;
+    /// their new segments from the number kept in each row (a `fold_seg` of the tags). Regular
+    /// rows would no longer be of one length.
+    fn filter(&mut self, pred: &Lambda, a: &Expr) -> Result<Lifted, String> {
+        let irregular = matches!(self.rows, Rows::Irregular);
+        let (true, Lifted::Segmented(held, d)) = (irregular, self.lift(a)?) else {
+            return Err(self.not_supported("`filter` of the row (or of an array computed from it)"));
+        };
+        let elem = held.ty.as_array().expect("an array per row").0.clone();
+        let tagged_elem = ElemType::Tuple(vec![elem.clone(), ElemType::BOOL]);
+        let tagged_t = Type::Elem(tagged_elem.clone());
+        let (x, xt) = pred.params[0].clone();
+        let tag = Expr::new(ExprKind::Tuple(vec![var(&x, &xt), (*pred.body).clone()]), tagged_t.clone());
+        let tag = Lambda { params: pred.params.clone(), body: Box::new(tag) };
+        let tagged = self.map_values(&tag, &[held], d, &Type::array(tagged_elem.clone(), 1))?;
+        let kept_of = |e: Expr| Expr::new(ExprKind::Proj(Box::new(e), 1), Type::Elem(ElemType::BOOL));
+        // The kept values of every row, in order.
+        let t = self.fresh.var("t");
+        let keep = Lambda { params: vec![(t.clone(), tagged_t.clone())], body: Box::new(kept_of(var(&t, &tagged_t))) };
+        let kept = ArrayOp::Filter { pred: keep, a: tagged.clone() };
+        let kept = self.bind("kept", Expr::array(kept, Type::array(tagged_elem, 1)));
+        let i = self.fresh.var("i");
+        let value =
+            Expr::new(ExprKind::Proj(Box::new(element(&kept, var(&i, &usize_t()))), 0), Type::Elem(elem.clone()));
+        let values = ArrayOp::Generate {
+            shape: Expr::new(ExprKind::Len(Box::new(kept)), usize_t()),
+            f: Lambda { params: vec![(i, usize_t())], body: Box::new(value) },
+            from: vec!["filter".into()],
+        };
+        let values = self.bind("filtered", Expr::array(values, Type::array(elem, 1)));
+        // How many each row keeps: a segmented sum of the tags.
+        let i = self.fresh.var("i");
+        let one = Expr::new(
+            ExprKind::If {
+                cond: Box::new(kept_of(element(&tagged, var(&i, &usize_t())))),
+                then: Box::new(Expr::usize(1)),
+                els: Box::new(Expr::usize(0)),
+            },
+            usize_t(),
+        );
+        let ones = ArrayOp::Generate {
+            shape: Expr::new(ExprKind::Len(Box::new(tagged)), usize_t()),
+            f: Lambda { params: vec![(i, usize_t())], body: Box::new(one) },
+            from: vec!["filter".into()],
+        };
+        let (p, q) = (self.fresh.var("a"), self.fresh.var("b"));
+        let add = Expr::new(
+            ExprKind::Binary(BinaryOp::Add, Box::new(var(&p, &usize_t())), Box::new(var(&q, &usize_t()))),
+            usize_t(),
+        );
+        let counts = ArrayOp::FoldSeg {
+            z: Some(Expr::usize(0)),
+            f: Lambda { params: vec![(p, usize_t()), (q, usize_t())], body: Box::new(add) },
+            a: Expr::array(ones, vector_usize()),
+            segments: self.segments(d),
+        };
+        let counts = self.bind("kept_counts", Expr::array(counts, vector_usize()));
+        let segments =
+            self.bind("filtered_segments", Expr::array(ArrayOp::SegmentsFromLengths(counts), Type::Segments));
+        self.descriptors.push(Descriptor::new(segments, &values));
+        Ok(Lifted::Segmented(values, self.descriptors.len() - 1))
     }
 
     /// [`Flatten::elementwise`] over matrices (regular rows): a `generate` over the rows and
@@ -666,7 +770,7 @@ impl<'f> Flatten<'f> {
         let f = Lambda { params: vec![(ix, ixt)], body: Box::new(body) };
         let g = ArrayOp::Generate { shape: index_of(shape), f, from: vec!["map_rows".into()] };
         let elem = ty.as_array().expect("a map makes an array").0.clone();
-        Ok(Lifted::Segmented(self.bind("mapped", Expr::array(g, self.held_type(&elem)))))
+        Ok(Lifted::Segmented(self.bind("mapped", Expr::array(g, self.held_type(&elem))), 0))
     }
 }
 
@@ -979,14 +1083,40 @@ mod tests {
     }
 
     #[test]
+    fn filters_of_the_row_cut_new_segments() {
+        for src in [
+            "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.filter(|x| x > 0)) }",
+            "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.filter(|x| x % 2 == 0).sum()) }",
+            // A per-row value in the predicate, the filtered row's own length and fold, a map and
+            // a scan of it, and a filter of a filtered row.
+            "fn f(n: Nested<i64>) -> Nested<i64> {
+                 n.map(|row| { let m = row.sum().get() / (row.len() as i64).max(1); row.filter(|x| x >= m) })
+             }",
+            "fn f(n: Nested<i64>) -> Vector<(usize, i64)> {
+                 n.map(|row| { let k = row.filter(|x| x != 0); (k.len(), k.map(|x| x * k.len() as i64).sum().get()) })
+             }",
+            "fn f(n: Nested<i64>) -> (Nested<i64>, Nested<i64>) {
+                 n.map(|row| { let k = row.map(|x| x + 1).filter(|x| x < 3); (k.scanl1(|a, b| a + b), k.filter(|x| x > -5)) })
+             }",
+            // The values of a filtered row read by index, checked against the filtered row.
+            "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| { let k = row.filter(|x| x > 0); k[0] + k.len() as i64 }) }",
+        ] {
+            same_results(src, vec![]);
+        }
+        // A filtered row has its own length: zipped with the row, it is not flattened.
+        let e = lower(
+            "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.zip_with(row.filter(|x| x > 0), |a, b| a + b)) }",
+        )
+        .expect_err("rows of two lengths");
+        assert!(e.contains("filtered row"), "{e}");
+    }
+
+    #[test]
     fn what_cannot_be_flattened_is_an_error_at_the_map() {
         for (src, says) in [
-            ("fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.filter(|x| x > 0)) }", "`filter`"),
+            ("fn f(n: Nested<i64>) -> Nested<usize> { n.map(|row| generate(row.len(), |i| i)) }", "`generate`"),
             ("fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(row.len() as i64, |a, b| a + b)) }", "seed"),
-            (
-                "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.map(|x| row.len() as i64 + x).filter(|x| x > 0)) }",
-                "`filter`",
-            ),
+            ("fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.filter(|x| x > 0)) }", "`filter`"),
             (
                 "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| if row.len() > 0 { row.maximum().get() } else { 0 }) }",
                 "condition",

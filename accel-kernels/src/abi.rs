@@ -44,7 +44,8 @@ pub const RANGE: usize = WARP * RANGE_ITEMS;
 /// reduction keeps resident on a multiprocessor (its PTX entry declares it, so that ptxas keeps
 /// its registers within 80): the kernel waits on its loads, and the reads a lane issues before it
 /// works anything out (8 values with their columns, in a CSR product) otherwise take it to 86
-/// registers and 2 blocks (H200: the product 9% slower, docs/benchmarks.md).
+/// registers and 2 blocks (H200: the product 9% slower, docs/benchmarks.md); asking for 4 makes
+/// the product spill and run 12% slower.
 pub const RANGE_BLOCKS_PER_SM: u32 = 3;
 /// How a segmented reduction over a vector walks its input: its rows split into parts
 /// (`crate::reduce`, the node's reduce and finish kernels) or fixed ranges of values

@@ -1,9 +1,9 @@
-// `Nested::map` of a row function that filters the row: not flattened yet
+// `Nested::map` of a row function that generates an array of a per-row size: not flattened yet
 use accel::prelude::*;
 
 #[accel]
-fn f(xs: Nested<f32>) -> Nested<f32> {
-    xs.map(|row| row.filter(|x| x > 0.0))
+fn f(xs: Nested<f32>) -> Nested<usize> {
+    xs.map(|row| generate(row.len(), |i| i))
 }
 
 fn main() {}

@@ -1,7 +1,8 @@
 //! `Nested::map` and `map_rows` (over a matrix) with parallel code per row, flattened at build
 //! time (`accel_core::flatten`): folds of the row, per-row scalars (a row's mean) used by later
 //! row code, `map` and `zip_with` of the row, scans of the row, reads of the row by index (with
-//! per-row bounds errors), reads of outer arrays by computed index (a CSR sparse matrix-vector product); results a scalar per row, a vector per
+//! per-row bounds errors), reads of outer arrays by computed index (a CSR sparse matrix-vector
+//! product), filters of the row with a per-row predicate; results a scalar per row, a vector per
 //! row, or a tuple of those.
 //!
 //! Rows of awkward lengths: no rows, only empty rows, the first or the last row empty, lengths
@@ -80,6 +81,17 @@ fn row_firsts(n: Nested<i64>) -> Vector<i64> {
 #[accel]
 fn rows_minus_neighbour(n: Nested<i64>) -> Nested<i64> {
     n.map(|row| row.map(|x| x - row[(x & 7) as usize % row.len()]))
+}
+
+/// The values of each row at or above the row's mean (a segmented filter whose predicate reads a
+/// per-row value), and how many there are with their sum.
+#[accel]
+fn rows_above_mean(n: Nested<i64>) -> (Nested<i64>, Vector<(usize, i64)>) {
+    n.map(|row| {
+        let mean = row.sum().get() / (row.len() as i64).max(1);
+        let kept = row.filter(|x| x >= mean);
+        (kept.map(|x| x - mean), (kept.len(), kept.sum().get()))
+    })
 }
 
 #[accel]
@@ -372,6 +384,38 @@ fn random_rows(on: &Target) -> Check {
     })
 }
 
+/// A filter of each row with a per-row predicate (new segments per row), on every pattern of row
+/// lengths, and on rows where every value or none is kept.
+fn filtered_rows(on: &Target) -> Check {
+    for pattern in 0..12 {
+        let (lengths, n, _) = integer_nested("nested::filtered_rows", pattern)?;
+        let constant = nested_from(&lengths, vec![7i64; lengths.iter().sum()])?;
+        for (what, n) in [("random", &n), ("constant", &constant)] {
+            let here = |e: Failed| at(&format!("{what} rows, row lengths pattern {pattern}"), e);
+            let ((gk, gs), (rk, rs)) = both!(on, rows_above_mean(n));
+            same_nested("rows above their mean", &gk, &rk).map_err(here)?;
+            let kept: Vec<Vec<i64>> = rows(n)
+                .iter()
+                .map(|r| {
+                    let mean = r.iter().sum::<i64>() / (r.len() as i64).max(1);
+                    r.iter().filter(|&&x| x >= mean).map(|&x| x - mean).collect()
+                })
+                .collect();
+            check!(rows(&rk) == kept);
+            let counts: Vec<(usize, i64)> = rows(n)
+                .iter()
+                .map(|r| {
+                    let mean = r.iter().sum::<i64>() / (r.len() as i64).max(1);
+                    let k: Vec<i64> = r.iter().copied().filter(|&x| x >= mean).collect();
+                    (k.len(), k.iter().sum())
+                })
+                .collect();
+            all_same(on, "kept counts and sums", &gs.to_vec(), &rs.to_vec(), &counts).map_err(here)?;
+        }
+    }
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
         case("nested::map::integer_rows", integer_rows),
@@ -379,6 +423,7 @@ pub fn tests() -> Vec<Test> {
         case("nested::map::random_rows", random_rows),
         case("nested::map::tuple_rows", tuple_rows),
         case("nested::map::indexed_rows", indexed_rows),
+        case("nested::map::filtered_rows", filtered_rows),
         exclusive("nested::map::every_walk", every_walk).cuda_only(),
         case("nested::map_rows::matrices", matrix_rows),
     ]
