@@ -23,9 +23,11 @@
 //! A `filter` of an array per row (irregular only) makes an array per row of other lengths, cut
 //! by a segment descriptor of its own: each value tagged with the predicate (its per-row reads
 //! made at its row), the kept values of all rows by one `filter`, and the new descriptor from the
-//! number each row keeps (a `fold_seg` of the tags, then `segments_from_lengths`). Every array
-//! per row names its descriptor; what reads a filtered row (its folds, maps, length, reads by
-//! index) uses the filtered row's own.
+//! number each row keeps (a `fold_seg` of the tags, then `segments_from_lengths`). So does a
+//! `generate` of a per-row size: the sizes computed per row and cut into a descriptor (a size
+//! that is the length of an array per row reuses that array's), the values one `generate` over
+//! them all, each at its row and its place in the row. Every array per row names its
+//! descriptor; what reads one (its folds, maps, length, reads by index) uses that descriptor.
 //!
 //! A per-row value read inside an element closure (a row's mean used to centre it) is read once
 //! per element, at the element's row: a regular element's row is the first component of its
@@ -41,8 +43,8 @@
 //! of the row itself (a segmented gather with per-row bounds).
 //!
 //! What these rules do not cover (a fold whose seed or operator depends on the row, a `filter`
-//! of a matrix's row, a `generate` of a per-row size, a result that is not a scalar, a vector or
-//! a tuple of those per row) is reported by [`check`], which the front end calls on
+//! or a `generate` in a matrix's row function, an `expand` of the row, a result that is not a
+//! scalar, a vector or a tuple of those per row) is reported by [`check`], which the front end calls on
 //! every row function, as a compile error at the `map`: the programs that reach this pass are
 //! flattened whole.
 
@@ -608,6 +610,9 @@ impl<'f> Flatten<'f> {
                 }
             }
             ArrayOp::Filter { pred, a } => self.filter(pred, a),
+            ArrayOp::Generate { shape, f, .. } if ty.as_array().is_some_and(|(_, rank)| rank == 1) => {
+                self.generate(shape, f, ty)
+            }
             ArrayOp::Producer(Producer::Map { f, a }) => self.elementwise(f, &[a], ty),
             ArrayOp::Producer(Producer::ZipWith { f, a, b }) => self.elementwise(f, &[a, b], ty),
             _ => Err(self.not_supported(format!("`{name}` of the row (or of an array computed from it)"))),
@@ -681,6 +686,47 @@ impl<'f> Flatten<'f> {
         let f = Lambda { params: vec![(i, usize_t())], body: Box::new(body) };
         let g = ArrayOp::Generate { shape, f, from: vec!["nested_map".into()] };
         Ok(self.bind("mapped", Expr::array(g, ty.clone())))
+    }
+
+    /// `generate(n, |j| e)` of a per-row size `n`: the values of every row's vector one after
+    /// the other, value `i` computing `e` at its row with `j` its place in the row. A size that
+    /// is the length of an array per row reuses that array's descriptor; any other is computed
+    /// per row and cut into a descriptor of its own (`segments_from_lengths`). Regular rows would
+    /// no longer be of one length.
+    fn generate(&mut self, shape: &Expr, f: &Lambda, ty: &Type) -> Result<Lifted, String> {
+        if matches!(self.rows, Rows::Regular) {
+            return Err(self.not_supported("`generate` of a per-row size"));
+        }
+        let d = match &shape.kind {
+            ExprKind::Len(x) if let Some((_, d)) = self.row_shaped(x) => d,
+            _ => {
+                let sizes = self.over_rows(|this, r| this.scalar_at(shape, r, &mut Vec::new(), false))?;
+                let sizes = self.bind("sizes", sizes);
+                let segments = Expr::array(ArrayOp::SegmentsFromLengths(sizes), Type::Segments);
+                let segments = self.bind("generated_segments", segments);
+                let offsets = ArrayOp::SegmentOffsets(segments.clone());
+                let offsets = self.bind("offsets", Expr::array(offsets, vector_usize()));
+                // The number of values is the last offset.
+                let total = element(&offsets, self.count.clone());
+                let d = Descriptor { segments, total, offsets: Some(offsets), lengths: None, rows_of_values: None };
+                self.descriptors.push(d);
+                self.descriptors.len() - 1
+            }
+        };
+        let (i, r) = (self.fresh.var("i"), self.fresh.var("row"));
+        let (iv, rv) = (var(&i, &usize_t()), var(&r, &usize_t()));
+        let (rows, offsets) = (self.rows_of_values(d), self.offsets(d));
+        let j = f.params[0].0.clone();
+        let mut local = vec![j.id];
+        let at_row = self.at_row(|this| this.scalar_at(&f.body, &rv, &mut local, false))?;
+        let place = sub(iv.clone(), element(&offsets, rv.clone()));
+        let body = let_in(&r, element(&rows, iv), let_in(&j, place, at_row));
+        let values = ArrayOp::Generate {
+            shape: self.descriptors[d].total.clone(),
+            f: Lambda { params: vec![(i, usize_t())], body: Box::new(body) },
+            from: vec!["generate".into()],
+        };
+        Ok(Lifted::Segmented(self.bind("generated", Expr::array(values, ty.clone())), d))
     }
 
     /// `filter` of an array per row (a segmented filter): each value tagged with the predicate,
@@ -1112,9 +1158,32 @@ mod tests {
     }
 
     #[test]
+    fn generates_of_a_per_row_size_cut_their_own_segments() {
+        for src in [
+            // The row's own length: the row's descriptor, a read of the row at each place.
+            "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| generate(row.len(), |j| row[j] * j as i64)) }",
+            // Another size per row, a per-row value in the body, folds and filters of the result.
+            "fn f(n: Nested<i64>) -> Nested<i64> {
+                 n.map(|row| { let s = row.sum().get(); generate(row.len() / 2 + 1, |j| s - j as i64) })
+             }",
+            "fn f(n: Nested<i64>) -> Vector<i64> {
+                 n.map(|row| generate((row.len() * 3) % 7, |j| j as i64 + row.len() as i64).filter(|x| x % 2 == 0).sum())
+             }",
+            // Reads of the row past its end fail as the row function does.
+            "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| generate(row.len() + 1, |j| row[j])) }",
+        ] {
+            same_results(src, vec![]);
+        }
+    }
+
+    #[test]
     fn what_cannot_be_flattened_is_an_error_at_the_map() {
         for (src, says) in [
-            ("fn f(n: Nested<i64>) -> Nested<usize> { n.map(|row| generate(row.len(), |i| i)) }", "`generate`"),
+            ("fn f(m: Matrix<i64>) -> Matrix<usize> { m.map_rows(|row| generate(row.len(), |i| i)) }", "`generate`"),
+            (
+                "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.expand(|x| (x & 3) as usize, |x, i| x + i as i64)) }",
+                "`expand`",
+            ),
             ("fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(row.len() as i64, |a, b| a + b)) }", "seed"),
             ("fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.filter(|x| x > 0)) }", "`filter`"),
             (

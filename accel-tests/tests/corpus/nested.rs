@@ -2,8 +2,8 @@
 //! time (`accel_core::flatten`): folds of the row, per-row scalars (a row's mean) used by later
 //! row code, `map` and `zip_with` of the row, scans of the row, reads of the row by index (with
 //! per-row bounds errors), reads of outer arrays by computed index (a CSR sparse matrix-vector
-//! product), filters of the row with a per-row predicate; results a scalar per row, a vector per
-//! row, or a tuple of those.
+//! product), filters of the row with a per-row predicate, arrays of a per-row size generated in
+//! the row; results a scalar per row, a vector per row, or a tuple of those.
 //!
 //! Rows of awkward lengths: no rows, only empty rows, the first or the last row empty, lengths
 //! around the warp, block and scan tile sizes (31/32/33, 255/256/257, 1023/1024/1025), random
@@ -91,6 +91,17 @@ fn rows_above_mean(n: Nested<i64>) -> (Nested<i64>, Vector<(usize, i64)>) {
         let mean = row.sum().get() / (row.len() as i64).max(1);
         let kept = row.filter(|x| x >= mean);
         (kept.map(|x| x - mean), (kept.len(), kept.sum().get()))
+    })
+}
+
+/// Per row: the row weighted by place (a generate of the row's length reading the row), and the
+/// first `len / 3 + 1` multiples of the row's sum (a generate of another per-row size), summed.
+#[accel]
+fn rows_generated(n: Nested<i64>) -> (Nested<i64>, Vector<i64>) {
+    n.map(|row| {
+        let s = row.sum().get();
+        let weighted = generate(row.len(), |j| row[j] * (j as i64 + 1));
+        (weighted, generate(row.len() / 3 + 1, |j| s * j as i64).sum())
     })
 }
 
@@ -416,6 +427,28 @@ fn filtered_rows(on: &Target) -> Check {
     Ok(())
 }
 
+/// Arrays of a per-row size generated in each row, on every pattern of row lengths.
+fn generated_rows(on: &Target) -> Check {
+    for pattern in 0..12 {
+        let (_, n, _) = integer_nested("nested::generated_rows", pattern)?;
+        let here = |e: Failed| at(&format!("row lengths pattern {pattern}"), e);
+        let ((gw, gs), (rw, rs)) = both!(on, rows_generated(&n));
+        same_nested("rows weighted by place", &gw, &rw).map_err(here)?;
+        let weighted: Vec<Vec<i64>> =
+            rows(&n).iter().map(|r| r.iter().enumerate().map(|(j, &x)| x * (j as i64 + 1)).collect()).collect();
+        check!(rows(&rw) == weighted);
+        let sums: Vec<i64> = rows(&n)
+            .iter()
+            .map(|r| {
+                let s: i64 = r.iter().sum();
+                (0..r.len() / 3 + 1).map(|j| s * j as i64).sum()
+            })
+            .collect();
+        all_same(on, "sums of generated multiples", &gs.to_vec(), &rs.to_vec(), &sums).map_err(here)?;
+    }
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
         case("nested::map::integer_rows", integer_rows),
@@ -424,6 +457,7 @@ pub fn tests() -> Vec<Test> {
         case("nested::map::tuple_rows", tuple_rows),
         case("nested::map::indexed_rows", indexed_rows),
         case("nested::map::filtered_rows", filtered_rows),
+        case("nested::map::generated_rows", generated_rows),
         exclusive("nested::map::every_walk", every_walk).cuda_only(),
         case("nested::map_rows::matrices", matrix_rows),
     ]
