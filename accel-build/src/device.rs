@@ -51,7 +51,16 @@ impl DeviceBuild<'_> {
         let crate_dir = self.dir.join("device");
         let name = package_name(self.package);
         let manifest = manifest(self.package, &name);
-        let inputs = [manifest.as_bytes(), source.as_bytes(), &kernels_digest(), toolchain.version.as_bytes()];
+        // The occupancy requests are applied to the module after rustc (`with_occupancy`): a
+        // change of them must rebuild it too.
+        let occupancy = format!("{:?}", Role::ALL.map(|r| (r.suffix(), r.blocks_per_sm())));
+        let inputs = [
+            manifest.as_bytes(),
+            source.as_bytes(),
+            &kernels_digest(),
+            toolchain.version.as_bytes(),
+            occupancy.as_bytes(),
+        ];
         let stamp = format!("{:016x}", fnv1a(&inputs));
         let stamp_path = self.dir.join("device.stamp");
         if self.ptx().is_file() && std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp) {

@@ -165,10 +165,15 @@ struct Descriptor {
 }
 
 impl Descriptor {
-    fn new(segments: Expr, values: &Expr) -> Descriptor {
-        let total = Expr::new(ExprKind::Len(Box::new(values.clone())), usize_t());
+    /// Descriptor `segments` of `total` values.
+    fn new(segments: Expr, total: Expr) -> Descriptor {
         Descriptor { segments, total, offsets: None, lengths: None, rows_of_values: None }
     }
+}
+
+/// The length of `values` (a vector, or the number of segments of a descriptor).
+fn len_of(values: &Expr) -> Expr {
+    Expr::new(ExprKind::Len(Box::new(values.clone())), usize_t())
 }
 
 /// One `Nested::map` being flattened.
@@ -221,9 +226,9 @@ impl<'f> Flatten<'f> {
         let rows = if matches!(over.ty, Type::Nested(_)) {
             let nested = self.bind("nested", over);
             let segments = self.bind("segments", Expr::array(ArrayOp::NestedSegments(nested.clone()), Type::Segments));
-            self.count = Expr::new(ExprKind::Len(Box::new(segments.clone())), usize_t());
+            self.count = len_of(&segments);
             let values = self.bind("values", Expr::array(ArrayOp::NestedValues(nested), Type::array(elem, 1)));
-            self.descriptors.push(Descriptor::new(segments, &values));
+            self.descriptors.push(Descriptor::new(segments, len_of(&values)));
             self.rows = Rows::Irregular;
             values
         } else {
@@ -682,7 +687,7 @@ impl<'f> Flatten<'f> {
         for ((p, _), v) in f.params.iter().zip(values).rev() {
             body = let_in(p, element(v, iv.clone()), body);
         }
-        let shape = Expr::new(ExprKind::Len(Box::new(values[0].clone())), usize_t());
+        let shape = len_of(&values[0]);
         let f = Lambda { params: vec![(i, usize_t())], body: Box::new(body) };
         let g = ArrayOp::Generate { shape, f, from: vec!["nested_map".into()] };
         Ok(self.bind("mapped", Expr::array(g, ty.clone())))
@@ -707,8 +712,8 @@ impl<'f> Flatten<'f> {
                 let offsets = ArrayOp::SegmentOffsets(segments.clone());
                 let offsets = self.bind("offsets", Expr::array(offsets, vector_usize()));
                 // The number of values is the last offset.
-                let total = element(&offsets, self.count.clone());
-                let d = Descriptor { segments, total, offsets: Some(offsets), lengths: None, rows_of_values: None };
+                let mut d = Descriptor::new(segments, element(&offsets, self.count.clone()));
+                d.offsets = Some(offsets);
                 self.descriptors.push(d);
                 self.descriptors.len() - 1
             }
@@ -755,7 +760,7 @@ impl<'f> Flatten<'f> {
         let value =
             Expr::new(ExprKind::Proj(Box::new(element(&kept, var(&i, &usize_t()))), 0), Type::Elem(elem.clone()));
         let values = ArrayOp::Generate {
-            shape: Expr::new(ExprKind::Len(Box::new(kept)), usize_t()),
+            shape: len_of(&kept),
             f: Lambda { params: vec![(i, usize_t())], body: Box::new(value) },
             from: vec!["filter".into()],
         };
@@ -771,7 +776,7 @@ impl<'f> Flatten<'f> {
             usize_t(),
         );
         let ones = ArrayOp::Generate {
-            shape: Expr::new(ExprKind::Len(Box::new(tagged)), usize_t()),
+            shape: len_of(&tagged),
             f: Lambda { params: vec![(i, usize_t())], body: Box::new(one) },
             from: vec!["filter".into()],
         };
@@ -789,7 +794,7 @@ impl<'f> Flatten<'f> {
         let counts = self.bind("kept_counts", Expr::array(counts, vector_usize()));
         let segments =
             self.bind("filtered_segments", Expr::array(ArrayOp::SegmentsFromLengths(counts), Type::Segments));
-        self.descriptors.push(Descriptor::new(segments, &values));
+        self.descriptors.push(Descriptor::new(segments, len_of(&values)));
         Ok(Lifted::Segmented(values, self.descriptors.len() - 1))
     }
 
