@@ -39,12 +39,14 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// Options: runs per case and the largest size, or only the module load time, or only the
-/// nested maps (`--nested`).
+/// nested maps (`--nested`), or only the fused expand and permute with the Sieve and BFS
+/// (`--expand`).
 struct Options {
     runs: usize,
     max_log2: u32,
     load_only: bool,
     nested_only: bool,
+    expand_only: bool,
 }
 
 fn main() {
@@ -52,7 +54,8 @@ fn main() {
         Ok(o) => o,
         Err(e) => {
             eprintln!(
-                "{e}\nusage: gpu [--runs N] [--max-log2 K] [--load | --nested]   (cargo bench passes --bench, which is ignored)"
+                "{e}\nusage: gpu [--runs N] [--max-log2 K] [--load | --nested | --expand]   (cargo bench passes --bench, which is \
+                 ignored)"
             );
             std::process::exit(2);
         }
@@ -73,7 +76,7 @@ fn main() {
 }
 
 fn parse(mut args: impl Iterator<Item = String>) -> std::result::Result<Options, String> {
-    let mut o = Options { runs: 20, max_log2: 28, load_only: false, nested_only: false };
+    let mut o = Options { runs: 20, max_log2: 28, load_only: false, nested_only: false, expand_only: false };
     while let Some(a) = args.next() {
         let mut value =
             |name: &str| args.next().and_then(|v| v.parse::<u32>().ok()).ok_or(format!("{name} needs a number"));
@@ -82,6 +85,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> std::result::Result<Options,
             "--max-log2" => o.max_log2 = value("--max-log2")?.clamp(16, 28),
             "--load" => o.load_only = true,
             "--nested" => o.nested_only = true,
+            "--expand" => o.expand_only = true,
             "--bench" => {}
             other => return Err(format!("unknown argument {other}")),
         }
@@ -153,6 +157,9 @@ fn run(rt: &Runtime, o: &Options) -> Result<()> {
     let b = Bench { gpu, runs: o.runs };
     if o.nested_only {
         return nested(rt, &b);
+    }
+    if o.expand_only {
+        return expand_permute(rt, &b);
     }
     let max = 1usize << o.max_log2;
     let sizes: Vec<usize> = (16..=o.max_log2).step_by(4).map(|k| 1 << k).collect();

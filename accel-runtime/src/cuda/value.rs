@@ -25,6 +25,9 @@ pub struct DArray {
     pub shape: Vec<usize>,
     /// One buffer per leaf of `elem`, in leaf order.
     pub columns: Vec<Arc<DeviceBuffer>>,
+    /// The one element of a rank-0 array the host made (`unit`), which reads take from here
+    /// without waiting for the device: a loop's condition or counter costs no round trip.
+    pub known: Option<ElemValue>,
 }
 
 /// Segment descriptors on a device: `count + 1` offsets, the first 0 and the last `total`.
@@ -60,7 +63,7 @@ impl DArray {
     /// Uploads host columns.
     pub fn upload<E: Elem>(gpu: &Gpu, shape: &[usize], columns: &E::Columns) -> Result<DArray> {
         let columns = columns.leaf_bytes().iter().map(|b| gpu.upload(b).map(Arc::new)).collect::<Result<_>>()?;
-        Ok(DArray { elem: E::elem_type(), shape: shape.to_vec(), columns })
+        Ok(DArray { elem: E::elem_type(), shape: shape.to_vec(), columns, known: None })
     }
 
     /// Downloads the columns (waiting for the work that computes them).
@@ -77,8 +80,12 @@ impl DArray {
         })
     }
 
-    /// Element `i` (row-major), downloaded.
+    /// Element `i` (row-major): a unit's known element, or downloaded (after the work that
+    /// computes it).
     pub fn read(&self, i: usize) -> Result<ElemValue> {
+        if let Some(v) = &self.known {
+            return Ok(v.clone());
+        }
         let mut leaves = Vec::new();
         for (col, t) in self.columns.iter().zip(self.elem.leaves()) {
             let size = t.size_bytes();

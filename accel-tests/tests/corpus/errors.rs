@@ -133,6 +133,20 @@ fn reshape_to(xs: Vector<i32>, r: usize, c: usize) -> Matrix<i32> {
     xs.reshape((r, c))
 }
 
+/// A loop that only an error ends: its condition is the host's own (a counter), and the one
+/// failing read is element `at`'s in round `round`.
+#[accel]
+fn loop_until_failure(xs: Vector<i64>, at: usize, round: i32) -> (Vector<i64>, Scalar<i32>) {
+    awhile(
+        (xs, unit(0i32)),
+        |s| unit(s.1.get() >= 0),
+        |s| {
+            let k = s.1.get();
+            (s.0.imap(|i, x| if i == at && k == round { xs[xs.len() + 1] } else { x ^ i as i64 }), unit(k + 1))
+        },
+    )
+}
+
 /// Sizes of the inputs that hold one bad element.
 const ERROR_SIZES: &[usize] = &[1, 2, 33, 257, 4097, 65_537, (1 << 20) + 1];
 
@@ -332,6 +346,25 @@ fn segments_not_covering(on: &Target) -> Check {
     Ok(())
 }
 
+/// A failed kernel ends a loop whose condition the host computes (the GPU checks for device
+/// errors on rounds 1, 2, 4, 8, .. of such a loop, not waiting on every round).
+fn failure_in_a_loop(on: &Target) -> Check {
+    for n in error_sizes(on) {
+        let mut rng = Rng::new("errors::failure_in_a_loop", n);
+        let xs = Vector::from_vec(rng.vec::<i64>(n));
+        let (at, round) = (rng.below(n), rng.below(7) as i32);
+        let (g, r) = both_raw!(on, loop_until_failure(&xs, at, round));
+        expect(
+            on,
+            &format!("a read out of range in round {round} of a loop (n = {n}, at {at})"),
+            "IndexOutOfBounds",
+            g,
+            r,
+        )?;
+    }
+    Ok(())
+}
+
 fn slices_and_reshape(on: &Target) -> Check {
     for (r, c) in [(0, 3), (3, 0), (1, 1), (7, 13), (4097, 3)] {
         let mut rng = Rng::new("errors::slices_and_reshape", r * c);
@@ -358,6 +391,7 @@ fn sweeps() -> Vec<Test> {
         exclusive("errors::backpermute_out_of_range", backpermute_out_of_range),
         exclusive("errors::segments_not_covering", segments_not_covering),
         exclusive("errors::slices_and_reshape", slices_and_reshape),
+        exclusive("errors::failure_in_a_loop", failure_in_a_loop),
     ]
 }
 

@@ -1,6 +1,6 @@
 //! Operations whose result size comes from per-element counts (`accel_kernels::expand`): the
-//! counts kernel, the module's offsets scan, one wait for the total (the size of the result),
-//! then the write kernel.
+//! counts kernel, the module's offsets scan, one wait for the total (the size of the result; the
+//! device's errors are not checked there), then the write kernel.
 
 use super::{Call, Exec};
 use crate::cuda::value::{DSegments, DValue};
@@ -34,7 +34,10 @@ impl Exec<'_> {
         w.extend(&call.tail);
         self.launch(call.id, Role::Counts, n, &w)?;
         self.offsets_scan(&counts, &offsets, n + 1)?;
-        self.check_device()?;
+        // The one wait. Whatever the counts kernel met (a failed read counts as 0, a negative
+        // count too), the offsets are a scan of the counts it wrote, so the kernels that follow
+        // stay within the result; its error is reported at the end of the run, or here if the
+        // total it left is too large to allocate.
         let mut total = [0u8; size_of::<usize>()];
         offsets.download_into(n * size_of::<usize>(), &mut total)?;
         let total = usize::from_ne_bytes(total);
@@ -43,7 +46,7 @@ impl Exec<'_> {
             Counted::Expand => (call.out_elem(ty)?, total),
             Counted::Filter => (call.out_elem(ty)?, n),
         };
-        let out = self.alloc_array(&elem, vec![total])?;
+        let out = self.alloc_array(&elem, vec![total]).or_else(|e| self.check_device().and(Err(e)))?;
         self.launch(call.id, Role::Write, items, &call.words(&[&out], &scratch))?;
         Ok(DValue::Array(out))
     }
