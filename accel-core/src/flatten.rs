@@ -26,8 +26,17 @@
 //! number each row keeps (a `fold_seg` of the tags, then `segments_from_lengths`). So does a
 //! `generate` of a per-row size: the sizes computed per row and cut into a descriptor (a size
 //! that is the length of an array per row reuses that array's), the values one `generate` over
-//! them all, each at its row and its place in the row. Every array per row names its
-//! descriptor; what reads one (its folds, maps, length, reads by index) uses that descriptor.
+//! them all, each at its row and its place in the row. So does an `expand` of an array per row:
+//! one `expand` over the values of all rows, each source by its index so that the closures read
+//! per-row values at its row, cut by the number of results of each row (a `fold_seg` of the
+//! counts). Every array per row names its descriptor; what reads one (its folds, maps, length,
+//! reads by index) uses that descriptor.
+//!
+//! A seeded left scan of an array per row (`scanl`, `scanl_total`) is one `scanl_seg`, its rows
+//! one value longer (a descriptor of their own). A fold or left scan whose seed depends on the
+//! row runs without it, the values flagged as present so that an empty row is told apart, and
+//! each row's seed is combined with what it gives (or kept, for an empty row): the same values,
+//! since the operator of every fold and scan is associative.
 //!
 //! A per-row value read inside an element closure (a row's mean used to centre it) is read once
 //! per element, at the element's row: a regular element's row is the first component of its
@@ -42,15 +51,18 @@
 //! vector of the row's length, so that the read keeps the bounds check, and the error, of a read
 //! of the row itself (a segmented gather with per-row bounds).
 //!
-//! What these rules do not cover (a fold whose seed or operator depends on the row, a `filter`
-//! or a `generate` in a matrix's row function, an `expand` of the row, a result that is not a
-//! scalar, a vector or a tuple of those per row) is reported by [`check`], which the front end calls on
-//! every row function, as a compile error at the `map`: the programs that reach this pass are
-//! flattened whole.
+//! What these rules do not cover (a fold or scan whose operator depends on the row, a right scan
+//! of an irregular row, a matrix's row scanned from a seed that depends on the row, a `filter`,
+//! `generate` or `expand` in a matrix's row function, a result that is not a scalar, a vector or
+//! a tuple of those per row) is reported by [`check`], which the front end calls on every row
+//! function, as a compile error at the `map`: the programs that reach this pass are flattened
+//! whole.
 
-use crate::fusion::rewrite::{Fresh, bind, components, index_of, index_type, let_in, shape_of, var, wrap};
+use crate::fusion::rewrite::{Fresh, binary, bind, components, index_of, index_type, let_in, shape_of, var, wrap};
 use crate::ir::visit::{self, map_children};
-use crate::ir::{ArrayOp, BinaryOp, Direction, Expr, ExprKind, Lambda, Producer, Program, ReadSite, ScanKind, Var};
+use crate::ir::{
+    ArrayOp, BinaryOp, Const, Direction, Expr, ExprKind, Lambda, Producer, Program, ReadSite, ScanKind, UnaryOp, Var,
+};
 use crate::types::{ElemType, ScalarType, Type};
 use std::collections::HashMap;
 
@@ -566,13 +578,16 @@ impl<'f> Flatten<'f> {
                 _ => Err(self.not_supported(format!("`{name}` here"))),
             },
             ArrayOp::Fold { z, f, a } | ArrayOp::FoldAll { z, f, a } => {
-                if z.as_ref().is_some_and(|z| self.depends_on_row(z)) || self.lambda_depends_on_row(f) {
-                    return Err(self.not_supported(format!("a `{name}` whose seed or operator depends on the row")));
+                if self.lambda_depends_on_row(f) {
+                    return Err(self.not_supported(format!("a `{name}` whose operator depends on the row")));
                 }
                 let Lifted::Segmented(held, d) = self.lift(a)? else {
                     return Err(self.not_supported(format!("`{name}` of this array")));
                 };
                 let elem = ty.as_array().expect("a fold makes an array").0.clone();
+                if let Some(z) = z.as_ref().filter(|z| self.depends_on_row(z)) {
+                    return self.fold_with_row_seed(z, f, held, d, &elem);
+                }
                 let (z, f) = (z.clone(), f.clone());
                 let folded = match &self.rows {
                     Rows::Irregular => ArrayOp::FoldSeg { z, f, a: held, segments: self.segments(d) },
@@ -582,19 +597,29 @@ impl<'f> Flatten<'f> {
                 Ok(Lifted::PerRow(self.bind("folded", Expr::array(folded, Type::array(elem, 1)))))
             }
             ArrayOp::Scan { dir, kind, z, f, a } => {
-                if z.as_ref().is_some_and(|z| self.depends_on_row(z)) || self.lambda_depends_on_row(f) {
-                    return Err(self.not_supported(format!("a `{name}` whose seed or operator depends on the row")));
+                if self.lambda_depends_on_row(f) {
+                    return Err(self.not_supported(format!("a `{name}` whose operator depends on the row")));
+                }
+                let irregular_left = matches!((&self.rows, dir), (Rows::Irregular, Direction::Left));
+                if z.as_ref().is_some_and(|z| self.depends_on_row(z)) && !irregular_left {
+                    return Err(self.not_supported(format!("a `{name}` whose seed depends on the row")));
                 }
                 let Lifted::Segmented(held, d) = self.lift(a)? else {
                     return Err(self.not_supported(format!("`{name}` of this array")));
                 };
+                let elem = held.ty.as_array().expect("an array per row").0.clone();
                 let (z, f) = (z.clone(), f.clone());
                 match (&self.rows, dir, kind) {
                     (Rows::Irregular, Direction::Left, ScanKind::Inclusive) => {
                         let scan = ArrayOp::ScanSeg { kind: *kind, z, f, a: held, segments: self.segments(d) };
                         Ok(Lifted::Segmented(self.bind("scanned", Expr::array(scan, ty.clone())), d))
                     }
-                    (Rows::Irregular, _, _) => Err(self.not_supported(format!("`{name}` of the row"))),
+                    (Rows::Irregular, Direction::Left, ScanKind::WithSeed | ScanKind::ExclusiveAndTotal) => {
+                        let z = z.expect("a seeded scan");
+                        let totals = *kind == ScanKind::ExclusiveAndTotal;
+                        self.scanl_of_rows(&z, &f, held, d, &elem, totals)
+                    }
+                    (Rows::Irregular, Direction::Right, _) => Err(self.not_supported(format!("`{name}` of the row"))),
                     // The matrix's own scan, along its rows.
                     (Rows::Regular, _, ScanKind::Inclusive | ScanKind::WithSeed) => {
                         let scan = ArrayOp::Scan { dir: *dir, kind: *kind, z, f, a: held };
@@ -615,6 +640,7 @@ impl<'f> Flatten<'f> {
                 }
             }
             ArrayOp::Filter { pred, a } => self.filter(pred, a),
+            ArrayOp::Expand { count, value, a } => self.expand(count, value, a, ty),
             ArrayOp::Generate { shape, f, .. } if ty.as_array().is_some_and(|(_, rank)| rank == 1) => {
                 self.generate(shape, f, ty)
             }
@@ -673,10 +699,19 @@ impl<'f> Flatten<'f> {
     /// elements, the closure's per-row reads made at each value's row; bound, of type `ty`.
     fn map_values(&mut self, f: &Lambda, values: &[Expr], d: Desc, ty: &Type) -> Result<Expr, String> {
         let i = self.fresh.var("i");
-        let iv = var(&i, &usize_t());
+        let body = self.at_value(f, values, d, &var(&i, &usize_t()))?;
+        let shape = len_of(&values[0]);
+        let f = Lambda { params: vec![(i, usize_t())], body: Box::new(body) };
+        let g = ArrayOp::Generate { shape, f, from: vec!["nested_map".into()] };
+        Ok(self.bind("mapped", Expr::array(g, ty.clone())))
+    }
+
+    /// The body of closure `f` at value `iv` of `values` (arrays per row cut by descriptor `d`):
+    /// its leading parameters bound to the value's elements (one per array; any others stay the
+    /// closure's), its per-row reads made at the value's row.
+    fn at_value(&mut self, f: &Lambda, values: &[Expr], d: Desc, iv: &Expr) -> Result<Expr, String> {
         let mut body = (*f.body).clone();
         if self.depends_on_row(&body) {
-            // Per-row values read at each value's row.
             let rows = self.rows_of_values(d);
             let r = self.fresh.var("row");
             let rv = var(&r, &usize_t());
@@ -687,10 +722,7 @@ impl<'f> Flatten<'f> {
         for ((p, _), v) in f.params.iter().zip(values).rev() {
             body = let_in(p, element(v, iv.clone()), body);
         }
-        let shape = len_of(&values[0]);
-        let f = Lambda { params: vec![(i, usize_t())], body: Box::new(body) };
-        let g = ArrayOp::Generate { shape, f, from: vec!["nested_map".into()] };
-        Ok(self.bind("mapped", Expr::array(g, ty.clone())))
+        Ok(body)
     }
 
     /// `generate(n, |j| e)` of a per-row size `n`: the values of every row's vector one after
@@ -765,37 +797,218 @@ impl<'f> Flatten<'f> {
             from: vec!["filter".into()],
         };
         let values = self.bind("filtered", Expr::array(values, Type::array(elem, 1)));
-        // How many each row keeps: a segmented sum of the tags.
-        let i = self.fresh.var("i");
-        let one = Expr::new(
-            ExprKind::If {
-                cond: Box::new(kept_of(element(&tagged, var(&i, &usize_t())))),
-                then: Box::new(Expr::usize(1)),
-                els: Box::new(Expr::usize(0)),
-            },
-            usize_t(),
-        );
-        let ones = ArrayOp::Generate {
-            shape: len_of(&tagged),
-            f: Lambda { params: vec![(i, usize_t())], body: Box::new(one) },
-            from: vec!["filter".into()],
+        // How many each row keeps.
+        let kept = |_: &mut Self, t: Expr| {
+            Expr::new(
+                ExprKind::If {
+                    cond: Box::new(kept_of(t)),
+                    then: Box::new(Expr::usize(1)),
+                    els: Box::new(Expr::usize(0)),
+                },
+                usize_t(),
+            )
         };
-        let (p, q) = (self.fresh.var("a"), self.fresh.var("b"));
-        let add = Expr::new(
-            ExprKind::Binary(BinaryOp::Add, Box::new(var(&p, &usize_t())), Box::new(var(&q, &usize_t()))),
-            usize_t(),
-        );
-        let counts = ArrayOp::FoldSeg {
-            z: Some(Expr::usize(0)),
-            f: Lambda { params: vec![(p, usize_t()), (q, usize_t())], body: Box::new(add) },
-            a: Expr::array(ones, vector_usize()),
-            segments: self.segments(d),
-        };
-        let counts = self.bind("kept_counts", Expr::array(counts, vector_usize()));
-        let segments =
-            self.bind("filtered_segments", Expr::array(ArrayOp::SegmentsFromLengths(counts), Type::Segments));
+        let segments = self.cut_by_counts(&tagged, d, kept, "filtered_segments");
         self.descriptors.push(Descriptor::new(segments, len_of(&values)));
         Ok(Lifted::Segmented(values, self.descriptors.len() - 1))
+    }
+
+    /// `expand(count, value)` of an array per row: one `expand` over the values of all rows, in
+    /// order, each source by its index (so that the closures' per-row reads are made at its row),
+    /// cut by new segments from the number of results in each row (a `fold_seg` of the counts,
+    /// a negative count counted as 0 there: the `expand` reports it). The counts are computed
+    /// once, for both. Regular rows would no longer be of one length.
+    fn expand(&mut self, count: &Lambda, value: &Lambda, a: &Expr, ty: &Type) -> Result<Lifted, String> {
+        let irregular = matches!(self.rows, Rows::Irregular);
+        let (true, Lifted::Segmented(held, d)) = (irregular, self.lift(a)?) else {
+            return Err(self.not_supported("`expand` of the row (or of an array computed from it)"));
+        };
+        let count_t = count.result_type().clone();
+        let counts = self.map_values(
+            count,
+            std::slice::from_ref(&held),
+            d,
+            &Type::array(count_t.as_elem().expect("an integer count").clone(), 1),
+        )?;
+        let (i, k) = (self.fresh.var("i"), self.fresh.var("i"));
+        let counted =
+            Lambda { params: vec![(i.clone(), usize_t())], body: Box::new(element(&counts, var(&i, &usize_t()))) };
+        let j = value.params[1].0.clone();
+        let body = self.at_value(value, std::slice::from_ref(&held), d, &var(&k, &usize_t()))?;
+        let placed = Lambda { params: vec![(k, usize_t()), (j, usize_t())], body: Box::new(body) };
+        let s = self.fresh.var("i");
+        let sources = ArrayOp::Generate {
+            shape: len_of(&held),
+            f: Lambda { params: vec![(s.clone(), usize_t())], body: Box::new(var(&s, &usize_t())) },
+            from: vec!["expand".into()],
+        };
+        let expanded = ArrayOp::Expand { count: counted, value: placed, a: Expr::array(sources, vector_usize()) };
+        let expanded = self.bind("expanded", Expr::array(expanded, ty.clone()));
+        let results = |_: &mut Self, c: Expr| {
+            let negative = c.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_signed);
+            let as_usize = Expr::new(ExprKind::Cast(Box::new(c.clone()), ScalarType::Usize), usize_t());
+            if !negative {
+                return as_usize;
+            }
+            let zero = zero_of(c.ty.as_elem().expect("a count"));
+            let below = binary(BinaryOp::Lt, c, zero);
+            Expr::new(
+                ExprKind::If { cond: Box::new(below), then: Box::new(Expr::usize(0)), els: Box::new(as_usize) },
+                usize_t(),
+            )
+        };
+        let segments = self.cut_by_counts(&counts, d, results, "expanded_segments");
+        self.descriptors.push(Descriptor::new(segments, len_of(&expanded)));
+        Ok(Lifted::Segmented(expanded, self.descriptors.len() - 1))
+    }
+
+    /// New segments, bound as `name`, of as many values in each row as the `count`s of its
+    /// values add up to: `count(this, per_value[i])`, a `usize`, summed over each row of
+    /// descriptor `d` (a `fold_seg`), then `segments_from_lengths`.
+    fn cut_by_counts(
+        &mut self,
+        per_value: &Expr,
+        d: Desc,
+        count: impl FnOnce(&mut Self, Expr) -> Expr,
+        name: &str,
+    ) -> Expr {
+        let i = self.fresh.var("i");
+        let c = count(self, element(per_value, var(&i, &usize_t())));
+        let counts = ArrayOp::Generate {
+            shape: len_of(per_value),
+            f: Lambda { params: vec![(i, usize_t())], body: Box::new(c) },
+            from: vec!["nested_map".into()],
+        };
+        let (p, q) = (self.fresh.var("a"), self.fresh.var("b"));
+        let add = binary(BinaryOp::Add, var(&p, &usize_t()), var(&q, &usize_t()));
+        let lengths = ArrayOp::FoldSeg {
+            z: Some(Expr::usize(0)),
+            f: Lambda { params: vec![(p, usize_t()), (q, usize_t())], body: Box::new(add) },
+            a: Expr::array(counts, vector_usize()),
+            segments: self.segments(d),
+        };
+        let lengths = self.bind("row_lengths", Expr::array(lengths, vector_usize()));
+        self.bind(name, Expr::array(ArrayOp::SegmentsFromLengths(lengths), Type::Segments))
+    }
+
+    /// `fold(z, f)` of an array per row held as `held` (cut by `d`), whose seed `z` depends on
+    /// the row: each row folded without it (its values flagged present, [`Present`], so that an
+    /// empty row is told apart), then `f(z, total)` at each row, or `z` for an empty one. The
+    /// same value as the row function's left fold, since `f` is associative (the contract of
+    /// every fold).
+    fn fold_with_row_seed(
+        &mut self,
+        z: &Expr,
+        f: &Lambda,
+        held: Expr,
+        d: Desc,
+        elem: &ElemType,
+    ) -> Result<Lifted, String> {
+        let present = Present::new(elem);
+        let flag = present.flag(self.fresh);
+        let flagged = match self.rows {
+            Rows::Irregular => self.map_values(&flag, std::slice::from_ref(&held), d, &present.vector())?,
+            Rows::Regular => match self.elementwise_regular(&flag, std::slice::from_ref(&held), &present.vector())? {
+                Lifted::Segmented(m, _) => m,
+                _ => unreachable!("a map of a matrix is a matrix"),
+            },
+        };
+        let (absent, combine) = (present.absent(), present.combine(self.fresh, f));
+        let folded = match self.rows {
+            Rows::Irregular => ArrayOp::FoldSeg { z: Some(absent), f: combine, a: flagged, segments: self.segments(d) },
+            Rows::Regular => ArrayOp::Fold { z: Some(absent), f: combine, a: flagged },
+        };
+        let folded = self.bind("folded", Expr::array(folded, present.vector()));
+        let per_row = self.over_rows(|this, r| {
+            let seed = this.scalar_at(z, r, &mut Vec::new(), false)?;
+            Ok(present.after_seed(this.fresh, f, seed, element(&folded, r.clone())))
+        })?;
+        Ok(Lifted::PerRow(self.bind("folded", per_row)))
+    }
+
+    /// `scanl(z, f)` (`len + 1` values per row, `z` first) or, with `totals`, `scanl_total(z, f)`
+    /// (the first `len` of those, and the last per row) of an array per row held as `held` (cut
+    /// by `d`, irregular): one `scanl_seg`, its rows one longer than `d`'s (a descriptor of their
+    /// own). A seed that depends on the row is applied after a scan without it, as a fold's is
+    /// ([`Flatten::fold_with_row_seed`]).
+    fn scanl_of_rows(
+        &mut self,
+        z: &Expr,
+        f: &Lambda,
+        held: Expr,
+        d: Desc,
+        elem: &ElemType,
+        totals: bool,
+    ) -> Result<Lifted, String> {
+        // The rows of the scan: one value more than `d`'s.
+        let lengths = self.lengths(d);
+        let r = self.fresh.var("row");
+        let longer = binary(BinaryOp::Add, element(&lengths, var(&r, &usize_t())), Expr::usize(1));
+        let longer = ArrayOp::Generate {
+            shape: self.count.clone(),
+            f: Lambda { params: vec![(r, usize_t())], body: Box::new(longer) },
+            from: vec!["scanl".into()],
+        };
+        let longer = self.bind("scan_lengths", Expr::array(longer, vector_usize()));
+        let scan_segments =
+            self.bind("scanned_segments", Expr::array(ArrayOp::SegmentsFromLengths(longer), Type::Segments));
+        let vector = Type::array(elem.clone(), 1);
+        let scanned = if self.depends_on_row(z) {
+            let present = Present::new(elem);
+            let flag = present.flag(self.fresh);
+            let flagged = self.map_values(&flag, std::slice::from_ref(&held), d, &present.vector())?;
+            let (absent, combine) = (present.absent(), present.combine(self.fresh, f));
+            let segments = self.segments(d);
+            let scan = ArrayOp::ScanSeg { kind: ScanKind::WithSeed, z: Some(absent), f: combine, a: flagged, segments };
+            let flagged = self.bind("scanned", Expr::array(scan, present.vector()));
+            self.descriptors.push(Descriptor::new(scan_segments, len_of(&flagged)));
+            let e = self.descriptors.len() - 1;
+            // Each value of the scan after its row's seed.
+            let (i, row) = (self.fresh.var("i"), self.fresh.var("row"));
+            let (iv, rv) = (var(&i, &usize_t()), var(&row, &usize_t()));
+            let rows = self.rows_of_values(e);
+            let at_row = self.at_row(|this| {
+                let seed = this.scalar_at(z, &rv, &mut Vec::new(), false)?;
+                Ok(present.after_seed(this.fresh, f, seed, element(&flagged, iv.clone())))
+            })?;
+            let body = let_in(&row, element(&rows, iv.clone()), at_row);
+            let seeded = ArrayOp::Generate {
+                shape: len_of(&flagged),
+                f: Lambda { params: vec![(i, usize_t())], body: Box::new(body) },
+                from: vec!["scanl".into()],
+            };
+            (self.bind("scanned", Expr::array(seeded, vector.clone())), e)
+        } else {
+            let segments = self.segments(d);
+            let scan =
+                ArrayOp::ScanSeg { kind: ScanKind::WithSeed, z: Some(z.clone()), f: f.clone(), a: held, segments };
+            let scanned = self.bind("scanned", Expr::array(scan, vector.clone()));
+            self.descriptors.push(Descriptor::new(scan_segments, len_of(&scanned)));
+            (scanned, self.descriptors.len() - 1)
+        };
+        let (scanned, e) = scanned;
+        if !totals {
+            return Ok(Lifted::Segmented(scanned, e));
+        }
+        // Row r's values sit r places further on in the scan, its total at its end.
+        let (i, row) = (self.fresh.var("i"), self.fresh.var("row"));
+        let iv = var(&i, &usize_t());
+        let rows = self.rows_of_values(d);
+        let shifted = binary(BinaryOp::Add, iv.clone(), var(&row, &usize_t()));
+        let body = let_in(&row, element(&rows, iv), element(&scanned, shifted));
+        let scans = ArrayOp::Generate {
+            shape: self.descriptors[d].total.clone(),
+            f: Lambda { params: vec![(i, usize_t())], body: Box::new(body) },
+            from: vec!["scanl_total".into()],
+        };
+        let scans = self.bind("scans", Expr::array(scans, vector));
+        let offsets = self.offsets(e);
+        let ends = self.over_rows(|_, r| {
+            let next = binary(BinaryOp::Add, r.clone(), Expr::usize(1));
+            Ok(element(&scanned, sub(element(&offsets, next), Expr::usize(1))))
+        })?;
+        let ends = self.bind("totals", ends);
+        Ok(Lifted::Tuple(vec![Lifted::Segmented(scans, d), Lifted::PerRow(ends)]))
     }
 
     /// [`Flatten::elementwise`] over matrices (regular rows): a `generate` over the rows and
@@ -852,6 +1065,90 @@ fn may_fail(e: &Expr) -> bool {
 /// over the values, a probe of the offsets below `rows`.
 fn element(v: &Expr, i: Expr) -> Expr {
     crate::fusion::rewrite::element(v, i, ReadSite::Flattened)
+}
+
+/// Values flagged present, `(true, x)`, so that a fold or scan without a seed tells an empty row
+/// (its seed `(false, _)`) from a row of values: what a seed that depends on the row is applied
+/// after.
+struct Present {
+    elem: ElemType,
+    flagged: ElemType,
+}
+
+impl Present {
+    fn new(elem: &ElemType) -> Present {
+        Present { elem: elem.clone(), flagged: ElemType::Tuple(vec![ElemType::BOOL, elem.clone()]) }
+    }
+
+    fn vector(&self) -> Type {
+        Type::array(self.flagged.clone(), 1)
+    }
+
+    fn pair(&self, flag: bool, x: Expr) -> Expr {
+        let flag = Expr::new(ExprKind::Const(Const::Bool(flag)), Type::Elem(ElemType::BOOL));
+        Expr::new(ExprKind::Tuple(vec![flag, x]), Type::Elem(self.flagged.clone()))
+    }
+
+    /// Part `k` of flagged `e`: 0 the flag, 1 the value.
+    fn part(&self, e: &Expr, k: usize) -> Expr {
+        let t = if k == 0 { ElemType::BOOL } else { self.elem.clone() };
+        Expr::new(ExprKind::Proj(Box::new(e.clone()), k), Type::Elem(t))
+    }
+
+    /// `|x| (true, x)`.
+    fn flag(&self, fresh: &mut Fresh) -> Lambda {
+        let (x, t) = (fresh.var("x"), Type::Elem(self.elem.clone()));
+        Lambda { params: vec![(x.clone(), t.clone())], body: Box::new(self.pair(true, var(&x, &t))) }
+    }
+
+    /// The seed of a fold or scan of flagged values: absent.
+    fn absent(&self) -> Expr {
+        self.pair(false, zero_of(&self.elem))
+    }
+
+    /// `f` over flagged values, an absent side skipped (associative when `f` is).
+    fn combine(&self, fresh: &mut Fresh, f: &Lambda) -> Lambda {
+        let t = Type::Elem(self.flagged.clone());
+        let (p, q) = (fresh.var("a"), fresh.var("b"));
+        let (pv, qv) = (var(&p, &t), var(&q, &t));
+        let both = apply2(f, self.part(&pv, 1), self.part(&qv, 1));
+        let when = |c: Expr, then: Expr, els: Expr| {
+            Expr::new(ExprKind::If { cond: Box::new(c), then: Box::new(then), els: Box::new(els) }, t.clone())
+        };
+        let not = |e: Expr| Expr::new(ExprKind::Unary(UnaryOp::Not, Box::new(e)), Type::Elem(ElemType::BOOL));
+        let body =
+            when(not(self.part(&pv, 0)), qv.clone(), when(not(self.part(&qv, 0)), pv.clone(), self.pair(true, both)));
+        Lambda { params: vec![(p, t.clone()), (q, t)], body: Box::new(body) }
+    }
+
+    /// `f(seed, v)` for a present `(true, v)` held as `total`, else `seed`.
+    fn after_seed(&self, fresh: &mut Fresh, f: &Lambda, seed: Expr, total: Expr) -> Expr {
+        let (s, t) = (fresh.var("seed"), fresh.var("total"));
+        let elem_t = Type::Elem(self.elem.clone());
+        let (sv, tv) = (var(&s, &elem_t), var(&t, &Type::Elem(self.flagged.clone())));
+        let applied = apply2(f, sv.clone(), self.part(&tv, 1));
+        let pick = Expr::new(
+            ExprKind::If { cond: Box::new(self.part(&tv, 0)), then: Box::new(applied), els: Box::new(sv) },
+            elem_t,
+        );
+        let_in(&s, seed, let_in(&t, total, pick))
+    }
+}
+
+/// The body of the two-parameter closure `f` applied to `a` and `b`.
+fn apply2(f: &Lambda, a: Expr, b: Expr) -> Expr {
+    let_in(&f.params[0].0, a, let_in(&f.params[1].0, b, (*f.body).clone()))
+}
+
+/// A constant of type `elem`: zero, `false`, or a tuple of those.
+fn zero_of(elem: &ElemType) -> Expr {
+    let kind = match elem {
+        ElemType::Scalar(ScalarType::Bool) => ExprKind::Const(Const::Bool(false)),
+        ElemType::Scalar(t) if t.is_float() => ExprKind::Const(Const::Float(0.0, *t)),
+        ElemType::Scalar(t) => ExprKind::Const(Const::Int(0, *t)),
+        ElemType::Tuple(parts) => ExprKind::Tuple(parts.iter().map(zero_of).collect()),
+    };
+    Expr::new(kind, Type::Elem(elem.clone()))
 }
 
 /// `a - b` of two `usize`s.
@@ -1182,14 +1479,86 @@ mod tests {
     }
 
     #[test]
+    fn expands_of_the_row_cut_new_segments() {
+        for src in [
+            "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.expand(|x| (x & 3) as usize, |x, j| x + j as i64)) }",
+            // Counts and values reading per-row values, the result folded, filtered and read.
+            "fn f(n: Nested<i64>) -> (Nested<i64>, Vector<i64>) {
+                 n.map(|row| {
+                     let m = row.sum().get() / (row.len() as i64).max(1);
+                     let e = row.expand(|x| (x + m) & 3, |x, j| x * j as i64 - m);
+                     (e.filter(|y| y % 2 == 0), e.sum().get() + e.len() as i64)
+                 })
+             }",
+            // A negative count fails as the row function does.
+            "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.expand(|x| x % 3, |x, j| x + j as i64)) }",
+            // An expand of an expand, and reads of the result by index past its end.
+            "fn f(n: Nested<i64>) -> Vector<i64> {
+                 n.map(|row| { let e = row.expand(|x| (x & 1) as u32, |x, j| x + j as i64); e.expand(|y| (y & 3) as i32, |y, _| y)[1] })
+             }",
+        ] {
+            same_results(src, vec![]);
+        }
+    }
+
+    #[test]
+    fn folds_seeded_per_row_fold_the_row_then_the_seed() {
+        for src in [
+            "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(row.len() as i64, |a, b| a + b)) }",
+            // An operator that is associative but not commutative: the seed comes first.
+            "fn f(n: Nested<i64>) -> Vector<(i64, i64)> {
+                 n.map(|row| row.map(|x| (x, 1i64)).fold((row.len() as i64, 2i64), |a, b| (a.0 + a.1 * b.0, a.1 * b.1)))
+             }",
+            // The seed read from the row itself.
+            "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(if row.len() > 2 { row[2] } else { -1 }, |a, b| a.max(b))) }",
+        ] {
+            same_results(src, vec![]);
+        }
+        same_results_on_matrices(
+            "fn f(m: Matrix<i64>) -> Vector<i64> { m.map_rows(|row| row.fold(row.len() as i64 * 3, |a, b| a.min(b))) }",
+        );
+    }
+
+    #[test]
+    fn seeded_scans_of_the_row_have_rows_one_longer() {
+        for src in [
+            "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.scanl(3, |a, b| a + b)) }",
+            // A seed that depends on the row, and an operator that is not commutative.
+            "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.scanl(row.len() as i64, |a, b| a.max(b))) }",
+            "fn f(n: Nested<i64>) -> Nested<(i64, i64)> {
+                 n.map(|row| row.map(|x| (x, 2i64)).scanl((row.len() as i64, 1i64), |a, b| (a.0 + a.1 * b.0, a.1 * b.1)))
+             }",
+            // Exclusive scans with the totals, from a fixed seed and from one per row.
+            "fn f(n: Nested<i64>) -> (Nested<i64>, Vector<i64>) { n.map(|row| row.scanl_total(0, |a, b| a + b)) }",
+            "fn f(n: Nested<i64>) -> (Nested<i64>, Vector<i64>) {
+                 n.map(|row| row.scanl_total(row.sum().get(), |a, b| a ^ b))
+             }",
+            // The results folded, filtered, read by index and measured.
+            "fn f(n: Nested<i64>) -> Vector<i64> {
+                 n.map(|row| { let s = row.scanl(row.len() as i64, |a, b| a + b); s.filter(|x| x > 0).sum().get() + s[1] * s.len() as i64 })
+             }",
+        ] {
+            same_results(src, vec![]);
+        }
+    }
+
+    #[test]
     fn what_cannot_be_flattened_is_an_error_at_the_map() {
         for (src, says) in [
             ("fn f(m: Matrix<i64>) -> Matrix<usize> { m.map_rows(|row| generate(row.len(), |i| i)) }", "`generate`"),
             (
-                "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.expand(|x| (x & 3) as usize, |x, i| x + i as i64)) }",
+                "fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.expand(|x| (x & 3) as usize, |x, i| x + i as i64)) }",
                 "`expand`",
             ),
-            ("fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(row.len() as i64, |a, b| a + b)) }", "seed"),
+            (
+                "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(0, |a, b| a + b * row.len() as i64)) }",
+                "operator depends on the row",
+            ),
+            ("fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.scanr(0, |a, b| a + b)) }", "`scanr`"),
+            (
+                "fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.scanl(row.len() as i64, |a, b| a + b)) }",
+                "seed depends on the row",
+            ),
             ("fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.filter(|x| x > 0)) }", "`filter`"),
             (
                 "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| if row.len() > 0 { row.maximum().get() } else { 0 }) }",

@@ -105,6 +105,35 @@ fn rows_generated(n: Nested<i64>) -> (Nested<i64>, Vector<i64>) {
     })
 }
 
+/// Per row: each value `x` expanded into `(x + mean) & 3` values `x + j - mean` (an expand whose
+/// closures read a per-row value), their sum, and the row's largest value seeded by the row's
+/// length (a fold whose seed depends on the row).
+#[accel]
+fn rows_expanded(n: Nested<i64>) -> (Nested<i64>, Vector<i64>, Vector<i64>) {
+    n.map(|row| {
+        let mean = row.sum().get() / (row.len() as i64).max(1);
+        let spread = row.expand(|x| (x + mean) & 3, |x, j| x + j as i64 - mean);
+        (spread, spread.sum(), row.fold(row.len() as i64, |a, b| a.max(b)))
+    })
+}
+
+/// Per row: the running sums from the row's length (a scan whose seed depends on the row), and
+/// the running maxima before each value from -1000 with the row's largest (`scanl_total`).
+#[accel]
+fn rows_scanned_from_seeds(n: Nested<i64>) -> (Nested<i64>, Nested<i64>, Vector<i64>) {
+    n.map(|row| {
+        let sums = row.scanl(row.len() as i64, |a, b| a + b);
+        let maxima = row.scanl_total(-1000, |a, b| a.max(b));
+        (sums, maxima.0, maxima.1)
+    })
+}
+
+/// Per row of a matrix: the sum of the row seeded by the row's first value.
+#[accel]
+fn matrix_seeded(m: Matrix<i32>) -> Vector<i32> {
+    m.map_rows(|row| row.fold(if row.len() > 0 { row[0] } else { 1 }, |a, b| a + b))
+}
+
 #[accel]
 fn matrix_centred(m: Matrix<i64>) -> (Vector<i64>, Matrix<i64>) {
     m.map_rows(|row| {
@@ -449,6 +478,74 @@ fn generated_rows(on: &Target) -> Check {
     Ok(())
 }
 
+/// An expand of each row with per-row counts and values, and folds seeded per row, on every
+/// pattern of row lengths; a matrix's rows folded from per-row seeds.
+fn expanded_rows(on: &Target) -> Check {
+    for pattern in 0..12 {
+        let (_, n, _) = integer_nested("nested::expanded_rows", pattern)?;
+        let here = |e: Failed| at(&format!("row lengths pattern {pattern}"), e);
+        let ((ge, gs, gm), (re, rs, rm)) = both!(on, rows_expanded(&n));
+        same_nested("rows expanded", &ge, &re).map_err(here)?;
+        let mut expanded = Vec::new();
+        let (mut sums, mut maxima) = (Vec::new(), Vec::new());
+        for r in rows(&n) {
+            let mean = r.iter().sum::<i64>() / (r.len() as i64).max(1);
+            let row: Vec<i64> = r.iter().flat_map(|&x| (0..(x + mean) & 3).map(move |j| x + j - mean)).collect();
+            sums.push(row.iter().sum::<i64>());
+            expanded.push(row);
+            maxima.push(r.iter().fold(r.len() as i64, |a, &b| a.max(b)));
+        }
+        check!(rows(&re) == expanded);
+        all_same(on, "sums of expanded rows", &gs.to_vec(), &rs.to_vec(), &sums).map_err(here)?;
+        all_same(on, "maxima seeded by the row's length", &gm.to_vec(), &rm.to_vec(), &maxima).map_err(here)?;
+    }
+    on.each_shape("nested::map_rows::seeded", Tier::Small, |r, c, rng| {
+        let data = rng.vec::<i32>(r * c);
+        let m = Matrix::from_shape_vec([r, c], data.clone())?;
+        let (g, w) = both!(on, matrix_seeded(&m));
+        let want: Vec<i32> = (0..r)
+            .map(|i| {
+                let row = &data[i * c..(i + 1) * c];
+                row.iter().fold(row.first().copied().unwrap_or(1), |a, &b| a.wrapping_add(b))
+            })
+            .collect();
+        all_same(on, "matrix rows seeded by their first value", &g.to_vec(), &w.to_vec(), &want)
+    })
+}
+
+/// Seeded left scans of each row, on every pattern of row lengths.
+fn scanned_rows(on: &Target) -> Check {
+    for pattern in 0..12 {
+        let (_, n, _) = integer_nested("nested::scanned_rows", pattern)?;
+        let here = |e: Failed| at(&format!("row lengths pattern {pattern}"), e);
+        let ((gs, gm, gt), (rs, rm, rt)) = both!(on, rows_scanned_from_seeds(&n));
+        same_nested("running sums from the row's length", &gs, &rs).map_err(here)?;
+        same_nested("running maxima before each value", &gm, &rm).map_err(here)?;
+        let (mut sums, mut maxima, mut tops) = (Vec::new(), Vec::new(), Vec::new());
+        for r in rows(&n) {
+            let mut acc = r.len() as i64;
+            let mut row = vec![acc];
+            for &x in &r {
+                acc += x;
+                row.push(acc);
+            }
+            sums.push(row);
+            let mut top = -1000i64;
+            let mut before = Vec::new();
+            for &x in &r {
+                before.push(top);
+                top = top.max(x);
+            }
+            maxima.push(before);
+            tops.push(top);
+        }
+        check!(rows(&rs) == sums);
+        check!(rows(&rm) == maxima);
+        all_same(on, "largest per row from -1000", &gt.to_vec(), &rt.to_vec(), &tops).map_err(here)?;
+    }
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
         case("nested::map::integer_rows", integer_rows),
@@ -458,6 +555,8 @@ pub fn tests() -> Vec<Test> {
         case("nested::map::indexed_rows", indexed_rows),
         case("nested::map::filtered_rows", filtered_rows),
         case("nested::map::generated_rows", generated_rows),
+        case("nested::map::expanded_rows", expanded_rows),
+        case("nested::map::scanned_rows", scanned_rows),
         exclusive("nested::map::every_walk", every_walk).cuda_only(),
         case("nested::map_rows::matrices", matrix_rows),
     ]
