@@ -31,6 +31,7 @@ use accel_examples::{
     black_scholes::black_scholes,
     blur::blur,
     dotp::dotp,
+    quicksort::quicksort,
     saxpy::saxpy,
     sieve::primes_below,
     sparse::{row_variances, spmv},
@@ -39,8 +40,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// Options: runs per case and the largest size, or only the module load time, or only the
-/// nested maps (`--nested`), or only the fused expand and permute with the Sieve and BFS
-/// (`--expand`).
+/// nested maps (`--nested`), or only the fused expand and permute with the Sieve, BFS and
+/// quicksort (`--expand`).
 struct Options {
     runs: usize,
     max_log2: u32,
@@ -413,7 +414,26 @@ fn expand_permute(rt: &Runtime, b: &Bench) -> Result<()> {
         b.case_as(name, "sieve", n as usize, "", 4 * n as usize, || primes_below(rt, n))?;
     }
     rt.set_expand_strategy(None);
-    bfs(rt, b)
+    bfs(rt, b)?;
+    sort(rt, b)
+}
+
+/// Quicksort as nested data parallelism (`accel_examples::quicksort`: every segment partitioned
+/// around its first value each round, inside `awhile`) on 2^20 random `i32`s.
+fn sort(rt: &Runtime, b: &Bench) -> Result<()> {
+    let n = 1usize << 20;
+    let mut state = 7u64;
+    let values: Vec<i32> = (0..n)
+        .map(|_| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 32) as i32
+        })
+        .collect();
+    let mut want = values.clone();
+    want.sort_unstable();
+    let xs = Vector::from_vec(values);
+    check("quicksort", quicksort(rt, &xs)?.to_vec() == want)?;
+    b.case("quicksort", n, "random i32", 8 * n, || quicksort(rt, &xs))
 }
 
 /// Breadth-first search (`accel_examples::bfs`): on a chain of 1000 nodes, 1000 levels of one
