@@ -33,7 +33,9 @@
 //! reads by index) uses that descriptor.
 //!
 //! A seeded left scan of an array per row (`scanl`, `scanl_total`) is one `scanl_seg`, its rows
-//! one value longer (a descriptor of their own). A fold or left scan whose seed depends on the
+//! one value longer (a descriptor of their own); a right scan is the left scan of the rows
+//! reversed, with the operator's arguments swapped, reversed back (delayed reversals: no
+//! kernel). A fold or left scan whose seed depends on the
 //! row runs without it, the values flagged as present so that an empty row is told apart, and
 //! each row's seed is combined with what it gives (or kept, for an empty row): the same values,
 //! since the operator of every fold and scan is associative.
@@ -51,12 +53,11 @@
 //! vector of the row's length, so that the read keeps the bounds check, and the error, of a read
 //! of the row itself (a segmented gather with per-row bounds).
 //!
-//! What these rules do not cover (a fold or scan whose operator depends on the row, a right scan
-//! of an irregular row, a matrix's row scanned from a seed that depends on the row, a `filter`,
-//! `generate` or `expand` in a matrix's row function, a result that is not a scalar, a vector or
-//! a tuple of those per row) is reported by [`check`], which the front end calls on every row
-//! function, as a compile error at the `map`: the programs that reach this pass are flattened
-//! whole.
+//! What these rules do not cover (a fold or scan whose operator depends on the row, a matrix's
+//! row scanned from a seed that depends on the row, a `filter`, `generate` or `expand` in a
+//! matrix's row function, a result that is not a scalar, a vector or a tuple of those per row)
+//! is reported by [`check`], which the front end calls on every row function, as a compile error
+//! at the `map`: the programs that reach this pass are flattened whole.
 
 use crate::fusion::rewrite::{Fresh, binary, bind, components, index_of, index_type, let_in, shape_of, var, wrap};
 use crate::ir::visit::{self, map_children};
@@ -600,8 +601,8 @@ impl<'f> Flatten<'f> {
                 if self.lambda_depends_on_row(f) {
                     return Err(self.not_supported(format!("a `{name}` whose operator depends on the row")));
                 }
-                let irregular_left = matches!((&self.rows, dir), (Rows::Irregular, Direction::Left));
-                if z.as_ref().is_some_and(|z| self.depends_on_row(z)) && !irregular_left {
+                let irregular = matches!(self.rows, Rows::Irregular);
+                if z.as_ref().is_some_and(|z| self.depends_on_row(z)) && !irregular {
                     return Err(self.not_supported(format!("a `{name}` whose seed depends on the row")));
                 }
                 let Lifted::Segmented(held, d) = self.lift(a)? else {
@@ -619,7 +620,9 @@ impl<'f> Flatten<'f> {
                         let totals = *kind == ScanKind::ExclusiveAndTotal;
                         self.scanl_of_rows(&z, &f, held, d, &elem, totals)
                     }
-                    (Rows::Irregular, Direction::Right, _) => Err(self.not_supported(format!("`{name}` of the row"))),
+                    (Rows::Irregular, Direction::Right, _) => {
+                        self.scanr_of_rows(*kind, z.as_ref(), &f, &held, d, &elem)
+                    }
                     // The matrix's own scan, along its rows.
                     (Rows::Regular, _, ScanKind::Inclusive | ScanKind::WithSeed) => {
                         let scan = ArrayOp::Scan { dir: *dir, kind: *kind, z, f, a: held };
@@ -889,6 +892,77 @@ impl<'f> Flatten<'f> {
         };
         let lengths = self.bind("row_lengths", Expr::array(lengths, vector_usize()));
         self.bind(name, Expr::array(ArrayOp::SegmentsFromLengths(lengths), Type::Segments))
+    }
+
+    /// A right scan (`scanr1`, `scanr`, `scanr_total`) of an array per row held as `held` (cut by
+    /// `d`, irregular): the left scan of each row reversed, with the operator's arguments
+    /// swapped, reversed back (`scanr` gives `len + 1` values per row, the seed last;
+    /// `scanr_total` the last `len` of those, and the first per row).
+    fn scanr_of_rows(
+        &mut self,
+        kind: ScanKind,
+        z: Option<&Expr>,
+        f: &Lambda,
+        held: &Expr,
+        d: Desc,
+        elem: &ElemType,
+    ) -> Result<Lifted, String> {
+        let flipped = Lambda { params: vec![f.params[1].clone(), f.params[0].clone()], body: f.body.clone() };
+        let reversed = self.reverse_rows(held, d);
+        let (scanned, e) = match (kind, z) {
+            (ScanKind::Inclusive, _) => {
+                let segments = self.segments(d);
+                let scan = ArrayOp::ScanSeg { kind, z: None, f: flipped, a: reversed, segments };
+                (self.bind("scanned", Expr::array(scan, Type::array(elem.clone(), 1))), d)
+            }
+            (ScanKind::WithSeed | ScanKind::ExclusiveAndTotal, Some(z)) => {
+                match self.scanl_of_rows(z, &flipped, reversed, d, elem, false)? {
+                    Lifted::Segmented(s, e) => (s, e),
+                    _ => unreachable!("a scan of the rows is an array per row"),
+                }
+            }
+            (ScanKind::WithSeed | ScanKind::ExclusiveAndTotal, None) => unreachable!("a seeded scan has a seed"),
+        };
+        let scanned = self.reverse_rows(&scanned, e);
+        let scanned = self.bind("scanned", scanned);
+        if kind != ScanKind::ExclusiveAndTotal {
+            return Ok(Lifted::Segmented(scanned, e));
+        }
+        // Row r of the scan, `len + 1` values, starts r places further on than row r of `d`: its
+        // total first, then the row's values.
+        let (i, row) = (self.fresh.var("i"), self.fresh.var("row"));
+        let iv = var(&i, &usize_t());
+        let rows = self.rows_of_values(d);
+        let shifted = binary(BinaryOp::Add, binary(BinaryOp::Add, iv.clone(), var(&row, &usize_t())), Expr::usize(1));
+        let body = let_in(&row, element(&rows, iv), element(&scanned, shifted));
+        let scans = ArrayOp::Generate {
+            shape: self.descriptors[d].total.clone(),
+            f: Lambda { params: vec![(i, usize_t())], body: Box::new(body) },
+            from: vec!["scanr_total".into()],
+        };
+        let scans = self.bind("scans", Expr::array(scans, Type::array(elem.clone(), 1)));
+        let offsets = self.offsets(e);
+        let totals = self.over_rows(|_, r| Ok(element(&scanned, element(&offsets, r.clone()))))?;
+        let totals = self.bind("totals", totals);
+        Ok(Lifted::Tuple(vec![Lifted::Segmented(scans, d), Lifted::PerRow(totals)]))
+    }
+
+    /// The values of `v` (cut by descriptor `d`) with each row's in reverse order, delayed:
+    /// value `i` of row `r` is `v[offsets[r] + offsets[r + 1] - 1 - i]`.
+    fn reverse_rows(&mut self, v: &Expr, d: Desc) -> Expr {
+        let (i, row) = (self.fresh.var("i"), self.fresh.var("row"));
+        let (iv, rv) = (var(&i, &usize_t()), var(&row, &usize_t()));
+        let (rows, offsets) = (self.rows_of_values(d), self.offsets(d));
+        let next = binary(BinaryOp::Add, rv.clone(), Expr::usize(1));
+        let bounds = binary(BinaryOp::Add, element(&offsets, rv), element(&offsets, next));
+        let at = sub(sub(bounds, Expr::usize(1)), iv.clone());
+        let body = let_in(&row, element(&rows, iv), element(v, at));
+        let reversed = ArrayOp::Generate {
+            shape: len_of(v),
+            f: Lambda { params: vec![(i, usize_t())], body: Box::new(body) },
+            from: vec!["reverse".into()],
+        };
+        Expr::array(reversed, v.ty.clone())
     }
 
     /// `fold(z, f)` of an array per row held as `held` (cut by `d`), whose seed `z` depends on
@@ -1543,6 +1617,27 @@ mod tests {
     }
 
     #[test]
+    fn right_scans_of_the_row_scan_it_reversed() {
+        for src in [
+            "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.scanr1(|a, b| a - b)) }",
+            "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.scanr(5, |a, b| a * 3 + b)) }",
+            // An operator that is associative but not commutative, a seed that depends on the row.
+            "fn f(n: Nested<i64>) -> Nested<(i64, i64)> {
+                 n.map(|row| row.map(|x| (x, 2i64)).scanr((row.len() as i64, 1i64), |a, b| (a.0 + a.1 * b.0, a.1 * b.1)))
+             }",
+            "fn f(n: Nested<i64>) -> (Nested<i64>, Vector<i64>) { n.map(|row| row.scanr_total(7, |a, b| a + b)) }",
+            "fn f(n: Nested<i64>) -> (Nested<i64>, Vector<i64>) {
+                 n.map(|row| row.scanr_total(row.maximum().get(), |a, b| a.min(b)))
+             }",
+            "fn f(n: Nested<i64>) -> Vector<i64> {
+                 n.map(|row| { let s = row.scanr1(|a, b| a.max(b)); s.zip_with(row, |a, b| a - b).sum().get() + s[0] })
+             }",
+        ] {
+            same_results(src, vec![]);
+        }
+    }
+
+    #[test]
     fn what_cannot_be_flattened_is_an_error_at_the_map() {
         for (src, says) in [
             ("fn f(m: Matrix<i64>) -> Matrix<usize> { m.map_rows(|row| generate(row.len(), |i| i)) }", "`generate`"),
@@ -1554,7 +1649,6 @@ mod tests {
                 "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(0, |a, b| a + b * row.len() as i64)) }",
                 "operator depends on the row",
             ),
-            ("fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.scanr(0, |a, b| a + b)) }", "`scanr`"),
             (
                 "fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.scanl(row.len() as i64, |a, b| a + b)) }",
                 "seed depends on the row",

@@ -1,9 +1,10 @@
-// `Nested::map` of a row function that scans the row from the right: not flattened yet
+// `Nested::map` of a row function that folds the row only under a condition, where the fold may
+// fail (the maximum of an empty row): not flattened yet
 use accel::prelude::*;
 
 #[accel]
-fn f(xs: Nested<f32>) -> Nested<f32> {
-    xs.map(|row| row.scanr(0.0, |a, b| a + b))
+fn f(xs: Nested<f32>) -> Vector<f32> {
+    xs.map(|row| if row.len() > 0 { row.maximum().get() } else { 0.0 })
 }
 
 fn main() {}

@@ -128,6 +128,17 @@ fn rows_scanned_from_seeds(n: Nested<i64>) -> (Nested<i64>, Nested<i64>, Vector<
     })
 }
 
+/// Per row, from the right: the running maxima (`scanr1`), the running sums towards the row's
+/// length (`scanr`, a seed that depends on the row), and the maxima after each value from -1000
+/// with the row's largest (`scanr_total`).
+#[accel]
+fn rows_scanned_right(n: Nested<i64>) -> (Nested<i64>, Nested<i64>, Nested<i64>, Vector<i64>) {
+    n.map(|row| {
+        let after = row.scanr_total(-1000, |a, b| a.max(b));
+        (row.scanr1(|a, b| a.max(b)), row.scanr(row.len() as i64, |a, b| a + b), after.0, after.1)
+    })
+}
+
 /// Per row of a matrix: the sum of the row seeded by the row's first value.
 #[accel]
 fn matrix_seeded(m: Matrix<i32>) -> Vector<i32> {
@@ -513,7 +524,7 @@ fn expanded_rows(on: &Target) -> Check {
     })
 }
 
-/// Seeded left scans of each row, on every pattern of row lengths.
+/// Scans of each row, left and right, seeded per row, on every pattern of row lengths.
 fn scanned_rows(on: &Target) -> Check {
     for pattern in 0..12 {
         let (_, n, _) = integer_nested("nested::scanned_rows", pattern)?;
@@ -542,6 +553,37 @@ fn scanned_rows(on: &Target) -> Check {
         check!(rows(&rs) == sums);
         check!(rows(&rm) == maxima);
         all_same(on, "largest per row from -1000", &gt.to_vec(), &rt.to_vec(), &tops).map_err(here)?;
+        let ((g1, g2, g3, g4), (r1, r2, r3, r4)) = both!(on, rows_scanned_right(&n));
+        same_nested("running maxima from the right", &g1, &r1).map_err(here)?;
+        same_nested("running sums towards the row's length", &g2, &r2).map_err(here)?;
+        same_nested("maxima after each value", &g3, &r3).map_err(here)?;
+        let (mut inclusive, mut seeded, mut after) = (Vec::new(), Vec::new(), Vec::new());
+        for r in rows(&n) {
+            let mut row: Vec<i64> = Vec::new();
+            for &x in r.iter().rev() {
+                row.push(row.last().map_or(x, |&m: &i64| m.max(x)));
+            }
+            row.reverse();
+            inclusive.push(row);
+            let mut row = vec![r.len() as i64];
+            for &x in r.iter().rev() {
+                row.push(x + row[row.len() - 1]);
+            }
+            row.reverse();
+            seeded.push(row);
+            let mut row = Vec::new();
+            let mut top = -1000i64;
+            for &x in r.iter().rev() {
+                row.push(top);
+                top = top.max(x);
+            }
+            row.reverse();
+            after.push(row);
+        }
+        check!(rows(&r1) == inclusive);
+        check!(rows(&r2) == seeded);
+        check!(rows(&r3) == after);
+        all_same(on, "largest per row from -1000 (right)", &g4.to_vec(), &r4.to_vec(), &tops).map_err(here)?;
     }
     Ok(())
 }
