@@ -11,9 +11,11 @@
 //! runs its reduction's or scan's launches with its own output; a delayed read in host code
 //! computes the one element it reads here. Nodes fusion absorbed are never launched. Launches are
 //! asynchronous on the device's default stream; the host waits only where it needs a value (a scalar
-//! read, the size of a `filter` result, a loop condition) and, when some kernel of the program can
-//! fail ([`kernel::program_may_fail`]), at the end, where it collects any error a kernel recorded
-//! in the run's error slot. What the walk needs beyond the IR (node ids, layouts, kernels) is
+//! read, the size of a `filter` result, a loop condition the device computed; a `unit` the host
+//! made keeps its value, [`DArray::known`], and costs no wait) and, when some kernel of the
+//! program can fail ([`kernel::program_may_fail`]), at the end, where it collects any error a
+//! kernel recorded in the run's error slot, after each read of a device value, and on rounds 1,
+//! 2, 4, 8, .. of a loop whose condition the host computed. What the walk needs beyond the IR (node ids, layouts, kernels) is
 //! prepared once per program and device (`super::prepared`).
 //!
 //! One module per skeleton, mirroring `accel-kernels` and the device code generator: `generate`
