@@ -522,6 +522,21 @@ impl<'f> Flatten<'f> {
         Ok(Expr::array(ArrayOp::Generate { shape: self.count.clone(), f, from: vec!["nested_map".into()] }, ty))
     }
 
+    /// `generate(n, |i| body(i))` over the values of a vector of `n` elements, `from` naming its
+    /// origin in plans: an element per value, not per row (for those, [`Flatten::over_rows`]).
+    fn over_values(
+        &mut self,
+        n: Expr,
+        from: &str,
+        body: impl FnOnce(&mut Self, &Expr) -> Result<Expr, String>,
+    ) -> Result<Expr, String> {
+        let i = self.fresh.var("i");
+        let body = body(self, &var(&i, &usize_t()))?;
+        let ty = Type::array(body.ty.as_elem().expect("scalar code").clone(), 1);
+        let f = Lambda { params: vec![(i, usize_t())], body: Box::new(body) };
+        Ok(Expr::array(ArrayOp::Generate { shape: n, f, from: vec![from.into()] }, ty))
+    }
+
     /// The row offsets of descriptor `d`, a view of the descriptor (no kernel).
     fn offsets(&mut self, d: Desc) -> Expr {
         if let Some(o) = &self.descriptors[d].offsets {
@@ -645,7 +660,7 @@ impl<'f> Flatten<'f> {
             ArrayOp::Filter { pred, a } => self.filter(pred, a),
             ArrayOp::Expand { count, value, a } => self.expand(count, value, a, ty),
             ArrayOp::Generate { shape, f, .. } if ty.as_array().is_some_and(|(_, rank)| rank == 1) => {
-                self.generate(shape, f, ty)
+                self.generate(shape, f)
             }
             ArrayOp::Producer(Producer::Map { f, a }) => self.elementwise(f, &[a], ty),
             ArrayOp::Producer(Producer::ZipWith { f, a, b }) => self.elementwise(f, &[a, b], ty),
@@ -695,18 +710,14 @@ impl<'f> Flatten<'f> {
             return self.elementwise_regular(f, &values, ty);
         }
         let d = cut.expect("an operand");
-        Ok(Lifted::Segmented(self.map_values(f, &values, d, ty)?, d))
+        Ok(Lifted::Segmented(self.map_values(f, &values, d)?, d))
     }
 
     /// A `generate` over `values` (arrays per row cut by descriptor `d`) applying `f` to their
-    /// elements, the closure's per-row reads made at each value's row; bound, of type `ty`.
-    fn map_values(&mut self, f: &Lambda, values: &[Expr], d: Desc, ty: &Type) -> Result<Expr, String> {
-        let i = self.fresh.var("i");
-        let body = self.at_value(f, values, d, &var(&i, &usize_t()))?;
-        let shape = len_of(&values[0]);
-        let f = Lambda { params: vec![(i, usize_t())], body: Box::new(body) };
-        let g = ArrayOp::Generate { shape, f, from: vec!["nested_map".into()] };
-        Ok(self.bind("mapped", Expr::array(g, ty.clone())))
+    /// elements, the closure's per-row reads made at each value's row; bound.
+    fn map_values(&mut self, f: &Lambda, values: &[Expr], d: Desc) -> Result<Expr, String> {
+        let mapped = self.over_values(len_of(&values[0]), "nested_map", |this, i| this.at_value(f, values, d, i))?;
+        Ok(self.bind("mapped", mapped))
     }
 
     /// The body of closure `f` at value `iv` of `values` (arrays per row cut by descriptor `d`):
@@ -733,7 +744,7 @@ impl<'f> Flatten<'f> {
     /// is the length of an array per row reuses that array's descriptor; any other is computed
     /// per row and cut into a descriptor of its own (`segments_from_lengths`). Regular rows would
     /// no longer be of one length.
-    fn generate(&mut self, shape: &Expr, f: &Lambda, ty: &Type) -> Result<Lifted, String> {
+    fn generate(&mut self, shape: &Expr, f: &Lambda) -> Result<Lifted, String> {
         if matches!(self.rows, Rows::Regular) {
             return Err(self.not_supported("`generate` of a per-row size"));
         }
@@ -753,20 +764,18 @@ impl<'f> Flatten<'f> {
                 self.descriptors.len() - 1
             }
         };
-        let (i, r) = (self.fresh.var("i"), self.fresh.var("row"));
-        let (iv, rv) = (var(&i, &usize_t()), var(&r, &usize_t()));
+        let r = self.fresh.var("row");
+        let rv = var(&r, &usize_t());
         let (rows, offsets) = (self.rows_of_values(d), self.offsets(d));
         let j = f.params[0].0.clone();
         let mut local = vec![j.id];
         let at_row = self.at_row(|this| this.scalar_at(&f.body, &rv, &mut local, false))?;
-        let place = sub(iv.clone(), element(&offsets, rv.clone()));
-        let body = let_in(&r, element(&rows, iv), let_in(&j, place, at_row));
-        let values = ArrayOp::Generate {
-            shape: self.descriptors[d].total.clone(),
-            f: Lambda { params: vec![(i, usize_t())], body: Box::new(body) },
-            from: vec!["generate".into()],
-        };
-        Ok(Lifted::Segmented(self.bind("generated", Expr::array(values, ty.clone())), d))
+        let total = self.descriptors[d].total.clone();
+        let values = self.over_values(total, "generate", |_, i| {
+            let place = sub(i.clone(), element(&offsets, rv.clone()));
+            Ok(let_in(&r, element(&rows, i.clone()), let_in(&j, place, at_row)))
+        })?;
+        Ok(Lifted::Segmented(self.bind("generated", values), d))
     }
 
     /// `filter` of an array per row (a segmented filter): each value tagged with the predicate,
@@ -784,24 +793,19 @@ impl<'f> Flatten<'f> {
         let (x, xt) = pred.params[0].clone();
         let tag = Expr::new(ExprKind::Tuple(vec![var(&x, &xt), (*pred.body).clone()]), tagged_t.clone());
         let tag = Lambda { params: pred.params.clone(), body: Box::new(tag) };
-        let tagged = self.map_values(&tag, &[held], d, &Type::array(tagged_elem.clone(), 1))?;
+        let tagged = self.map_values(&tag, &[held], d)?;
         let kept_of = |e: Expr| Expr::new(ExprKind::Proj(Box::new(e), 1), Type::Elem(ElemType::BOOL));
         // The kept values of every row, in order.
         let t = self.fresh.var("t");
         let keep = Lambda { params: vec![(t.clone(), tagged_t.clone())], body: Box::new(kept_of(var(&t, &tagged_t))) };
         let kept = ArrayOp::Filter { pred: keep, a: tagged.clone() };
         let kept = self.bind("kept", Expr::array(kept, Type::array(tagged_elem, 1)));
-        let i = self.fresh.var("i");
-        let value =
-            Expr::new(ExprKind::Proj(Box::new(element(&kept, var(&i, &usize_t()))), 0), Type::Elem(elem.clone()));
-        let values = ArrayOp::Generate {
-            shape: len_of(&kept),
-            f: Lambda { params: vec![(i, usize_t())], body: Box::new(value) },
-            from: vec!["filter".into()],
-        };
-        let values = self.bind("filtered", Expr::array(values, Type::array(elem, 1)));
+        let values = self.over_values(len_of(&kept), "filter", |_, i| {
+            Ok(Expr::new(ExprKind::Proj(Box::new(element(&kept, i.clone())), 0), Type::Elem(elem)))
+        })?;
+        let values = self.bind("filtered", values);
         // How many each row keeps.
-        let kept = |_: &mut Self, t: Expr| {
+        let kept = |t: Expr| {
             Expr::new(
                 ExprKind::If {
                     cond: Box::new(kept_of(t)),
@@ -811,7 +815,7 @@ impl<'f> Flatten<'f> {
                 usize_t(),
             )
         };
-        let segments = self.cut_by_counts(&tagged, d, kept, "filtered_segments");
+        let segments = self.cut_by_counts(&tagged, d, kept, "filtered_segments")?;
         self.descriptors.push(Descriptor::new(segments, len_of(&values)));
         Ok(Lifted::Segmented(values, self.descriptors.len() - 1))
     }
@@ -826,28 +830,17 @@ impl<'f> Flatten<'f> {
         let (true, Lifted::Segmented(held, d)) = (irregular, self.lift(a)?) else {
             return Err(self.not_supported("`expand` of the row (or of an array computed from it)"));
         };
-        let count_t = count.result_type().clone();
-        let counts = self.map_values(
-            count,
-            std::slice::from_ref(&held),
-            d,
-            &Type::array(count_t.as_elem().expect("an integer count").clone(), 1),
-        )?;
+        let counts = self.map_values(count, std::slice::from_ref(&held), d)?;
         let (i, k) = (self.fresh.var("i"), self.fresh.var("i"));
         let counted =
             Lambda { params: vec![(i.clone(), usize_t())], body: Box::new(element(&counts, var(&i, &usize_t()))) };
         let j = value.params[1].0.clone();
         let body = self.at_value(value, std::slice::from_ref(&held), d, &var(&k, &usize_t()))?;
         let placed = Lambda { params: vec![(k, usize_t()), (j, usize_t())], body: Box::new(body) };
-        let s = self.fresh.var("i");
-        let sources = ArrayOp::Generate {
-            shape: len_of(&held),
-            f: Lambda { params: vec![(s.clone(), usize_t())], body: Box::new(var(&s, &usize_t())) },
-            from: vec!["expand".into()],
-        };
-        let expanded = ArrayOp::Expand { count: counted, value: placed, a: Expr::array(sources, vector_usize()) };
+        let sources = self.over_values(len_of(&held), "expand", |_, i| Ok(i.clone()))?;
+        let expanded = ArrayOp::Expand { count: counted, value: placed, a: sources };
         let expanded = self.bind("expanded", Expr::array(expanded, ty.clone()));
-        let results = |_: &mut Self, c: Expr| {
+        let results = |c: Expr| {
             let negative = c.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_signed);
             let as_usize = Expr::new(ExprKind::Cast(Box::new(c.clone()), ScalarType::Usize), usize_t());
             if !negative {
@@ -860,38 +853,33 @@ impl<'f> Flatten<'f> {
                 usize_t(),
             )
         };
-        let segments = self.cut_by_counts(&counts, d, results, "expanded_segments");
+        let segments = self.cut_by_counts(&counts, d, results, "expanded_segments")?;
         self.descriptors.push(Descriptor::new(segments, len_of(&expanded)));
         Ok(Lifted::Segmented(expanded, self.descriptors.len() - 1))
     }
 
     /// New segments, bound as `name`, of as many values in each row as the `count`s of its
-    /// values add up to: `count(this, per_value[i])`, a `usize`, summed over each row of
+    /// values add up to: `count(per_value[i])`, a `usize`, summed over each row of
     /// descriptor `d` (a `fold_seg`), then `segments_from_lengths`.
     fn cut_by_counts(
         &mut self,
         per_value: &Expr,
         d: Desc,
-        count: impl FnOnce(&mut Self, Expr) -> Expr,
+        count: impl FnOnce(Expr) -> Expr,
         name: &str,
-    ) -> Expr {
-        let i = self.fresh.var("i");
-        let c = count(self, element(per_value, var(&i, &usize_t())));
-        let counts = ArrayOp::Generate {
-            shape: len_of(per_value),
-            f: Lambda { params: vec![(i, usize_t())], body: Box::new(c) },
-            from: vec!["nested_map".into()],
-        };
+    ) -> Result<Expr, String> {
+        let counts =
+            self.over_values(len_of(per_value), "nested_map", |_, i| Ok(count(element(per_value, i.clone()))))?;
         let (p, q) = (self.fresh.var("a"), self.fresh.var("b"));
         let add = binary(BinaryOp::Add, var(&p, &usize_t()), var(&q, &usize_t()));
         let lengths = ArrayOp::FoldSeg {
             z: Some(Expr::usize(0)),
             f: Lambda { params: vec![(p, usize_t()), (q, usize_t())], body: Box::new(add) },
-            a: Expr::array(counts, vector_usize()),
+            a: counts,
             segments: self.segments(d),
         };
         let lengths = self.bind("row_lengths", Expr::array(lengths, vector_usize()));
-        self.bind(name, Expr::array(ArrayOp::SegmentsFromLengths(lengths), Type::Segments))
+        Ok(self.bind(name, Expr::array(ArrayOp::SegmentsFromLengths(lengths), Type::Segments)))
     }
 
     /// A right scan (`scanr1`, `scanr`, `scanr_total`) of an array per row held as `held` (cut by
@@ -908,7 +896,7 @@ impl<'f> Flatten<'f> {
         elem: &ElemType,
     ) -> Result<Lifted, String> {
         let flipped = Lambda { params: vec![f.params[1].clone(), f.params[0].clone()], body: f.body.clone() };
-        let reversed = self.reverse_rows(held, d);
+        let reversed = self.reverse_rows(held, d)?;
         let (scanned, e) = match (kind, z) {
             (ScanKind::Inclusive, _) => {
                 let segments = self.segments(d);
@@ -916,53 +904,58 @@ impl<'f> Flatten<'f> {
                 (self.bind("scanned", Expr::array(scan, Type::array(elem.clone(), 1))), d)
             }
             (ScanKind::WithSeed | ScanKind::ExclusiveAndTotal, Some(z)) => {
-                match self.scanl_of_rows(z, &flipped, reversed, d, elem, false)? {
-                    Lifted::Segmented(s, e) => (s, e),
-                    _ => unreachable!("a scan of the rows is an array per row"),
-                }
+                self.scan_with_seed(z, &flipped, reversed, d, elem)?
             }
             (ScanKind::WithSeed | ScanKind::ExclusiveAndTotal, None) => unreachable!("a seeded scan has a seed"),
         };
-        let scanned = self.reverse_rows(&scanned, e);
+        let scanned = self.reverse_rows(&scanned, e)?;
         let scanned = self.bind("scanned", scanned);
         if kind != ScanKind::ExclusiveAndTotal {
             return Ok(Lifted::Segmented(scanned, e));
         }
-        // Row r of the scan, `len + 1` values, starts r places further on than row r of `d`: its
-        // total first, then the row's values.
-        let (i, row) = (self.fresh.var("i"), self.fresh.var("row"));
-        let iv = var(&i, &usize_t());
+        // Each row's total comes first, then its exclusive values.
+        self.exclusive_and_totals(&scanned, d, e, true)
+    }
+
+    /// `scan_total`'s two results from `scanned`, a seeded scan of the arrays per row cut by `d`
+    /// whose rows, one value longer, are cut by `e`: the exclusive values, cut by `d`, and the
+    /// total of each row, the first value of its row of the scan if `total_first` (a right
+    /// scan), else the last. Row `r` of the scan starts `r` places further on than row `r` of
+    /// `d`.
+    fn exclusive_and_totals(&mut self, scanned: &Expr, d: Desc, e: Desc, total_first: bool) -> Result<Lifted, String> {
         let rows = self.rows_of_values(d);
-        let shifted = binary(BinaryOp::Add, binary(BinaryOp::Add, iv.clone(), var(&row, &usize_t())), Expr::usize(1));
-        let body = let_in(&row, element(&rows, iv), element(&scanned, shifted));
-        let scans = ArrayOp::Generate {
-            shape: self.descriptors[d].total.clone(),
-            f: Lambda { params: vec![(i, usize_t())], body: Box::new(body) },
-            from: vec!["scanr_total".into()],
-        };
-        let scans = self.bind("scans", Expr::array(scans, Type::array(elem.clone(), 1)));
+        let total = self.descriptors[d].total.clone();
+        let scans = self.over_values(total, "scan_total", |this, i| {
+            let row = this.fresh.var("row");
+            let shift = binary(BinaryOp::Add, var(&row, &usize_t()), Expr::usize(usize::from(total_first)));
+            Ok(let_in(&row, element(&rows, i.clone()), element(scanned, binary(BinaryOp::Add, i.clone(), shift))))
+        })?;
+        let scans = self.bind("scans", scans);
         let offsets = self.offsets(e);
-        let totals = self.over_rows(|_, r| Ok(element(&scanned, element(&offsets, r.clone()))))?;
+        let totals = self.over_rows(|_, r| {
+            let at = if total_first {
+                element(&offsets, r.clone())
+            } else {
+                sub(element(&offsets, binary(BinaryOp::Add, r.clone(), Expr::usize(1))), Expr::usize(1))
+            };
+            Ok(element(scanned, at))
+        })?;
         let totals = self.bind("totals", totals);
         Ok(Lifted::Tuple(vec![Lifted::Segmented(scans, d), Lifted::PerRow(totals)]))
     }
 
     /// The values of `v` (cut by descriptor `d`) with each row's in reverse order, delayed:
     /// value `i` of row `r` is `v[offsets[r] + offsets[r + 1] - 1 - i]`.
-    fn reverse_rows(&mut self, v: &Expr, d: Desc) -> Expr {
-        let (i, row) = (self.fresh.var("i"), self.fresh.var("row"));
-        let (iv, rv) = (var(&i, &usize_t()), var(&row, &usize_t()));
+    fn reverse_rows(&mut self, v: &Expr, d: Desc) -> Result<Expr, String> {
+        let row = self.fresh.var("row");
+        let rv = var(&row, &usize_t());
         let (rows, offsets) = (self.rows_of_values(d), self.offsets(d));
         let next = binary(BinaryOp::Add, rv.clone(), Expr::usize(1));
         let bounds = binary(BinaryOp::Add, element(&offsets, rv), element(&offsets, next));
-        let at = sub(sub(bounds, Expr::usize(1)), iv.clone());
-        let body = let_in(&row, element(&rows, iv), element(v, at));
-        let reversed = ArrayOp::Generate {
-            shape: len_of(v),
-            f: Lambda { params: vec![(i, usize_t())], body: Box::new(body) },
-            from: vec!["reverse".into()],
-        };
-        Expr::array(reversed, v.ty.clone())
+        self.over_values(len_of(v), "reverse", |_, i| {
+            let at = sub(sub(bounds, Expr::usize(1)), i.clone());
+            Ok(let_in(&row, element(&rows, i.clone()), element(v, at)))
+        })
     }
 
     /// `fold(z, f)` of an array per row held as `held` (cut by `d`), whose seed `z` depends on
@@ -981,7 +974,7 @@ impl<'f> Flatten<'f> {
         let present = Present::new(elem);
         let flag = present.flag(self.fresh);
         let flagged = match self.rows {
-            Rows::Irregular => self.map_values(&flag, std::slice::from_ref(&held), d, &present.vector())?,
+            Rows::Irregular => self.map_values(&flag, std::slice::from_ref(&held), d)?,
             Rows::Regular => match self.elementwise_regular(&flag, std::slice::from_ref(&held), &present.vector())? {
                 Lifted::Segmented(m, _) => m,
                 _ => unreachable!("a map of a matrix is a matrix"),
@@ -1002,9 +995,7 @@ impl<'f> Flatten<'f> {
 
     /// `scanl(z, f)` (`len + 1` values per row, `z` first) or, with `totals`, `scanl_total(z, f)`
     /// (the first `len` of those, and the last per row) of an array per row held as `held` (cut
-    /// by `d`, irregular): one `scanl_seg`, its rows one longer than `d`'s (a descriptor of their
-    /// own). A seed that depends on the row is applied after a scan without it, as a fold's is
-    /// ([`Flatten::fold_with_row_seed`]).
+    /// by `d`, irregular).
     fn scanl_of_rows(
         &mut self,
         z: &Expr,
@@ -1014,75 +1005,63 @@ impl<'f> Flatten<'f> {
         elem: &ElemType,
         totals: bool,
     ) -> Result<Lifted, String> {
-        // The rows of the scan: one value more than `d`'s.
-        let lengths = self.lengths(d);
-        let r = self.fresh.var("row");
-        let longer = binary(BinaryOp::Add, element(&lengths, var(&r, &usize_t())), Expr::usize(1));
-        let longer = ArrayOp::Generate {
-            shape: self.count.clone(),
-            f: Lambda { params: vec![(r, usize_t())], body: Box::new(longer) },
-            from: vec!["scanl".into()],
-        };
-        let longer = self.bind("scan_lengths", Expr::array(longer, vector_usize()));
-        let scan_segments =
-            self.bind("scanned_segments", Expr::array(ArrayOp::SegmentsFromLengths(longer), Type::Segments));
-        let vector = Type::array(elem.clone(), 1);
-        let scanned = if self.depends_on_row(z) {
-            let present = Present::new(elem);
-            let flag = present.flag(self.fresh);
-            let flagged = self.map_values(&flag, std::slice::from_ref(&held), d, &present.vector())?;
-            let (absent, combine) = (present.absent(), present.combine(self.fresh, f));
-            let segments = self.segments(d);
-            let scan = ArrayOp::ScanSeg { kind: ScanKind::WithSeed, z: Some(absent), f: combine, a: flagged, segments };
-            let flagged = self.bind("scanned", Expr::array(scan, present.vector()));
-            self.descriptors.push(Descriptor::new(scan_segments, len_of(&flagged)));
-            let e = self.descriptors.len() - 1;
-            // Each value of the scan after its row's seed.
-            let (i, row) = (self.fresh.var("i"), self.fresh.var("row"));
-            let (iv, rv) = (var(&i, &usize_t()), var(&row, &usize_t()));
-            let rows = self.rows_of_values(e);
-            let at_row = self.at_row(|this| {
-                let seed = this.scalar_at(z, &rv, &mut Vec::new(), false)?;
-                Ok(present.after_seed(this.fresh, f, seed, element(&flagged, iv.clone())))
-            })?;
-            let body = let_in(&row, element(&rows, iv.clone()), at_row);
-            let seeded = ArrayOp::Generate {
-                shape: len_of(&flagged),
-                f: Lambda { params: vec![(i, usize_t())], body: Box::new(body) },
-                from: vec!["scanl".into()],
-            };
-            (self.bind("scanned", Expr::array(seeded, vector.clone())), e)
-        } else {
-            let segments = self.segments(d);
-            let scan =
-                ArrayOp::ScanSeg { kind: ScanKind::WithSeed, z: Some(z.clone()), f: f.clone(), a: held, segments };
-            let scanned = self.bind("scanned", Expr::array(scan, vector.clone()));
-            self.descriptors.push(Descriptor::new(scan_segments, len_of(&scanned)));
-            (scanned, self.descriptors.len() - 1)
-        };
-        let (scanned, e) = scanned;
+        let (scanned, e) = self.scan_with_seed(z, f, held, d, elem)?;
         if !totals {
             return Ok(Lifted::Segmented(scanned, e));
         }
-        // Row r's values sit r places further on in the scan, its total at its end.
-        let (i, row) = (self.fresh.var("i"), self.fresh.var("row"));
-        let iv = var(&i, &usize_t());
-        let rows = self.rows_of_values(d);
-        let shifted = binary(BinaryOp::Add, iv.clone(), var(&row, &usize_t()));
-        let body = let_in(&row, element(&rows, iv), element(&scanned, shifted));
-        let scans = ArrayOp::Generate {
-            shape: self.descriptors[d].total.clone(),
-            f: Lambda { params: vec![(i, usize_t())], body: Box::new(body) },
-            from: vec!["scanl_total".into()],
+        // Each row's exclusive values come first, then its total.
+        self.exclusive_and_totals(&scanned, d, e, false)
+    }
+
+    /// `scanl(z, f)` of the arrays per row held as `held` (cut by `d`, irregular): one
+    /// `scanl_seg`, and its descriptor, whose rows are one longer than `d`'s. A seed that depends
+    /// on the row is applied after a scan without it, as a fold's is
+    /// ([`Flatten::fold_with_row_seed`]).
+    fn scan_with_seed(
+        &mut self,
+        z: &Expr,
+        f: &Lambda,
+        held: Expr,
+        d: Desc,
+        elem: &ElemType,
+    ) -> Result<(Expr, Desc), String> {
+        // The rows of the scan: one value more than `d`'s.
+        let lengths = self.lengths(d);
+        let longer = self.over_rows(|_, r| Ok(binary(BinaryOp::Add, element(&lengths, r.clone()), Expr::usize(1))))?;
+        let longer = self.bind("scan_lengths", longer);
+        let scan_segments =
+            self.bind("scanned_segments", Expr::array(ArrayOp::SegmentsFromLengths(longer), Type::Segments));
+        // A seed that depends on the row: a scan of the values flagged present, from absent.
+        let seeded = self.depends_on_row(z).then(|| Present::new(elem));
+        let (a, z0, f0, scan_t) = match &seeded {
+            Some(present) => {
+                let flag = present.flag(self.fresh);
+                let flagged = self.map_values(&flag, std::slice::from_ref(&held), d)?;
+                (flagged, present.absent(), present.combine(self.fresh, f), present.vector())
+            }
+            None => (held, z.clone(), f.clone(), Type::array(elem.clone(), 1)),
         };
-        let scans = self.bind("scans", Expr::array(scans, vector));
-        let offsets = self.offsets(e);
-        let ends = self.over_rows(|_, r| {
-            let next = binary(BinaryOp::Add, r.clone(), Expr::usize(1));
-            Ok(element(&scanned, sub(element(&offsets, next), Expr::usize(1))))
-        })?;
-        let ends = self.bind("totals", ends);
-        Ok(Lifted::Tuple(vec![Lifted::Segmented(scans, d), Lifted::PerRow(ends)]))
+        let segments = self.segments(d);
+        let scan = ArrayOp::ScanSeg { kind: ScanKind::WithSeed, z: Some(z0), f: f0, a, segments };
+        let mut scanned = self.bind("scanned", Expr::array(scan, scan_t));
+        self.descriptors.push(Descriptor::new(scan_segments, len_of(&scanned)));
+        let e = self.descriptors.len() - 1;
+        if let Some(present) = seeded {
+            // Each value of the scan after its row's seed.
+            let row = self.fresh.var("row");
+            let rv = var(&row, &usize_t());
+            let rows = self.rows_of_values(e);
+            let flagged = scanned;
+            let values = self.over_values(len_of(&flagged), "scanl", |this, i| {
+                let at_row = this.at_row(|this| {
+                    let seed = this.scalar_at(z, &rv, &mut Vec::new(), false)?;
+                    Ok(present.after_seed(this.fresh, f, seed, element(&flagged, i.clone())))
+                })?;
+                Ok(let_in(&row, element(&rows, i.clone()), at_row))
+            })?;
+            scanned = self.bind("scanned", values);
+        }
+        Ok((scanned, e))
     }
 
     /// [`Flatten::elementwise`] over matrices (regular rows): a `generate` over the rows and
@@ -1597,7 +1576,7 @@ mod tests {
     fn seeded_scans_of_the_row_have_rows_one_longer() {
         for src in [
             "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.scanl(3, |a, b| a + b)) }",
-            // A seed that depends on the row, and an operator that is not commutative.
+            // A seed that depends on the row, with a commutative operator and with one that is not.
             "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.scanl(row.len() as i64, |a, b| a.max(b))) }",
             "fn f(n: Nested<i64>) -> Nested<(i64, i64)> {
                  n.map(|row| row.map(|x| (x, 2i64)).scanl((row.len() as i64, 1i64), |a, b| (a.0 + a.1 * b.0, a.1 * b.1)))

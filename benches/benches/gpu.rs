@@ -23,7 +23,7 @@ use accel::Strategy;
 use accel::prelude::*;
 use accel::{Gpu, Result};
 use accel_benches::{
-    expand_scatter, expand_scatter_unfused, expand_sources, histogram_even, primes_below_unfused, random_f32,
+    draw, expand_scatter, expand_scatter_unfused, expand_sources, histogram_even, primes_below_unfused, random_f32,
     row_variances_flat, running_sum, segment_lengths, segment_sums, sparse_matrix, spmv_flat, sum,
 };
 use accel_examples::{
@@ -422,13 +422,7 @@ fn expand_permute(rt: &Runtime, b: &Bench) -> Result<()> {
 /// around its first value each round, inside `awhile`) on 2^20 random `i32`s.
 fn sort(rt: &Runtime, b: &Bench) -> Result<()> {
     let n = 1usize << 20;
-    let mut state = 7u64;
-    let values: Vec<i32> = (0..n)
-        .map(|_| {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (state >> 32) as i32
-        })
-        .collect();
+    let values: Vec<i32> = (0..n as u64).map(|k| (draw(7, k) >> 32) as i32).collect();
     let mut want = values.clone();
     want.sort_unstable();
     let xs = Vector::from_vec(values);
