@@ -110,6 +110,10 @@ pub enum Role {
     /// Expand fused with permute: the scatter of every expanded element, spread over the grid
     /// by a [`Strategy`] (the host gives the threads the strategy wants).
     Spread,
+    /// Filter of at most `accel_kernels::abi::COMPACT_MAX` elements: the whole filter in one
+    /// block, in place of counts, offsets scan and write (`accel_kernels::expand::
+    /// compact_in_block`); its offsets scratch words are `[n, total pointer, total mirror]`.
+    Compact,
 }
 
 impl Role {
@@ -129,6 +133,7 @@ impl Role {
             Role::Counts => "counts",
             Role::Write => "write",
             Role::Spread => "spread",
+            Role::Compact => "compact",
         }
     }
 
@@ -149,12 +154,13 @@ impl Role {
             | Role::Scatter
             | Role::Counts
             | Role::Write
-            | Role::Spread => None,
+            | Role::Spread
+            | Role::Compact => None,
         }
     }
 
     /// Every role.
-    pub const ALL: [Role; 13] = [
+    pub const ALL: [Role; 14] = [
         Role::Generate,
         Role::Reduce,
         Role::Finish,
@@ -168,6 +174,7 @@ impl Role {
         Role::Counts,
         Role::Write,
         Role::Spread,
+        Role::Compact,
     ];
 
     /// The role of the node kernel called `name` (by its suffix, the longest that matches).
@@ -187,6 +194,8 @@ impl Role {
         match self {
             Role::Generate | Role::Defaults | Role::Scatter => items.div_ceil(GENERATE_UNROLL),
             Role::Counts | Role::Write | Role::Spread | Role::RangeFinish => items,
+            // One block, whatever the items.
+            Role::Compact => items.min(1) * BLOCK_THREADS as usize,
             Role::Reduce | Role::Finish | Role::RangeReduce | Role::Chunks | Role::Carries | Role::Scan => {
                 items.saturating_mul(WARP)
             }
@@ -194,14 +203,15 @@ impl Role {
     }
 }
 
-/// The module-wide kernels: the exclusive prefix sums of `n + 1` `usize` counts into a separate
+/// The module-wide kernel: the exclusive prefix sums of `n + 1` `usize` counts into a separate
 /// offsets buffer (`[error slot, n + 1, parts, partials (length, column pointer), partial flags
 /// pointer, carries (length, column pointer), carry flags pointer, counts pointer, offsets
-/// pointer]`, a [`Scratch::Scan`] layout over a single `usize` column): `SCAN` alone in one pass
-/// with decoupled look-back when `parts > 1` (zeroed flags and ticket), else `CARRIES` then
-/// `SCAN`, launched as [`Role::Carries`] and [`Role::Scan`] are.
+/// pointer, total pointer, total mirror]`, a [`Scratch::Scan`] layout over a single `usize`
+/// column), the last offset (the total) written also to the total's word and its host mirror
+/// where they are not null, so that the host reads it without a copy: in one pass with decoupled
+/// look-back when `parts > 1` (zeroed flags and ticket), else one warp from 0 (the scratch
+/// unused), launched as [`Role::Scan`] is.
 pub mod offsets_scan {
-    pub const CARRIES: &str = "accel_offsets_carries";
     pub const SCAN: &str = "accel_offsets_scan";
 }
 
@@ -627,7 +637,8 @@ pub fn roles(op: &ArrayOp) -> &'static [Role] {
             &[Role::Defaults, Role::Counts, Role::Spread]
         }
         Form::ExpandPermute { .. } => &[Role::Counts, Role::Spread],
-        Form::Expand { .. } | Form::Filter { .. } => &[Role::Counts, Role::Write],
+        Form::Expand { .. } => &[Role::Counts, Role::Write],
+        Form::Filter { .. } => &[Role::Counts, Role::Write, Role::Compact],
         Form::SegmentsFromLengths(_) => &[Role::Counts],
         Form::Producer | Form::Host => &[],
     }

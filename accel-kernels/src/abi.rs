@@ -32,6 +32,11 @@ pub const SINGLE_PASS_TILES: usize = 4;
 pub const SINGLE_PASS_WINDOW: usize = SINGLE_PASS_TILES * TILE;
 /// Longest chunk of a single-pass scan (8 windows).
 pub const SINGLE_PASS_CHUNK: usize = 8 * SINGLE_PASS_WINDOW;
+/// Elements each thread of a one-block `filter` takes a step (`crate::expand::compact_in_block`).
+pub const COMPACT_ITEMS: usize = 4;
+/// The longest `filter` that runs in one block (`crate::expand::compact_in_block`, four steps):
+/// longer ones count, scan the counts and write in three launches over the grid.
+pub const COMPACT_MAX: usize = 4 * BLOCK_THREADS as usize * COMPACT_ITEMS;
 /// Merged items (sources plus outputs) of one tile of the output-balanced strategy of a fused
 /// `expand` and `permute` ([`spread::TILES`]): four per thread of a block.
 pub const SPREAD_TILE: usize = BLOCK_THREADS as usize * 4;
@@ -88,6 +93,9 @@ pub mod code {
     pub const EMPTY_REDUCTION: u32 = 4;
     pub const NEGATIVE_COUNT: u32 = 5;
     pub const NEGATIVE_LENGTH: u32 = 6;
+    /// An expansion's counts may add up to more than a run can address ([`spread::too_many`]):
+    /// the sources in index 0, the longest count in the value.
+    pub const TOO_MANY_OUTPUTS: u32 = 7;
 }
 
 /// How the kernel of an `expand` fused with `permute` spreads the outputs of its sources over
@@ -119,6 +127,11 @@ pub mod spread {
     /// Tiles of [`super::SPREAD_TILE`] sources plus outputs per block (merge path), each output's
     /// source found by binary search in shared memory.
     pub const TILES: u64 = 3;
+    /// No strategy yet: the kernel reads the sizes the counts kernel left and takes the one
+    /// [`select`] gives (`accel_kernels::expand::chosen`), so that the host does not wait for
+    /// them. The host passes it with the offsets scanned (tiles may be chosen) and a grid of one
+    /// wave, which every strategy walks by grid stride.
+    pub const ON_DEVICE: u64 = 4;
     /// Whether `sources` sources whose longest count is `longest` may have counts adding up to
     /// more than a run can address (`isize::MAX`): their total is then not known exactly.
     pub fn too_many(sources: usize, longest: usize) -> bool {

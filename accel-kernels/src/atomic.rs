@@ -330,18 +330,5 @@ pub unsafe fn permute_add<T: SharedAdd + PartialEq>(out: *mut T, len: usize, sca
 /// scope), so a kernel calls it once.
 #[inline(always)]
 fn shared_buffer() -> u32 {
-    let addr: u32;
-    // SAFETY: declares and names a buffer; reads and writes nothing.
-    unsafe {
-        asm!(
-            "{{",
-            ".shared .align 16 .b8 accel_shared_buffer[{bytes}];",
-            "mov.u32 {a}, accel_shared_buffer;",
-            "}}",
-            a = out(reg32) addr,
-            bytes = const SHARED_BYTES,
-            options(nomem, nostack, preserves_flags),
-        )
-    }
-    addr
+    device::shared_buffer!("accel_shared_buffer", 16, SHARED_BYTES)
 }

@@ -88,6 +88,29 @@ pub fn grid_warps() -> usize {
     grid_threads() / WARP
 }
 
+/// The shared-space address (a `u32`) of a block-shared buffer of `$bytes` bytes aligned to
+/// `$align`, named `$name` in the PTX. Each use declares its own buffer, in a nested scope of the
+/// kernel (PTX allows a `.shared` variable there), so a kernel reaches each use once.
+macro_rules! shared_buffer {
+    ($name:literal, $align:literal, $bytes:expr) => {{
+        let addr: u32;
+        // SAFETY: declares and names a buffer; reads and writes nothing.
+        unsafe {
+            core::arch::asm!(
+                "{{",
+                concat!(".shared .align ", $align, " .b8 ", $name, "[{bytes}];"),
+                concat!("mov.u32 {a}, ", $name, ";"),
+                "}}",
+                a = out(reg32) addr,
+                bytes = const $bytes,
+                options(nomem, nostack, preserves_flags),
+            )
+        }
+        addr
+    }};
+}
+pub(crate) use shared_buffer;
+
 /// Block-wide barrier. Never call it under a condition that differs between the block's threads.
 #[inline(always)]
 pub fn sync_threads() {

@@ -31,12 +31,11 @@
 //! Limits: the barriers of the tiles strategy sit in conditions that are the same for every
 //! thread of a block (its tiles and their bounds), never in per-thread ones.
 
-use crate::abi::{SPREAD_TILE, WARP, spread};
+use crate::abi::{BLOCK_THREADS, COMPACT_ITEMS, SPREAD_TILE, WARP, spread};
 use crate::atomic::{AtomicAdd, AtomicMinMax, SharedAdd};
 use crate::device;
 use crate::elem::DeviceElem;
 use crate::search;
-use core::arch::asm;
 
 /// The source of output `k`: the largest s < n with offsets[s] <= k ([`search::last_at_most`];
 /// for k < offsets[n]); 0 when `n == 0`.
@@ -124,24 +123,115 @@ pub unsafe fn counts(n: usize, counts: *mut usize, sizes: *mut usize, count: imp
     }
 }
 
+/// A whole `filter` of `n` elements in one block, for the small ones (up to
+/// [`abi::COMPACT_MAX`](crate::abi::COMPACT_MAX)), where the counts kernel, the offsets scan and
+/// the write would be three launches: the block takes `BLOCK_THREADS * COMPACT_ITEMS` elements a
+/// step, thread `t` elements `base + k * BLOCK_THREADS + t` for `k < COMPACT_ITEMS` (all loads
+/// issued first); each warp counts what it keeps of each `k` (a ballot), the counts meet in shared
+/// memory, and each kept element `x` is written by `write(rank, x)` at its rank among all kept,
+/// in order. Then the number kept goes to `total`, and to `mirror` unless null. Traffic: every
+/// element read and tested once, every kept one written once; two barriers a step.
+///
+/// # Safety
+/// Called from every thread of a launch of one block of `BLOCK_THREADS` threads; `total` (and
+/// `mirror` unless null) point at a `usize` in memory the device can write; `load` and `keep`
+/// are safe for every index below `n`, `write` for every rank below the number kept.
+#[inline(always)]
+pub unsafe fn compact_in_block<X: Copy>(
+    n: usize,
+    load: impl Fn(usize) -> X,
+    keep: impl Fn(X) -> bool,
+    write: impl Fn(usize, X),
+    total: *mut usize,
+    mirror: *mut usize,
+) {
+    const WARPS: usize = BLOCK_THREADS as usize / WARP;
+    let block = BLOCK_THREADS as usize;
+    let (t, warp, lane) = (device::thread_idx(), device::warp_in_block(), device::lane());
+    let counts = device::shared_buffer!("accel_compact_counts", 4, COMPACT_ITEMS * WARPS * size_of::<u32>());
+    let slot = |k: usize, w: usize| counts + ((k * WARPS + w) * size_of::<u32>()) as u32;
+    let below = crate::warp::lanes(0, lane);
+    let mut kept_before = 0usize;
+    let mut base = 0;
+    // `base` is the same in every thread: the barriers are reached by all.
+    while base < n {
+        let xs: [Option<X>; COMPACT_ITEMS] = core::array::from_fn(|k| {
+            let i = base + k * block + t;
+            (i < n).then(|| load(i))
+        });
+        let kept: [Option<X>; COMPACT_ITEMS] = core::array::from_fn(|k| xs[k].filter(|&x| keep(x)));
+        let votes: [u32; COMPACT_ITEMS] = core::array::from_fn(|k| device::ballot(kept[k].is_some()));
+        if lane == 0 {
+            for (k, v) in votes.iter().enumerate() {
+                // SAFETY: the buffer holds a count for each item of each warp.
+                unsafe { u32::store_shared(slot(k, warp), v.count_ones()) };
+            }
+        }
+        device::sync_threads();
+        // The kept elements before each of this thread's: every count of an earlier item, and of
+        // this item in earlier warps.
+        let mut before = [0usize; COMPACT_ITEMS];
+        let mut step = 0usize;
+        for (k, b) in before.iter_mut().enumerate() {
+            for w in 0..WARPS {
+                if w == warp {
+                    *b = step;
+                }
+                // SAFETY: written by each warp's lane 0 before the barrier.
+                step += unsafe { u32::load_shared(slot(k, w)) } as usize;
+            }
+        }
+        for k in 0..COMPACT_ITEMS {
+            if let Some(x) = kept[k] {
+                write(kept_before + before[k] + (votes[k] & below).count_ones() as usize, x);
+            }
+        }
+        kept_before += step;
+        // Before the next step writes the counts again.
+        device::sync_threads();
+        base += block * COMPACT_ITEMS;
+    }
+    if t == 0 {
+        // SAFETY: as this function's.
+        unsafe {
+            *total = kept_before;
+            if !mirror.is_null() {
+                *mirror = kept_before;
+            }
+        }
+    }
+}
+
 /// The shared-space address of the block's buffer for [`counts`]: a longest count and a total per
 /// warp of a block of [`BLOCK_THREADS`](crate::abi::BLOCK_THREADS).
 #[inline(always)]
 fn shared_sizes() -> u32 {
-    let addr: u32;
-    // SAFETY: declares and names a buffer; reads and writes nothing.
-    unsafe {
-        asm!(
-            "{{",
-            ".shared .align 8 .b8 accel_counts_sizes[{bytes}];",
-            "mov.u32 {a}, accel_counts_sizes;",
-            "}}",
-            a = out(reg32) addr,
-            bytes = const 2 * (crate::abi::BLOCK_THREADS as usize / WARP) * size_of::<usize>(),
-            options(nomem, nostack, preserves_flags),
-        )
+    device::shared_buffer!("accel_counts_sizes", 8, 2 * (BLOCK_THREADS as usize / WARP) * size_of::<usize>())
+}
+
+/// The strategy a spread of `n` sources runs under: `strategy`, or for
+/// [`spread::ON_DEVICE`] the one [`spread::select`] gives for the sizes [`counts`] left in
+/// `sizes`; `None` when those counts may add up to more than a run can address
+/// ([`spread::too_many`]), after the grid's first thread has called `too_many(longest)` to
+/// record it. The answer is the same in every thread.
+///
+/// # Safety
+/// Unless `strategy` is another word, `sizes` holds the 2 values a completed [`counts`] wrote.
+#[inline(always)]
+pub unsafe fn chosen(strategy: u64, n: usize, sizes: *const usize, too_many: impl FnOnce(usize)) -> Option<u64> {
+    if strategy != spread::ON_DEVICE {
+        return Some(strategy);
     }
-    addr
+    // SAFETY: as this function's.
+    let (longest, total) = unsafe { (*sizes, *sizes.add(1)) };
+    if !spread::too_many(n, longest) {
+        Some(spread::select(n, total, longest))
+    } else {
+        if device::global_thread() == 0 {
+            too_many(longest);
+        }
+        None
+    }
 }
 
 /// Calls `emit(x, j, k)` once for every source `s < n` and each of its outputs `j`, where `x =
@@ -270,18 +360,5 @@ unsafe fn tiles<X: Copy>(
 /// once.
 #[inline(always)]
 fn shared_offsets() -> u32 {
-    let addr: u32;
-    // SAFETY: declares and names a buffer; reads and writes nothing.
-    unsafe {
-        asm!(
-            "{{",
-            ".shared .align 8 .b8 accel_spread_offsets[{bytes}];",
-            "mov.u32 {a}, accel_spread_offsets;",
-            "}}",
-            a = out(reg32) addr,
-            bytes = const (SPREAD_TILE + 1) * size_of::<usize>(),
-            options(nomem, nostack, preserves_flags),
-        )
-    }
-    addr
+    device::shared_buffer!("accel_spread_offsets", 8, (SPREAD_TILE + 1) * size_of::<usize>())
 }

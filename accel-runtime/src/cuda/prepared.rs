@@ -29,8 +29,8 @@ pub(super) struct Prepared {
     pub(super) may_fail: bool,
     /// The kernels of each node, by the position of their role in [`kernel::roles`].
     kernels: Vec<Vec<OnceLock<Kernel>>>,
-    /// The module's offsets scan ([`kernel::offsets_scan`]): its carries and scan kernels.
-    offsets_scan: [OnceLock<Kernel>; 2],
+    /// The module's offsets scan ([`kernel::offsets_scan`]).
+    offsets_scan: OnceLock<Kernel>,
     /// The module's range starts ([`kernel::range_starts`]).
     range_starts: OnceLock<Kernel>,
     prefix: &'static str,
@@ -75,14 +75,9 @@ impl Prepared {
         self.once(gpu, &self.kernels[id][position], || kernel::kernel_name_in(self.prefix, id, role))
     }
 
-    /// Kernel `name` of the module's offsets scan, looked up on its first use.
-    pub(super) fn offsets_scan(&self, gpu: &Gpu, name: &'static str) -> Result<&Kernel> {
-        let position = match name {
-            kernel::offsets_scan::CARRIES => 0,
-            kernel::offsets_scan::SCAN => 1,
-            other => return Err(ill_typed(format!("`{other}` is not a kernel of the offsets scan"))),
-        };
-        self.once(gpu, &self.offsets_scan[position], || name.to_string())
+    /// The module's offsets scan kernel, looked up on its first use.
+    pub(super) fn offsets_scan(&self, gpu: &Gpu) -> Result<&Kernel> {
+        self.once(gpu, &self.offsets_scan, || kernel::offsets_scan::SCAN.to_string())
     }
 
     /// The module's range starts kernel, looked up on its first use.

@@ -194,10 +194,40 @@ fn errors(on: &Target) -> Check {
     is_variant(what, &e, "IndexOutOfBounds")
 }
 
+/// Every output of sources whose counts may add up to more than a run can address, counted into
+/// one bin.
+#[accel]
+fn count_outputs(counts: Vector<u64>) -> Vector<u64> {
+    counts.expand(|c| c, |c, j| c ^ j as u64).permute(fill(1, 0u64), |_| Some(0), |a, b| a + b)
+}
+
+/// Counts of 2^62 are an `InvalidArgument` error (no kernel spreads them), whether the spread
+/// kernel selects its strategy from the sizes it reads (few sources) or the host does (a forced
+/// strategy). GPU only: the other backends would run the 2^63 outputs.
+fn too_many_outputs(on: &Target) -> Check {
+    let rt = on.rt()?;
+    let huge = Vector::from_vec(vec![7, 1 << 62, 1 << 62, 3]);
+    let result = [None, Some(Strategy::Thread)].into_iter().try_for_each(|strategy| {
+        rt.set_expand_strategy(strategy);
+        let what = format!("counts of 2^62 under {strategy:?}");
+        match count_outputs(rt, &huge) {
+            Ok(v) => Err(Failed::from(format!("{what}: expected an error, got {:?}", v.to_vec()))),
+            Err(e) => {
+                is_variant(&what, &e, "InvalidArgument")?;
+                let says = e.to_string().contains("4 sources with counts up to 4611686018427387904");
+                if says { Ok(()) } else { Err(Failed::from(format!("{what}: the error says {e}"))) }
+            }
+        }
+    });
+    rt.set_expand_strategy(None);
+    result
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
         case("expand_permute::every_pattern", every_pattern),
         case("expand_permute::errors", errors),
         exclusive("expand_permute::every_strategy", every_strategy).cuda_only(),
+        exclusive("expand_permute::too_many_outputs", too_many_outputs).cuda_only(),
     ]
 }

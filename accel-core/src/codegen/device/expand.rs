@@ -31,16 +31,24 @@ pub(super) fn expand(cg: &Gen, count: &Lambda, value: &Lambda, out: &Ident) -> s
 /// `filter(pred)`: the elements that satisfy `pred`, in order.
 pub(super) fn filter(cg: &Gen, pred: &Lambda, out: &Ident) -> syn::Result<Vec<(Role, TokenStream)>> {
     let p = cg.lambda(pred)?;
-    let counts = quote! {
-        generate::for_each_index(__n, |__i| *__counts.add(__i) = (#p)(__a0.get_linear(__i)) as usize)
-    };
+    let counts = counts_with_end(quote!((#p)(__a0.get_linear(__i)) as usize));
     let write = quote! {
         generate::for_each_index(__n, |__i| {
             let __x = __a0.get_linear(__i);
             if (#p)(__x) { #out.set_linear(*__offsets.add(__i), __x) }
         })
     };
-    Ok(vec![(Role::Counts, counts), (Role::Write, write)])
+    let compact = quote! {
+        expand::compact_in_block(
+            __n,
+            |__i| __a0.get_linear(__i),
+            |__x| (#p)(__x),
+            |__k, __x| #out.set_linear(__k, __x),
+            __counts,
+            __offsets as *mut usize,
+        )
+    };
+    Ok(vec![(Role::Counts, counts), (Role::Write, write), (Role::Compact, compact)])
 }
 
 /// Segments from the lengths `l`: the counts are the lengths (checked for being negative); the
@@ -52,8 +60,14 @@ pub(super) fn segments_from_lengths(l: &Expr) -> Vec<(Role, TokenStream)> {
 
 /// The counts kernel: `count` as `usize` per source element, a negative one recorded as `code`.
 fn counts(count: TokenStream, t: ScalarType, code: TokenStream) -> TokenStream {
-    let checked = checked_count_as(count, t, code);
-    quote!(generate::for_each_index(__n, |__i| *__counts.add(__i) = #checked))
+    counts_with_end(checked_count_as(count, t, code))
+}
+
+/// The counts kernel writing `count` (a `usize`) for each source `__i < __n`, and the 0 after
+/// them that the offsets scan turns into the total: launched over `n + 1` items, so that no
+/// zeroing of the counts precedes it.
+fn counts_with_end(count: TokenStream) -> TokenStream {
+    quote!(generate::for_each_index(__n + 1, |__i| *__counts.add(__i) = if __i < __n { #count } else { 0 }))
 }
 
 /// The count `count` of source `__i` of `expand` as `usize`, a negative one recorded (and

@@ -236,7 +236,6 @@ mod tests {
         }
         assert!(names >= 8, "map, scan (3), fold_seg (2), filter (2), sum (2), segments (1)");
         assert_eq!(src.matches(&format!("fn {} (", kernel::offsets_scan::SCAN)).count(), 1);
-        assert_eq!(src.matches(&format!("fn {} (", kernel::offsets_scan::CARRIES)).count(), 1);
         assert_eq!(src.matches(&format!("fn {} (", kernel::range_starts::NAME)).count(), 1);
     }
 

@@ -80,8 +80,9 @@ pub(super) fn expand_permute(cg: &Gen, op: &ArrayOp, out: &Ident) -> syn::Result
     let update = combine.update(out);
     let dst = ix_to_array(dst_rank, quote!(__dst));
     // As in `permute`: the source element is computed even where it is dropped.
+    let too_many = quote!(|__longest: usize| __cx.fail(abi::code::TOO_MANY_OUTPUTS, 0, &[__n], &[], __longest as u64));
     let scatter = quote! {
-        expand::spread(
+        if let Some(__strategy) = expand::chosen(__strategy, __n, __sizes, #too_many) { expand::spread(
             __strategy,
             __n,
             __offsets,
@@ -94,7 +95,7 @@ pub(super) fn expand_permute(cg: &Gen, op: &ArrayOp, out: &Ident) -> syn::Result
                 let __d: [usize; #dst_rank] = if __keep { #dst } else { [0; #dst_rank] };
                 #update
             },
-        )
+        ) }
     };
     let mut kernels = Vec::new();
     if kernel::as_generate(defaults).is_some() {

@@ -143,70 +143,41 @@ pub(super) fn kernels(
     })
 }
 
-/// The module-wide exclusive prefix sum of `usize` counts (see [`kernel::offsets_scan`]).
+/// The module-wide exclusive prefix sum of `usize` counts (see [`kernel::offsets_scan`]): in one
+/// pass with decoupled look-back over several chunks, else one warp from 0, so that the offsets of
+/// a small `filter` or `expand` cost one launch.
 pub(super) fn offsets_scan() -> TokenStream {
-    let carries = format_ident!("{}", kernel::offsets_scan::CARRIES);
     let scan = format_ident!("{}", kernel::offsets_scan::SCAN);
-    let prologue = quote! {
-        let __cx = unsafe { Ctx::new(w0 as *mut u64) };
-        let __rows = Uniform { rows: 1, len: w1 as usize };
-        let __parts = w2 as usize;
-        let __p = View::<usize, 1> { ptr: w4 as *mut usize, shape: [w3 as usize] };
-        let __pf = w5 as *mut bool;
-        let __c = View::<usize, 1> { ptr: w7 as *mut usize, shape: [w6 as usize] };
-        let __cf = w8 as *mut bool;
-        let __counts = w9 as *const usize;
-        let __offsets = w10 as *mut usize;
-        let __add = |a: usize, b: usize| a.wrapping_add(b);
-    };
-    let params =
-        quote!(w0: u64, w1: u64, w2: u64, w3: u64, w4: u64, w5: u64, w6: u64, w7: u64, w8: u64, w9: u64, w10: u64);
     quote! {
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn #carries(#params) {
-            #prologue
-            unsafe {
-                scan::scan_partials(
-                    1,
-                    __parts,
-                    false,
-                    |_| Some(0usize),
-                    |__r, __k| {
-                        let __j = __r * __parts + __k;
-                        if __parts > 1 && *__pf.add(__j) { Some(__p.get_linear(__j)) } else { None }
-                    },
-                    __add,
-                    |__r, __k, __v: Option<usize>| {
-                        let __j = __r * __parts + __k;
-                        *__cf.add(__j) = __v.is_some();
-                        if let Some(__v) = __v { __c.set_linear(__j, __v) }
-                    },
-                    |_, _| {},
-                )
-            }
-        }
-
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn #scan(#params) {
-            #prologue
-            let __emit = |_, __i, __excl: Option<usize>, _| unsafe { *__offsets.add(__i) = __excl.unwrap_or(0) };
+        pub unsafe extern "ptx-kernel" fn #scan(
+            w0: u64, w1: u64, w2: u64, w3: u64, w4: u64, w5: u64, w6: u64, w7: u64, w8: u64, w9: u64, w10: u64,
+            w11: u64, w12: u64,
+        ) {
+            // w0 (the error slot), w3 and w6 (the scratch vectors' lengths) go unread: it cannot fail.
+            let __len = w1 as usize;
+            let __rows = Uniform { rows: 1, len: __len };
+            let __parts = w2 as usize;
+            let __counts = w9 as *const usize;
+            let __offsets = w10 as *mut usize;
+            let __add = |a: usize, b: usize| a.wrapping_add(b);
+            let __load = |__i| unsafe { *__counts.add(__i) };
+            let (__total, __mirror) = (w11 as *mut usize, w12 as *mut usize);
+            let __emit = |_, __i, __excl: Option<usize>, _| unsafe {
+                let __v = __excl.unwrap_or(0);
+                *__offsets.add(__i) = __v;
+                if __i + 1 == __len {
+                    if !__total.is_null() { *__total = __v }
+                    if !__mirror.is_null() { *__mirror = __v }
+                }
+            };
             unsafe {
                 if __parts > 1 {
-                    let __status = scan::Lookback::in_scratch(__p.ptr, __pf, __c.ptr, __cf, __parts);
-                    scan::scan_single_pass(__rows, __parts, false, __status, |_| Some(0usize), |__i| *__counts.add(__i), __add, __emit, |_| {})
+                    let (__partials, __carries) = (w4 as *mut usize, w7 as *mut usize);
+                    let __status = scan::Lookback::in_scratch(__partials, w5 as *mut bool, __carries, w8 as *mut bool, __parts);
+                    scan::scan_single_pass(__rows, __parts, false, __status, |_| Some(0usize), __load, __add, __emit, |_| {})
                 } else {
-                    scan::scan_chunks(
-                        __rows,
-                        __parts,
-                        false,
-                        |__r, __k| {
-                            let __j = __r * __parts + __k;
-                            if *__cf.add(__j) { Some(__c.get_linear(__j)) } else { None }
-                        },
-                        |__i| *__counts.add(__i),
-                        __add,
-                        __emit,
-                    )
+                    scan::scan_chunks(__rows, 1, false, |_, _| None, __load, __add, __emit)
                 }
             }
         }

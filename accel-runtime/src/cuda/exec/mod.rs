@@ -212,6 +212,7 @@ impl<'a> Exec<'a> {
                 "expand",
                 format!("the count of element {} is {}, which is negative", slot[3], slot[9] as i64),
             ),
+            abi::code::TOO_MANY_OUTPUTS => permute::too_many_outputs(slot[3] as usize, slot[9] as usize),
             abi::code::NEGATIVE_LENGTH => Error::invalid_segments(
                 "segments",
                 format!("segment {} has the negative length {}", slot[3], slot[9] as i64),

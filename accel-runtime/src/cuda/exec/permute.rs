@@ -1,10 +1,11 @@
 //! Permute (`accel_kernels::atomic`): the output starts as the defaults (a device copy of
 //! manifest ones, a kernel for delayed ones), then the scatter combines each source element into
 //! its destination. A permute of an expand (fused form 4) runs the expand's counts kernel between
-//! the two, reads the total and the longest count it found (one wait), and spreads the scatter
-//! over the grid by the strategy those sizes select (`accel_core::kernel::Strategy`), or the one
-//! the runtime forces; the offsets scan runs only when that strategy or the fused closures need
-//! the offsets.
+//! the two and spreads the scatter over the grid by the strategy the sizes it found select
+//! (`accel_core::kernel::Strategy`), or the one the runtime forces. Of few sources, the counts
+//! are scanned and the spread kernel selects on the device, with no wait; else the host reads the
+//! total and the longest count (one wait) and selects, and the offsets scan runs only when that
+//! strategy or the fused closures need the offsets.
 
 use super::{Call, Exec};
 use crate::cuda::DeviceBuffer;
@@ -15,6 +16,22 @@ use accel_core::kernel::{self, PermuteCombine, Role, Sizes, Strategy};
 use accel_core::types::Type;
 use accel_core::{Error, Result};
 use accel_kernels::abi::spread;
+
+/// An `expand` fused with `permute` of at most this many sources leaves the choice of its strategy
+/// to the spread kernel (`abi::spread::ON_DEVICE`), so that the host does not wait for the sizes
+/// between the launches: the counts and their scan, always written then, cost less than the round
+/// trip (a level of a breadth-first search is mostly such fixed costs). At 2^16 sources both ways
+/// cost about the same on an H200 (docs/benchmarks.md, run 12), and the host's needs no scan.
+const CHOICE_ON_DEVICE: usize = 1 << 15;
+
+/// The error of an expansion of `sources` sources whose counts, up to `longest`, may add up to
+/// more results than a run can address (`abi::spread::too_many`), found on the host or the device.
+pub(super) fn too_many_outputs(sources: usize, longest: usize) -> Error {
+    Error::invalid_argument(
+        "expand",
+        format!("{sources} sources with counts up to {longest} may add up to more results than a run can address"),
+    )
+}
 
 impl Exec<'_> {
     /// Runs `permute` with `defaults` and combining function `combine`; its result has type `ty`.
@@ -53,6 +70,13 @@ impl Exec<'_> {
             self.launch(call.id, Role::Defaults, out.len(), &call.words(&[&out], &scratch(0, 0, 0, &sizes)))?;
         }
         let forced = self.gpu.expand_strategy();
+        if forced.is_none() && n <= CHOICE_ON_DEVICE {
+            let (counts, offsets) = self.counts_and_offsets(call, &out, n, &sizes, &scratch)?;
+            let w = call.words(&[&out], &scratch(counts.ptr(), offsets.ptr(), spread::ON_DEVICE, &sizes));
+            // One wave, whatever the kernel chooses.
+            self.launch(call.id, Role::Spread, usize::MAX, &w)?;
+            return Ok(DValue::Array(out));
+        }
         let surely = kernel::reads_expanded_index(op) || forced == Some(Strategy::Tiles);
         let mut scanned = None;
         if surely {
@@ -66,10 +90,7 @@ impl Exec<'_> {
             [0, 1].map(|i| usize::from_ne_bytes(found[i * word..(i + 1) * word].try_into().unwrap()));
         if spread::too_many(n, longest) {
             self.check_device()?;
-            return Err(Error::invalid_argument(
-                "expand",
-                format!("{n} sources with counts up to {longest} may add up to more results than a run can address"),
-            ));
+            return Err(too_many_outputs(n, longest));
         }
         let found = Sizes { sources: n, total, longest };
         let strategy = forced.unwrap_or_else(|| Strategy::select(&found));
@@ -99,7 +120,7 @@ impl Exec<'_> {
         // One thread at least: the counts' last entry, 0, is written even when there are none.
         let w = call.words(&[out], &scratch(counts.ptr(), 0, 0, sizes));
         self.launch(call.id, Role::Counts, n.max(1), &w)?;
-        self.offsets_scan(&counts, &offsets, n + 1)?;
+        self.offsets_scan(&counts, &offsets, n + 1, None)?;
         Ok((counts, offsets))
     }
 

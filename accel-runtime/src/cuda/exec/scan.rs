@@ -6,10 +6,17 @@ use super::{Call, Exec, Flags, Split, check_cover};
 use crate::cuda::DeviceBuffer;
 use crate::cuda::value::DValue;
 use accel_core::ir::ScanKind;
-use accel_core::kernel::{self, Role};
+use accel_core::kernel::{Role, Scratch};
 use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::{Error, Result};
-use accel_kernels::abi::SINGLE_PASS_CHUNK;
+use accel_kernels::abi::{SINGLE_PASS_CHUNK, SINGLE_PASS_WINDOW};
+
+/// Up to this many counts, the offsets scan cuts them into chunks of one window each (read once
+/// and kept in registers) rather than of `SINGLE_PASS_CHUNK` (eight windows, each read twice by
+/// the one warp that takes the chunk, one after another): the scan of 2^16 counts then keeps 129
+/// warps busy rather than 17 (in chunks of 4096 it took about 30 µs on an H200, more than the
+/// fused expand it served). Longer scans have chunks enough to fill the device.
+const WINDOW_CHUNKS_UP_TO: usize = 1 << 18;
 
 impl Exec<'_> {
     /// Runs a scan of `kind` over the innermost dimension, or over
@@ -71,24 +78,36 @@ impl Exec<'_> {
         })
     }
 
-    /// `offsets[i] = counts[0] + .. + counts[i - 1]` for `i < n`, with the module's scan kernels:
-    /// one pass with decoupled look-back, or for at most one chunk the carries and the scan.
-    pub(super) fn offsets_scan(&self, counts: &DeviceBuffer, offsets: &DeviceBuffer, n: usize) -> Result<()> {
-        let chunks = n.div_ceil(SINGLE_PASS_CHUNK);
-        let single_pass = chunks > 1 && chunks <= u32::MAX as usize;
-        let split = Split { rows: 1, parts: if single_pass { chunks } else { 1 } };
-        let flags = if single_pass { Flags::Zeroed } else { Flags::Any };
-        let (scratch, _keep) = self.scratch(&ElemType::Scalar(ScalarType::Usize), &split, flags)?;
+    /// `offsets[i] = counts[0] + .. + counts[i - 1]` for `i < n`, with the module's scan kernel:
+    /// one pass with decoupled look-back over several chunks, else one warp. The last offset is
+    /// written to `total` too, a one-word block and its host mirror if it has one
+    /// ([`Stream::alloc_mirrored`](crate::cuda::Stream::alloc_mirrored)), where the host reads it
+    /// after its wait without a copy.
+    pub(super) fn offsets_scan(
+        &self,
+        counts: &DeviceBuffer,
+        offsets: &DeviceBuffer,
+        n: usize,
+        total: Option<&DeviceBuffer>,
+    ) -> Result<()> {
+        let chunks =
+            if n <= WINDOW_CHUNKS_UP_TO { n.div_ceil(SINGLE_PASS_WINDOW) } else { n.div_ceil(SINGLE_PASS_CHUNK) };
+        let single_pass = n > SINGLE_PASS_CHUNK && chunks <= u32::MAX as usize;
+        let elem = ElemType::Scalar(ScalarType::Usize);
+        let (scratch, _keep) = if single_pass {
+            self.scratch(&elem, &Split { rows: 1, parts: chunks }, Flags::Zeroed)?
+        } else {
+            // One part: the kernel reads no scratch.
+            let mut words = vec![0; Scratch::Scan.words(Some(&elem))];
+            words[0] = 1;
+            (words, Vec::new())
+        };
+        let parts = scratch[0] as usize;
         let mut w = vec![self.slot_address(), n as u64];
         w.extend(&scratch);
         w.extend([counts.ptr(), offsets.ptr()]);
-        let run = |name: &'static str, items: usize| -> Result<()> {
-            let k = self.prepared.offsets_scan(self.gpu, name)?;
-            self.gpu.launch(k, self.gpu.resident_grid(k, Role::Scan.threads(items)), &w)
-        };
-        if !single_pass {
-            run(kernel::offsets_scan::CARRIES, 1)?;
-        }
-        run(kernel::offsets_scan::SCAN, split.parts)
+        w.extend(total.map_or([0, 0], |t| [t.ptr(), t.mirror_address()]));
+        let k = self.prepared.offsets_scan(self.gpu)?;
+        self.gpu.launch(k, self.gpu.resident_grid(k, Role::Scan.threads(parts)), &w)
     }
 }
