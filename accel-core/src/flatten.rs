@@ -35,10 +35,10 @@
 //! A seeded left scan of an array per row (`scanl`, `scanl_total`) is one `scanl_seg`, its rows
 //! one value longer (a descriptor of their own); a right scan is the left scan of the rows
 //! reversed, with the operator's arguments swapped, reversed back (delayed reversals: no
-//! kernel). A fold or left scan whose seed depends on the
-//! row runs without it, the values flagged as present so that an empty row is told apart, and
-//! each row's seed is combined with what it gives (or kept, for an empty row): the same values,
-//! since the operator of every fold and scan is associative.
+//! kernel). A fold or scan whose seed depends on the row (of a `Nested` or a matrix) runs
+//! without it, the values flagged as present so that an empty row is told apart, and each row's
+//! seed is combined with what it gives (or kept, for an empty row): the same values, since the
+//! operator of every fold and scan is associative.
 //!
 //! A per-row value read inside an element closure (a row's mean used to centre it) is read once
 //! per element, at the element's row: a regular element's row is the first component of its
@@ -53,11 +53,11 @@
 //! vector of the row's length, so that the read keeps the bounds check, and the error, of a read
 //! of the row itself (a segmented gather with per-row bounds).
 //!
-//! What these rules do not cover (a fold or scan whose operator depends on the row, a matrix's
-//! row scanned from a seed that depends on the row, a `filter`, `generate` or `expand` in a
-//! matrix's row function, a result that is not a scalar, a vector or a tuple of those per row)
-//! is reported by [`check`], which the front end calls on every row function, as a compile error
-//! at the `map`: the programs that reach this pass are flattened whole.
+//! What these rules do not cover (a fold or scan whose operator depends on the row, a `filter`,
+//! `generate` or `expand` in a matrix's row function, a result that is not a scalar, a vector or
+//! a tuple of those per row) is reported by [`check`], which the front end calls on every row
+//! function, as a compile error at the `map`: the programs that reach this pass are flattened
+//! whole.
 
 use crate::fusion::rewrite::{Fresh, binary, bind, components, index_of, index_type, let_in, shape_of, var, wrap};
 use crate::ir::visit::{self, map_children};
@@ -616,10 +616,6 @@ impl<'f> Flatten<'f> {
                 if self.lambda_depends_on_row(f) {
                     return Err(self.not_supported(format!("a `{name}` whose operator depends on the row")));
                 }
-                let irregular = matches!(self.rows, Rows::Irregular);
-                if z.as_ref().is_some_and(|z| self.depends_on_row(z)) && !irregular {
-                    return Err(self.not_supported(format!("a `{name}` whose seed depends on the row")));
-                }
                 let Lifted::Segmented(held, d) = self.lift(a)? else {
                     return Err(self.not_supported(format!("`{name}` of this array")));
                 };
@@ -637,6 +633,11 @@ impl<'f> Flatten<'f> {
                     }
                     (Rows::Irregular, Direction::Right, _) => {
                         self.scanr_of_rows(*kind, z.as_ref(), &f, &held, d, &elem)
+                    }
+                    (Rows::Regular, _, ScanKind::WithSeed | ScanKind::ExclusiveAndTotal)
+                        if let Some(z) = z.as_ref().filter(|z| self.depends_on_row(z)) =>
+                    {
+                        self.scan_matrix_with_row_seed(*dir, *kind, z, &f, held, &elem)
                     }
                     // The matrix's own scan, along its rows.
                     (Rows::Regular, _, ScanKind::Inclusive | ScanKind::WithSeed) => {
@@ -1062,6 +1063,66 @@ impl<'f> Flatten<'f> {
             scanned = self.bind("scanned", values);
         }
         Ok((scanned, e))
+    }
+
+    /// A scan along a matrix's rows (`scanl`, `scanr` and their `_total`s) whose seed `z`
+    /// depends on the row: the matrix's own scan of its values flagged present ([`Present`]),
+    /// from absent, then each value of it combined with its row's seed on the side the scan puts
+    /// the seed (`f(z, x)` for a left scan, `f(x, z)` for a right one), or the seed alone where
+    /// the scan combined nothing. The same values, since `f` is associative.
+    fn scan_matrix_with_row_seed(
+        &mut self,
+        dir: Direction,
+        kind: ScanKind,
+        z: &Expr,
+        f: &Lambda,
+        held: Expr,
+        elem: &ElemType,
+    ) -> Result<Lifted, String> {
+        let present = Present::new(elem);
+        let flag = present.flag(self.fresh);
+        let Lifted::Segmented(flagged, _) =
+            self.elementwise_regular(&flag, std::slice::from_ref(&held), &present.vector())?
+        else {
+            unreachable!("a map of a matrix is a matrix")
+        };
+        let combine = present.combine(self.fresh, f);
+        let scan = ArrayOp::Scan { dir, kind, z: Some(present.absent()), f: combine, a: flagged };
+        let seeded = match dir {
+            Direction::Left => f.clone(),
+            Direction::Right => Lambda { params: vec![f.params[1].clone(), f.params[0].clone()], body: f.body.clone() },
+        };
+        let (scans_t, totals_t) = (Type::array(present.flagged.clone(), 2), present.vector());
+        // Each value of the scanned matrix after its row's seed.
+        let after_seeds = |this: &mut Self, scanned: &Expr| -> Result<Expr, String> {
+            let (t, tt) = (this.fresh.var("scanned"), Type::Elem(present.flagged.clone()));
+            let body = present.after_seed(this.fresh, &seeded, z.clone(), var(&t, &tt));
+            let g = Lambda { params: vec![(t, tt)], body: Box::new(body) };
+            match this.elementwise_regular(&g, std::slice::from_ref(scanned), &Type::array(elem.clone(), 2))? {
+                Lifted::Segmented(m, _) => Ok(m),
+                _ => unreachable!("a map of a matrix is a matrix"),
+            }
+        };
+        match kind {
+            ScanKind::WithSeed => {
+                let scanned = self.bind("scanned", Expr::array(scan, scans_t));
+                Ok(Lifted::Segmented(after_seeds(self, &scanned)?, 0))
+            }
+            ScanKind::ExclusiveAndTotal => {
+                let both = Type::Tuple(vec![scans_t.clone(), totals_t.clone()]);
+                let both = self.bind("scanned", Expr::array(scan, both));
+                let part = |k, t| Expr::new(ExprKind::Proj(Box::new(both.clone()), k), t);
+                let scans = self.bind("scans", part(0, scans_t));
+                let totals = self.bind("totals", part(1, totals_t));
+                let scans = after_seeds(self, &scans)?;
+                let totals = self.over_rows(|this, r| {
+                    let seed = this.scalar_at(z, r, &mut Vec::new(), false)?;
+                    Ok(present.after_seed(this.fresh, &seeded, seed, element(&totals, r.clone())))
+                })?;
+                Ok(Lifted::Tuple(vec![Lifted::Segmented(scans, 0), Lifted::PerRow(self.bind("totals", totals))]))
+            }
+            ScanKind::Inclusive => unreachable!("an inclusive scan has no seed"),
+        }
     }
 
     /// [`Flatten::elementwise`] over matrices (regular rows): a `generate` over the rows and
@@ -1573,6 +1634,29 @@ mod tests {
     }
 
     #[test]
+    fn scans_of_a_matrixs_rows_seeded_per_row_scan_then_seed() {
+        for src in [
+            "fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.scanl(row.len() as i64, |a, b| a + b)) }",
+            // Associative but not commutative: the seed comes first on the left, last on the right.
+            "fn f(m: Matrix<i64>) -> Matrix<(i64, i64)> {
+                 m.map_rows(|row| row.map(|x| (x, 3i64)).scanl((row.len() as i64 * 5, 2i64), |a, b| (a.0 + a.1 * b.0, a.1 * b.1)))
+             }",
+            "fn f(m: Matrix<i64>) -> Matrix<(i64, i64)> {
+                 m.map_rows(|row| row.map(|x| (x, 3i64)).scanr((row.sum().get(), 2i64), |a, b| (a.0 + a.1 * b.0, a.1 * b.1)))
+             }",
+            "fn f(m: Matrix<i64>) -> (Matrix<(i64, i64)>, Vector<(i64, i64)>) {
+                 m.map_rows(|row| row.map(|x| (x, -1i64)).scanl_total((row.len() as i64 - 7, 3i64), |a, b| (a.0 + a.1 * b.0, a.1 * b.1)))
+             }",
+            "fn f(m: Matrix<i64>) -> (Matrix<(i64, i64)>, Vector<(i64, i64)>) {
+                 m.map_rows(|row| row.map(|x| (x, -1i64)).scanr_total((row.maximum().get(), 3i64), |a, b| (a.0 + a.1 * b.0, a.1 * b.1)))
+             }",
+            "fn f(m: Matrix<i64>) -> (Matrix<i64>, Vector<i64>) { m.map_rows(|row| row.scanr_total(row.len() as i64, |a, b| a + b)) }",
+        ] {
+            same_results_on_matrices(src);
+        }
+    }
+
+    #[test]
     fn seeded_scans_of_the_row_have_rows_one_longer() {
         for src in [
             "fn f(n: Nested<i64>) -> Nested<i64> { n.map(|row| row.scanl(3, |a, b| a + b)) }",
@@ -1627,10 +1711,6 @@ mod tests {
             (
                 "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(0, |a, b| a + b * row.len() as i64)) }",
                 "operator depends on the row",
-            ),
-            (
-                "fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.scanl(row.len() as i64, |a, b| a + b)) }",
-                "seed depends on the row",
             ),
             ("fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.filter(|x| x > 0)) }", "`filter`"),
             (

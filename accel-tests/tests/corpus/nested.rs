@@ -145,6 +145,18 @@ fn matrix_seeded(m: Matrix<i32>) -> Vector<i32> {
     m.map_rows(|row| row.fold(if row.len() > 0 { row[0] } else { 1 }, |a, b| a + b))
 }
 
+/// Per row of a matrix, scans seeded per row: the running sums from the row's length, the
+/// running maxima from the right from the row's first value (7 for an empty row), and the
+/// running sums before each value from the row's sum, with the row's total.
+#[accel]
+fn matrix_scanned_from_seeds(m: Matrix<i32>) -> (Matrix<i32>, Matrix<i32>, Matrix<i32>, Vector<i32>) {
+    m.map_rows(|row| {
+        let before = row.scanl_total(row.sum().get(), |a, b| a + b);
+        let first = if row.len() > 0 { row[0] } else { 7 };
+        (row.scanl(row.len() as i32, |a, b| a + b), row.scanr(first, |a, b| a.max(b)), before.0, before.1)
+    })
+}
+
 #[accel]
 fn matrix_centred(m: Matrix<i64>) -> (Vector<i64>, Matrix<i64>) {
     m.map_rows(|row| {
@@ -524,6 +536,47 @@ fn expanded_rows(on: &Target) -> Check {
     })
 }
 
+/// Scans of a matrix's rows seeded per row ([`matrix_scanned_from_seeds`]) against Rust loops.
+fn matrix_scans_seeded(on: &Target) -> Check {
+    on.each_shape("nested::map_rows::scanned_from_seeds", Tier::Small, |r, c, rng| {
+        let data: Vec<i32> = rng.vec::<i32>(r * c).into_iter().map(|x| x >> 8).collect();
+        let m = Matrix::from_shape_vec([r, c], data.clone())?;
+        let ((gs, gm, ge, gt), (rs, rm, re, rt)) = both!(on, matrix_scanned_from_seeds(&m));
+        let (mut sums, mut maxima, mut before, mut totals) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for i in 0..r {
+            let row = &data[i * c..(i + 1) * c];
+            let mut acc = c as i32;
+            sums.push(acc);
+            for &x in row {
+                acc = acc.wrapping_add(x);
+                sums.push(acc);
+            }
+            let mut top = row.first().copied().unwrap_or(7);
+            let mut from_right = vec![top];
+            for &x in row.iter().rev() {
+                top = top.max(x);
+                from_right.push(top);
+            }
+            from_right.reverse();
+            maxima.extend(from_right);
+            let mut acc = row.iter().fold(0i32, |a, &b| a.wrapping_add(b));
+            for &x in row {
+                before.push(acc);
+                acc = acc.wrapping_add(x);
+            }
+            totals.push(acc);
+        }
+        let shaped = |w: usize, v: Vec<i32>| Matrix::from_shape_vec([r, w], v);
+        same("running sums from the row's length", &gs, &shaped(c + 1, sums)?)?;
+        same("interpreter: running sums", &rs, &gs)?;
+        same("running maxima from the right from the first value", &gm, &shaped(c + 1, maxima)?)?;
+        same("interpreter: running maxima", &rm, &gm)?;
+        same("running sums before each value from the row's sum", &ge, &shaped(c, before)?)?;
+        same("interpreter: running sums before", &re, &ge)?;
+        all_same(on, "totals from the row's sum", &gt.to_vec(), &rt.to_vec(), &totals)
+    })
+}
+
 /// Scans of each row, left and right, seeded per row, on every pattern of row lengths.
 fn scanned_rows(on: &Target) -> Check {
     for pattern in 0..12 {
@@ -598,6 +651,7 @@ pub fn tests() -> Vec<Test> {
         case("nested::map::filtered_rows", filtered_rows),
         case("nested::map::generated_rows", generated_rows),
         case("nested::map::expanded_rows", expanded_rows),
+        case("nested::map_rows::scanned_from_seeds", matrix_scans_seeded),
         case("nested::map::scanned_rows", scanned_rows),
         exclusive("nested::map::every_walk", every_walk).cuda_only(),
         case("nested::map_rows::matrices", matrix_rows),
