@@ -53,11 +53,16 @@
 //! vector of the row's length, so that the read keeps the bounds check, and the error, of a read
 //! of the row itself (a segmented gather with per-row bounds).
 //!
-//! What these rules do not cover (a fold or scan whose operator depends on the row, a `filter`,
-//! `generate` or `expand` in a matrix's row function, a result that is not a scalar, a vector or
-//! a tuple of those per row) is reported by [`check`], which the front end calls on every row
-//! function, as a compile error at the `map`: the programs that reach this pass are flattened
-//! whole.
+//! A fold or scan whose operator reads values of the row (a per-row modulus, say) runs over the
+//! values tagged with their row, `(row, x)`: the operator reads those values at the row of its
+//! operands ([`RowTags`]; a seed is tagged with no row, and the row is taken from the other side),
+//! and the tags are dropped from what it gives.
+//!
+//! What these rules do not cover (a `filter`, `generate` or `expand` in a matrix's row function,
+//! a collective operation under a condition that may fail, a result that is not a scalar, a
+//! vector or a tuple of those per row) is reported by [`check`], which the front end calls on
+//! every row function, as a compile error at the `map`: the programs that reach this pass are
+//! flattened whole.
 
 use crate::fusion::rewrite::{Fresh, binary, bind, components, index_of, index_type, let_in, shape_of, var, wrap};
 use crate::ir::visit::{self, map_children};
@@ -594,69 +599,32 @@ impl<'f> Flatten<'f> {
                 _ => Err(self.not_supported(format!("`{name}` here"))),
             },
             ArrayOp::Fold { z, f, a } | ArrayOp::FoldAll { z, f, a } => {
-                if self.lambda_depends_on_row(f) {
-                    return Err(self.not_supported(format!("a `{name}` whose operator depends on the row")));
-                }
                 let Lifted::Segmented(held, d) = self.lift(a)? else {
                     return Err(self.not_supported(format!("`{name}` of this array")));
                 };
                 let elem = ty.as_array().expect("a fold makes an array").0.clone();
-                if let Some(z) = z.as_ref().filter(|z| self.depends_on_row(z)) {
-                    return self.fold_with_row_seed(z, f, held, d, &elem);
+                if !self.lambda_depends_on_row(f) {
+                    return self.fold_of_rows(z.as_ref(), f, held, d, &elem);
                 }
-                let (z, f) = (z.clone(), f.clone());
-                let folded = match &self.rows {
-                    Rows::Irregular => ArrayOp::FoldSeg { z, f, a: held, segments: self.segments(d) },
-                    // The matrix's own fold, along its rows.
-                    Rows::Regular => ArrayOp::Fold { z, f, a: held },
-                };
-                Ok(Lifted::PerRow(self.bind("folded", Expr::array(folded, Type::array(elem, 1)))))
+                let tags = RowTags::new(&elem);
+                let (g, tagged) = (self.at_own_rows(&tags, f)?, self.tagged(&tags, held, d)?);
+                let folded =
+                    self.fold_of_rows(z.as_ref().map(|z| tags.seed(z)).as_ref(), &g, tagged, d, &tags.tagged)?;
+                self.untagged(&tags, folded)
             }
             ArrayOp::Scan { dir, kind, z, f, a } => {
-                if self.lambda_depends_on_row(f) {
-                    return Err(self.not_supported(format!("a `{name}` whose operator depends on the row")));
-                }
                 let Lifted::Segmented(held, d) = self.lift(a)? else {
                     return Err(self.not_supported(format!("`{name}` of this array")));
                 };
                 let elem = held.ty.as_array().expect("an array per row").0.clone();
-                let (z, f) = (z.clone(), f.clone());
-                match (&self.rows, dir, kind) {
-                    (Rows::Irregular, Direction::Left, ScanKind::Inclusive) => {
-                        let scan = ArrayOp::ScanSeg { kind: *kind, z, f, a: held, segments: self.segments(d) };
-                        Ok(Lifted::Segmented(self.bind("scanned", Expr::array(scan, ty.clone())), d))
-                    }
-                    (Rows::Irregular, Direction::Left, ScanKind::WithSeed | ScanKind::ExclusiveAndTotal) => {
-                        let z = z.expect("a seeded scan");
-                        let totals = *kind == ScanKind::ExclusiveAndTotal;
-                        self.scanl_of_rows(&z, &f, held, d, &elem, totals)
-                    }
-                    (Rows::Irregular, Direction::Right, _) => {
-                        self.scanr_of_rows(*kind, z.as_ref(), &f, &held, d, &elem)
-                    }
-                    (Rows::Regular, _, ScanKind::WithSeed | ScanKind::ExclusiveAndTotal)
-                        if let Some(z) = z.as_ref().filter(|z| self.depends_on_row(z)) =>
-                    {
-                        self.scan_matrix_with_row_seed(*dir, *kind, z, &f, held, &elem)
-                    }
-                    // The matrix's own scan, along its rows.
-                    (Rows::Regular, _, ScanKind::Inclusive | ScanKind::WithSeed) => {
-                        let scan = ArrayOp::Scan { dir: *dir, kind: *kind, z, f, a: held };
-                        let elem = ty.as_array().expect("a scan makes an array").0.clone();
-                        Ok(Lifted::Segmented(self.bind("scanned", Expr::array(scan, Type::array(elem, 2))), 0))
-                    }
-                    (Rows::Regular, _, ScanKind::ExclusiveAndTotal) => {
-                        let elem = held.ty.as_array().expect("a matrix").0.clone();
-                        let (scans, totals) = (Type::array(elem.clone(), 2), Type::array(elem, 1));
-                        let both = Type::Tuple(vec![scans.clone(), totals.clone()]);
-                        let scan = ArrayOp::Scan { dir: *dir, kind: *kind, z, f, a: held };
-                        let both = self.bind("scanned", Expr::array(scan, both));
-                        let part = |k, t| Expr::new(ExprKind::Proj(Box::new(both.clone()), k), t);
-                        let scans = self.bind("scans", part(0, scans));
-                        let totals = self.bind("totals", part(1, totals));
-                        Ok(Lifted::Tuple(vec![Lifted::Segmented(scans, 0), Lifted::PerRow(totals)]))
-                    }
+                if !self.lambda_depends_on_row(f) {
+                    return self.scan_of_rows(*dir, *kind, z.as_ref(), f, held, d, &elem);
                 }
+                let tags = RowTags::new(&elem);
+                let (g, tagged) = (self.at_own_rows(&tags, f)?, self.tagged(&tags, held, d)?);
+                let z = z.as_ref().map(|z| tags.seed(z));
+                let scanned = self.scan_of_rows(*dir, *kind, z.as_ref(), &g, tagged, d, &tags.tagged)?;
+                self.untagged(&tags, scanned)
             }
             ArrayOp::Filter { pred, a } => self.filter(pred, a),
             ArrayOp::Expand { count, value, a } => self.expand(count, value, a, ty),
@@ -1065,6 +1033,154 @@ impl<'f> Flatten<'f> {
         Ok((scanned, e))
     }
 
+    /// A fold (`fold`, `fold1` and the like) of an array per row held as `held` (cut by `d`),
+    /// with seed `z` if any and operator `f`, whose elements are `elem`: one per row.
+    fn fold_of_rows(
+        &mut self,
+        z: Option<&Expr>,
+        f: &Lambda,
+        held: Expr,
+        d: Desc,
+        elem: &ElemType,
+    ) -> Result<Lifted, String> {
+        if let Some(z) = z.filter(|z| self.depends_on_row(z)) {
+            return self.fold_with_row_seed(z, f, held, d, elem);
+        }
+        let (z, f) = (z.cloned(), f.clone());
+        let folded = match &self.rows {
+            Rows::Irregular => ArrayOp::FoldSeg { z, f, a: held, segments: self.segments(d) },
+            // The matrix's own fold, along its rows.
+            Rows::Regular => ArrayOp::Fold { z, f, a: held },
+        };
+        Ok(Lifted::PerRow(self.bind("folded", Expr::array(folded, Type::array(elem.clone(), 1)))))
+    }
+
+    /// A scan of `dir` and `kind` of an array per row held as `held` (cut by `d`), with seed `z`
+    /// if any and operator `f`, whose elements are `elem`.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_of_rows(
+        &mut self,
+        dir: Direction,
+        kind: ScanKind,
+        z: Option<&Expr>,
+        f: &Lambda,
+        held: Expr,
+        d: Desc,
+        elem: &ElemType,
+    ) -> Result<Lifted, String> {
+        let z = z.cloned();
+        match (&self.rows, dir, kind) {
+            (Rows::Irregular, Direction::Left, ScanKind::Inclusive) => {
+                let scan = ArrayOp::ScanSeg { kind, z, f: f.clone(), a: held, segments: self.segments(d) };
+                Ok(Lifted::Segmented(self.bind("scanned", Expr::array(scan, Type::array(elem.clone(), 1))), d))
+            }
+            (Rows::Irregular, Direction::Left, ScanKind::WithSeed | ScanKind::ExclusiveAndTotal) => {
+                let z = z.expect("a seeded scan");
+                let totals = kind == ScanKind::ExclusiveAndTotal;
+                self.scanl_of_rows(&z, f, held, d, elem, totals)
+            }
+            (Rows::Irregular, Direction::Right, _) => self.scanr_of_rows(kind, z.as_ref(), f, &held, d, elem),
+            (Rows::Regular, _, ScanKind::WithSeed | ScanKind::ExclusiveAndTotal)
+                if let Some(z) = z.as_ref().filter(|z| self.depends_on_row(z)) =>
+            {
+                self.scan_matrix_with_row_seed(dir, kind, z, f, held, elem)
+            }
+            // The matrix's own scan, along its rows.
+            (Rows::Regular, _, ScanKind::Inclusive | ScanKind::WithSeed) => {
+                let scan = ArrayOp::Scan { dir, kind, z, f: f.clone(), a: held };
+                Ok(Lifted::Segmented(self.bind("scanned", Expr::array(scan, Type::array(elem.clone(), 2))), 0))
+            }
+            (Rows::Regular, _, ScanKind::ExclusiveAndTotal) => {
+                let (scans, totals) = (Type::array(elem.clone(), 2), Type::array(elem.clone(), 1));
+                let both = Type::Tuple(vec![scans.clone(), totals.clone()]);
+                let scan = ArrayOp::Scan { dir, kind, z, f: f.clone(), a: held };
+                let both = self.bind("scanned", Expr::array(scan, both));
+                let part = |k, t| Expr::new(ExprKind::Proj(Box::new(both.clone()), k), t);
+                let scans = self.bind("scans", part(0, scans));
+                let totals = self.bind("totals", part(1, totals));
+                Ok(Lifted::Tuple(vec![Lifted::Segmented(scans, 0), Lifted::PerRow(totals)]))
+            }
+        }
+    }
+
+    /// `f`, an operator of a fold or scan that reads values of the row, over values tagged with
+    /// their row ([`RowTags`]): `|p, q| (r, f(p.1, q.1))` with `f`'s reads made at row `r`, the
+    /// row of `q` (that of `p` where `q` is a seed, tagged with no row). A seed is only ever
+    /// combined with values of one row, on either side, so `r` is always the row of the values.
+    fn at_own_rows(&mut self, tags: &RowTags, f: &Lambda) -> Result<Lambda, String> {
+        let t = Type::Elem(tags.tagged.clone());
+        let (p, q, r) = (self.fresh.var("p"), self.fresh.var("q"), self.fresh.var("row"));
+        let (pv, qv, rv) = (var(&p, &t), var(&q, &t), var(&r, &usize_t()));
+        // The row of `side`, or of `other` where `side` is a seed.
+        let row_of = |side: &Expr, other: &Expr| -> Expr {
+            let row = tags.part(side, 0);
+            let is_seed = Expr::new(
+                ExprKind::Binary(BinaryOp::Eq, Box::new(row.clone()), Box::new(Expr::usize(NO_ROW))),
+                Type::Elem(ElemType::BOOL),
+            );
+            Expr::new(
+                ExprKind::If { cond: Box::new(is_seed), then: Box::new(tags.part(other, 0)), els: Box::new(row) },
+                usize_t(),
+            )
+        };
+        let applied = apply2(f, tags.part(&pv, 1), tags.part(&qv, 1));
+        let mut local: Vec<u32> = vec![p.id, q.id, r.id];
+        let at_row = self.at_row(|this| this.scalar_at(&applied, &rv, &mut local, false))?;
+        let body = let_in(&r, row_of(&qv, &pv), tags.pair(rv.clone(), at_row));
+        Ok(Lambda { params: vec![(p, t.clone()), (q, t)], body: Box::new(body) })
+    }
+
+    /// The values of `held` (cut by `d`) each tagged with its row: `(row, x)`.
+    fn tagged(&mut self, tags: &RowTags, held: Expr, d: Desc) -> Result<Expr, String> {
+        match self.rows {
+            Rows::Irregular => {
+                let rows = self.rows_of_values(d);
+                let tagged = self.over_values(len_of(&held), "row_tagged", |_, i| {
+                    Ok(tags.pair(element(&rows, i.clone()), element(&held, i.clone())))
+                })?;
+                Ok(self.bind("tagged", tagged))
+            }
+            Rows::Regular => {
+                let tagged = self
+                    .over_matrix(&held, |ix| tags.pair(components(ix, 2).swap_remove(0), element(&held, ix.clone())));
+                Ok(self.bind("tagged", tagged))
+            }
+        }
+    }
+
+    /// What a fold or scan of tagged values gave (`l`), its tags dropped.
+    fn untagged(&mut self, tags: &RowTags, l: Lifted) -> Result<Lifted, String> {
+        Ok(match l {
+            Lifted::PerRow(v) => {
+                let values = self.over_rows(|_, r| Ok(tags.part(&element(&v, r.clone()), 1)))?;
+                Lifted::PerRow(self.bind("untagged", values))
+            }
+            Lifted::Segmented(v, d) => {
+                let values = match self.rows {
+                    Rows::Irregular => {
+                        self.over_values(len_of(&v), "untagged", |_, i| Ok(tags.part(&element(&v, i.clone()), 1)))?
+                    }
+                    Rows::Regular => self.over_matrix(&v, |ix| tags.part(&element(&v, ix.clone()), 1)),
+                };
+                Lifted::Segmented(self.bind("untagged", values), d)
+            }
+            Lifted::Tuple(parts) => {
+                Lifted::Tuple(parts.into_iter().map(|p| self.untagged(tags, p)).collect::<Result<_, _>>()?)
+            }
+            Lifted::Avoid(x) => Lifted::Avoid(x),
+        })
+    }
+
+    /// `generate(shape(m), |ix| body(ix))` over the rows and columns of matrix `m`.
+    fn over_matrix(&mut self, m: &Expr, body: impl FnOnce(&Expr) -> Expr) -> Expr {
+        let (ix, ixt) = (self.fresh.var("ix"), index_type(2));
+        let body = body(&var(&ix, &ixt));
+        let ty = Type::array(body.ty.as_elem().expect("scalar code").clone(), 2);
+        let f = Lambda { params: vec![(ix, ixt)], body: Box::new(body) };
+        let shape = index_of(components(&shape_of(m), 2));
+        Expr::array(ArrayOp::Generate { shape, f, from: vec!["map_rows".into()] }, ty)
+    }
+
     /// A scan along a matrix's rows (`scanl`, `scanr` and their `_total`s) whose seed `z`
     /// depends on the row: the matrix's own scan of its values flagged present ([`Present`]),
     /// from absent, then each value of it combined with its row's seed on the side the scan puts
@@ -1179,6 +1295,37 @@ fn may_fail(e: &Expr) -> bool {
 /// over the values, a probe of the offsets below `rows`.
 fn element(v: &Expr, i: Expr) -> Expr {
     crate::fusion::rewrite::element(v, i, ReadSite::Flattened)
+}
+
+/// The row tag of a seed: no row.
+const NO_ROW: usize = usize::MAX;
+
+/// Values tagged with their row, `(row, x)`, so that an operator that reads values of the row
+/// reads them at its operands' row ([`Flatten::at_own_rows`]).
+struct RowTags {
+    elem: ElemType,
+    tagged: ElemType,
+}
+
+impl RowTags {
+    fn new(elem: &ElemType) -> RowTags {
+        RowTags { elem: elem.clone(), tagged: ElemType::Tuple(vec![ElemType::Scalar(ScalarType::Usize), elem.clone()]) }
+    }
+
+    fn pair(&self, row: Expr, x: Expr) -> Expr {
+        Expr::new(ExprKind::Tuple(vec![row, x]), Type::Elem(self.tagged.clone()))
+    }
+
+    /// Part `k` of tagged `e`: 0 the row, 1 the value.
+    fn part(&self, e: &Expr, k: usize) -> Expr {
+        let t = if k == 0 { ElemType::Scalar(ScalarType::Usize) } else { self.elem.clone() };
+        Expr::new(ExprKind::Proj(Box::new(e.clone()), k), Type::Elem(t))
+    }
+
+    /// Seed `z`, tagged with no row.
+    fn seed(&self, z: &Expr) -> Expr {
+        self.pair(Expr::usize(NO_ROW), z.clone())
+    }
 }
 
 /// Values flagged present, `(true, x)`, so that a fold or scan without a seed tells an empty row
@@ -1634,6 +1781,53 @@ mod tests {
     }
 
     #[test]
+    fn operators_that_read_the_row_read_it_at_their_values_row() {
+        // Associative operators that read a per-row value: arithmetic modulo the row's modulus
+        // `m` on values made non-negative (so that every order gives the same remainders), affine
+        // maps modulo `m` (associative, not commutative), a clamped maximum, a masked xor.
+        let affine = "|a, b| ((a.0 + a.1 * b.0) % m, (a.1 * b.1) % m)";
+        for src in [
+            "fn f(n: Nested<i64>) -> Vector<i64> {
+                 n.map(|row| { let m = row.len() as i64 + 2; row.map(|x| x & 1023).fold(0, |a, b| (a + b) % m) })
+             }"
+            .to_string(),
+            "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(row.len() as i64, |a, b| a.max(b).min(row.len() as i64 * 9))) }".into(),
+            "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold1(|a, b| (a ^ b) & (row.len() as i64 * 5))) }".into(),
+            format!(
+                "fn f(n: Nested<i64>) -> Nested<(i64, i64)> {{
+                     n.map(|row| {{ let m = row.len() as i64 + 2; row.map(|x| (x & 1023, 3i64)).scanl1({affine}) }})
+                 }}"
+            ),
+            format!(
+                "fn f(n: Nested<i64>) -> (Nested<(i64, i64)>, Nested<(i64, i64)>, Vector<(i64, i64)>) {{
+                     n.map(|row| {{
+                         let m = (row.sum().get() & 63) + 5;
+                         let pairs = row.map(|x| (x & 1023, 2i64));
+                         (pairs.scanl((m - 1, 3i64), {affine}), pairs.scanr((1i64, 4i64), {affine}), pairs.fold((row.len() as i64, 1i64), {affine}))
+                     }})
+                 }}"
+            ),
+            "fn f(n: Nested<i64>) -> (Nested<i64>, Vector<i64>) {
+                 n.map(|row| row.map(|x| x & 1023).scanr_total(0, |a, b| (a + b) % (row.len() as i64 + 3)))
+             }"
+            .into(),
+        ] {
+            same_results(&src, vec![]);
+        }
+        for src in [
+            "fn f(m: Matrix<i64>) -> Vector<i64> { m.map_rows(|row| row.map(|x| x & 1023).fold(5, |a, b| (a + b) % (row.len() as i64 + 7))) }",
+            "fn f(m: Matrix<i64>) -> Matrix<i64> {
+                 m.map_rows(|row| row.map(|x| x & 1023).scanl(row.len() as i64, |a, b| (a * b) % (row.len() as i64 + 2)))
+             }",
+            "fn f(m: Matrix<i64>) -> (Matrix<i64>, Vector<i64>) {
+                 m.map_rows(|row| row.map(|x| x & 1023).scanr_total(1, |a, b| (a + b) % (row.len() as i64 + 2)))
+             }",
+        ] {
+            same_results_on_matrices(src);
+        }
+    }
+
+    #[test]
     fn scans_of_a_matrixs_rows_seeded_per_row_scan_then_seed() {
         for src in [
             "fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.scanl(row.len() as i64, |a, b| a + b)) }",
@@ -1707,10 +1901,6 @@ mod tests {
             (
                 "fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.expand(|x| (x & 3) as usize, |x, i| x + i as i64)) }",
                 "`expand`",
-            ),
-            (
-                "fn f(n: Nested<i64>) -> Vector<i64> { n.map(|row| row.fold(0, |a, b| a + b * row.len() as i64)) }",
-                "operator depends on the row",
             ),
             ("fn f(m: Matrix<i64>) -> Matrix<i64> { m.map_rows(|row| row.filter(|x| x > 0)) }", "`filter`"),
             (

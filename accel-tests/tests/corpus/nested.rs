@@ -145,6 +145,21 @@ fn matrix_seeded(m: Matrix<i32>) -> Vector<i32> {
     m.map_rows(|row| row.fold(if row.len() > 0 { row[0] } else { 1 }, |a, b| a + b))
 }
 
+/// Per row, with `m` the row's length plus 2: the row's values made non-negative and summed
+/// modulo `m` (an operator that reads a per-row value), and their running affine maps modulo
+/// `m` from the left (associative, not commutative).
+#[accel]
+fn rows_modular(n: Nested<i64>) -> (Vector<i64>, Nested<(i64, i64)>) {
+    n.map(|row| {
+        let m = row.len() as i64 + 2;
+        let kept = row.map(|x| x & 1023);
+        (
+            kept.fold(0, |a, b| (a + b) % m),
+            kept.map(|x| (x, 3i64)).scanl1(|a, b| ((a.0 + a.1 * b.0) % m, (a.1 * b.1) % m)),
+        )
+    })
+}
+
 /// Per row of a matrix, scans seeded per row: the running sums from the row's length, the
 /// running maxima from the right from the row's first value (7 for an empty row), and the
 /// running sums before each value from the row's sum, with the row's total.
@@ -536,6 +551,34 @@ fn expanded_rows(on: &Target) -> Check {
     })
 }
 
+/// Folds and scans whose operator reads a per-row value ([`rows_modular`]), on every pattern of
+/// row lengths, against the interpreter and Rust loops.
+fn modular_rows(on: &Target) -> Check {
+    for pattern in 0..12 {
+        let (_, n, _) = integer_nested("nested::modular_rows", pattern)?;
+        let here = |e: Failed| at(&format!("row lengths pattern {pattern}"), e);
+        let ((gs, ga), (rs, ra)) = both!(on, rows_modular(&n));
+        same_nested("running affine maps modulo the row's modulus", &ga, &ra).map_err(here)?;
+        let (mut sums, mut maps) = (Vec::new(), Vec::new());
+        for r in rows(&n) {
+            let m = r.len() as i64 + 2;
+            sums.push(r.iter().fold(0, |a, &b| (a + (b & 1023)) % m));
+            let mut row: Vec<(i64, i64)> = Vec::new();
+            for &x in &r {
+                let b = (x & 1023, 3i64);
+                row.push(match row.last() {
+                    Some(&a) => ((a.0 + a.1 * b.0) % m, (a.1 * b.1) % m),
+                    None => b,
+                });
+            }
+            maps.push(row);
+        }
+        check!(rows(&ra) == maps);
+        all_same(on, "sums modulo the row's modulus", &gs.to_vec(), &rs.to_vec(), &sums).map_err(here)?;
+    }
+    Ok(())
+}
+
 /// Scans of a matrix's rows seeded per row ([`matrix_scanned_from_seeds`]) against Rust loops.
 fn matrix_scans_seeded(on: &Target) -> Check {
     on.each_shape("nested::map_rows::scanned_from_seeds", Tier::Small, |r, c, rng| {
@@ -652,6 +695,7 @@ pub fn tests() -> Vec<Test> {
         case("nested::map::generated_rows", generated_rows),
         case("nested::map::expanded_rows", expanded_rows),
         case("nested::map_rows::scanned_from_seeds", matrix_scans_seeded),
+        case("nested::map::modular_rows", modular_rows),
         case("nested::map::scanned_rows", scanned_rows),
         exclusive("nested::map::every_walk", every_walk).cuda_only(),
         case("nested::map_rows::matrices", matrix_rows),
