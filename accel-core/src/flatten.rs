@@ -278,14 +278,6 @@ impl<'f> Flatten<'f> {
         }
     }
 
-    /// The type of an array per row of element type `elem`, as flattening holds it.
-    fn held_type(&self, elem: &ElemType) -> Type {
-        match self.rows {
-            Rows::Irregular => Type::array(elem.clone(), 1),
-            Rows::Regular => Type::array(elem.clone(), 2),
-        }
-    }
-
     /// `value` bound to a fresh variable named after `name`, and that variable.
     fn bind(&mut self, name: &str, value: Expr) -> Expr {
         bind(self.fresh, &mut self.lets, name, value)
@@ -603,36 +595,26 @@ impl<'f> Flatten<'f> {
                     return Err(self.not_supported(format!("`{name}` of this array")));
                 };
                 let elem = ty.as_array().expect("a fold makes an array").0.clone();
-                if !self.lambda_depends_on_row(f) {
-                    return self.fold_of_rows(z.as_ref(), f, held, d, &elem);
-                }
-                let tags = RowTags::new(&elem);
-                let (g, tagged) = (self.at_own_rows(&tags, f)?, self.tagged(&tags, held, d)?);
-                let folded =
-                    self.fold_of_rows(z.as_ref().map(|z| tags.seed(z)).as_ref(), &g, tagged, d, &tags.tagged)?;
-                self.untagged(&tags, folded)
+                self.on_own_rows(z.as_ref(), f, held, d, &elem, |this, z, f, held, elem| {
+                    this.fold_of_rows(z, f, held, d, elem)
+                })
             }
             ArrayOp::Scan { dir, kind, z, f, a } => {
                 let Lifted::Segmented(held, d) = self.lift(a)? else {
                     return Err(self.not_supported(format!("`{name}` of this array")));
                 };
                 let elem = held.ty.as_array().expect("an array per row").0.clone();
-                if !self.lambda_depends_on_row(f) {
-                    return self.scan_of_rows(*dir, *kind, z.as_ref(), f, held, d, &elem);
-                }
-                let tags = RowTags::new(&elem);
-                let (g, tagged) = (self.at_own_rows(&tags, f)?, self.tagged(&tags, held, d)?);
-                let z = z.as_ref().map(|z| tags.seed(z));
-                let scanned = self.scan_of_rows(*dir, *kind, z.as_ref(), &g, tagged, d, &tags.tagged)?;
-                self.untagged(&tags, scanned)
+                self.on_own_rows(z.as_ref(), f, held, d, &elem, |this, z, f, held, elem| {
+                    this.scan_of_rows(*dir, *kind, z, f, held, d, elem)
+                })
             }
             ArrayOp::Filter { pred, a } => self.filter(pred, a),
             ArrayOp::Expand { count, value, a } => self.expand(count, value, a, ty),
             ArrayOp::Generate { shape, f, .. } if ty.as_array().is_some_and(|(_, rank)| rank == 1) => {
                 self.generate(shape, f)
             }
-            ArrayOp::Producer(Producer::Map { f, a }) => self.elementwise(f, &[a], ty),
-            ArrayOp::Producer(Producer::ZipWith { f, a, b }) => self.elementwise(f, &[a, b], ty),
+            ArrayOp::Producer(Producer::Map { f, a }) => self.elementwise(f, &[a]),
+            ArrayOp::Producer(Producer::ZipWith { f, a, b }) => self.elementwise(f, &[a, b]),
             _ => Err(self.not_supported(format!("`{name}` of the row (or of an array computed from it)"))),
         }
     }
@@ -660,7 +642,7 @@ impl<'f> Flatten<'f> {
 
     /// `map`/`zip_with` of row-shaped arrays `operands` with closure `f`: a `generate` over their
     /// values, the closure's per-row reads made at each value's row.
-    fn elementwise(&mut self, f: &Lambda, operands: &[&Expr], ty: &Type) -> Result<Lifted, String> {
+    fn elementwise(&mut self, f: &Lambda, operands: &[&Expr]) -> Result<Lifted, String> {
         let mut values = Vec::new();
         let mut cut = None;
         for a in operands {
@@ -676,7 +658,7 @@ impl<'f> Flatten<'f> {
             }
         }
         if matches!(self.rows, Rows::Regular) {
-            return self.elementwise_regular(f, &values, ty);
+            return Ok(Lifted::Segmented(self.elementwise_regular(f, &values)?, 0));
         }
         let d = cut.expect("an operand");
         Ok(Lifted::Segmented(self.map_values(f, &values, d)?, d))
@@ -944,10 +926,7 @@ impl<'f> Flatten<'f> {
         let flag = present.flag(self.fresh);
         let flagged = match self.rows {
             Rows::Irregular => self.map_values(&flag, std::slice::from_ref(&held), d)?,
-            Rows::Regular => match self.elementwise_regular(&flag, std::slice::from_ref(&held), &present.vector())? {
-                Lifted::Segmented(m, _) => m,
-                _ => unreachable!("a map of a matrix is a matrix"),
-            },
+            Rows::Regular => self.elementwise_regular(&flag, std::slice::from_ref(&held))?,
         };
         let (absent, combine) = (present.absent(), present.combine(self.fresh, f));
         let folded = match self.rows {
@@ -1103,6 +1082,29 @@ impl<'f> Flatten<'f> {
         }
     }
 
+    /// `run(z, f, held, elem)`, a fold or scan with seed `z` (if any) and operator `f` of an array
+    /// per row held as `held` (cut by `d`) of elements `elem`, as is when `f` reads nothing of the
+    /// row; else over the values tagged with their row, with the operator that reads the row at
+    /// its operands' ([`Flatten::at_own_rows`]), the tags dropped from what it gives.
+    fn on_own_rows(
+        &mut self,
+        z: Option<&Expr>,
+        f: &Lambda,
+        held: Expr,
+        d: Desc,
+        elem: &ElemType,
+        run: impl FnOnce(&mut Self, Option<&Expr>, &Lambda, Expr, &ElemType) -> Result<Lifted, String>,
+    ) -> Result<Lifted, String> {
+        if !self.lambda_depends_on_row(f) {
+            return run(self, z, f, held, elem);
+        }
+        let tags = RowTags::new(elem);
+        let (g, tagged) = (self.at_own_rows(&tags, f)?, self.tagged(&tags, held, d)?);
+        let z = z.map(|z| tags.seed(z));
+        let result = run(self, z.as_ref(), &g, tagged, &tags.tagged)?;
+        self.untagged(&tags, result)
+    }
+
     /// `f`, an operator of a fold or scan that reads values of the row, over values tagged with
     /// their row ([`RowTags`]): `|p, q| (r, f(p.1, q.1))` with `f`'s reads made at row `r`, the
     /// row of `q` (that of `p` where `q` is a seed, tagged with no row). A seed is only ever
@@ -1141,8 +1143,9 @@ impl<'f> Flatten<'f> {
                 Ok(self.bind("tagged", tagged))
             }
             Rows::Regular => {
-                let tagged = self
-                    .over_matrix(&held, |ix| tags.pair(components(ix, 2).swap_remove(0), element(&held, ix.clone())));
+                let tagged = self.over_matrix(components(&shape_of(&held), 2), |_, ix| {
+                    Ok(tags.pair(components(ix, 2).swap_remove(0), element(&held, ix.clone())))
+                })?;
                 Ok(self.bind("tagged", tagged))
             }
         }
@@ -1160,7 +1163,9 @@ impl<'f> Flatten<'f> {
                     Rows::Irregular => {
                         self.over_values(len_of(&v), "untagged", |_, i| Ok(tags.part(&element(&v, i.clone()), 1)))?
                     }
-                    Rows::Regular => self.over_matrix(&v, |ix| tags.part(&element(&v, ix.clone()), 1)),
+                    Rows::Regular => self.over_matrix(components(&shape_of(&v), 2), |_, ix| {
+                        Ok(tags.part(&element(&v, ix.clone()), 1))
+                    })?,
                 };
                 Lifted::Segmented(self.bind("untagged", values), d)
             }
@@ -1171,14 +1176,19 @@ impl<'f> Flatten<'f> {
         })
     }
 
-    /// `generate(shape(m), |ix| body(ix))` over the rows and columns of matrix `m`.
-    fn over_matrix(&mut self, m: &Expr, body: impl FnOnce(&Expr) -> Expr) -> Expr {
+    /// `generate(shape, |ix| body(ix))` over the rows and columns `shape` of a matrix (regular
+    /// rows), whose row is the first component of `ix`: an element per value, as
+    /// [`Flatten::over_values`] makes for irregular rows.
+    fn over_matrix(
+        &mut self,
+        shape: Vec<Expr>,
+        body: impl FnOnce(&mut Self, &Expr) -> Result<Expr, String>,
+    ) -> Result<Expr, String> {
         let (ix, ixt) = (self.fresh.var("ix"), index_type(2));
-        let body = body(&var(&ix, &ixt));
+        let body = body(self, &var(&ix, &ixt))?;
         let ty = Type::array(body.ty.as_elem().expect("scalar code").clone(), 2);
         let f = Lambda { params: vec![(ix, ixt)], body: Box::new(body) };
-        let shape = index_of(components(&shape_of(m), 2));
-        Expr::array(ArrayOp::Generate { shape, f, from: vec!["map_rows".into()] }, ty)
+        Ok(Expr::array(ArrayOp::Generate { shape: index_of(shape), f, from: vec!["map_rows".into()] }, ty))
     }
 
     /// A scan along a matrix's rows (`scanl`, `scanr` and their `_total`s) whose seed `z`
@@ -1197,11 +1207,7 @@ impl<'f> Flatten<'f> {
     ) -> Result<Lifted, String> {
         let present = Present::new(elem);
         let flag = present.flag(self.fresh);
-        let Lifted::Segmented(flagged, _) =
-            self.elementwise_regular(&flag, std::slice::from_ref(&held), &present.vector())?
-        else {
-            unreachable!("a map of a matrix is a matrix")
-        };
+        let flagged = self.elementwise_regular(&flag, std::slice::from_ref(&held))?;
         let combine = present.combine(self.fresh, f);
         let scan = ArrayOp::Scan { dir, kind, z: Some(present.absent()), f: combine, a: flagged };
         let seeded = match dir {
@@ -1214,10 +1220,7 @@ impl<'f> Flatten<'f> {
             let (t, tt) = (this.fresh.var("scanned"), Type::Elem(present.flagged.clone()));
             let body = present.after_seed(this.fresh, &seeded, z.clone(), var(&t, &tt));
             let g = Lambda { params: vec![(t, tt)], body: Box::new(body) };
-            match this.elementwise_regular(&g, std::slice::from_ref(scanned), &Type::array(elem.clone(), 2))? {
-                Lifted::Segmented(m, _) => Ok(m),
-                _ => unreachable!("a map of a matrix is a matrix"),
-            }
+            this.elementwise_regular(&g, std::slice::from_ref(scanned))
         };
         match kind {
             ScanKind::WithSeed => {
@@ -1242,29 +1245,27 @@ impl<'f> Flatten<'f> {
     }
 
     /// [`Flatten::elementwise`] over matrices (regular rows): a `generate` over the rows and
-    /// columns the operands share, whose row is the first component of its index.
-    fn elementwise_regular(&mut self, f: &Lambda, matrices: &[Expr], ty: &Type) -> Result<Lifted, String> {
-        let (ix, ixt) = (self.fresh.var("ix"), index_type(2));
-        let ixv = var(&ix, &ixt);
-        let mut body = (*f.body).clone();
-        if self.depends_on_row(&body) {
-            let r = self.fresh.var("row");
-            let rv = var(&r, &usize_t());
-            let mut local: Vec<u32> = f.params.iter().map(|(p, _)| p.id).collect();
-            let at_row = self.at_row(|this| this.scalar_at(&body, &rv, &mut local, false))?;
-            body = let_in(&r, components(&ixv, 2).swap_remove(0), at_row);
-        }
-        for ((p, _), m) in f.params.iter().zip(matrices).rev() {
-            body = let_in(p, element(m, ixv.clone()), body);
-        }
+    /// columns the operands share, the closure's per-row reads made at each value's row; bound.
+    fn elementwise_regular(&mut self, f: &Lambda, matrices: &[Expr]) -> Result<Expr, String> {
         let mut shape = components(&shape_of(&matrices[0]), 2);
         for m in &matrices[1..] {
             crate::shape::intersect(&mut shape, &components(&shape_of(m), 2));
         }
-        let f = Lambda { params: vec![(ix, ixt)], body: Box::new(body) };
-        let g = ArrayOp::Generate { shape: index_of(shape), f, from: vec!["map_rows".into()] };
-        let elem = ty.as_array().expect("a map makes an array").0.clone();
-        Ok(Lifted::Segmented(self.bind("mapped", Expr::array(g, self.held_type(&elem))), 0))
+        let mapped = self.over_matrix(shape, |this, ixv| {
+            let mut body = (*f.body).clone();
+            if this.depends_on_row(&body) {
+                let r = this.fresh.var("row");
+                let rv = var(&r, &usize_t());
+                let mut local: Vec<u32> = f.params.iter().map(|(p, _)| p.id).collect();
+                let at_row = this.at_row(|this| this.scalar_at(&body, &rv, &mut local, false))?;
+                body = let_in(&r, components(ixv, 2).swap_remove(0), at_row);
+            }
+            for ((p, _), m) in f.params.iter().zip(matrices).rev() {
+                body = let_in(p, element(m, ixv.clone()), body);
+            }
+            Ok(body)
+        })?;
+        Ok(self.bind("mapped", mapped))
     }
 }
 

@@ -38,16 +38,19 @@ pub(super) fn filter(cg: &Gen, pred: &Lambda, out: &Ident) -> syn::Result<Vec<(R
             if (#p)(__x) { #out.set_linear(*__offsets.add(__i), __x) }
         })
     };
-    let compact = quote! {
+    // Its scratch words carry the total's word and host mirror where the others carry the counts
+    // and the offsets (`Role::Compact`).
+    let compact = quote! {{
+        let (__total, __mirror) = (__counts, __offsets as *mut usize);
         expand::compact_in_block(
             __n,
             |__i| __a0.get_linear(__i),
             |__x| (#p)(__x),
             |__k, __x| #out.set_linear(__k, __x),
-            __counts,
-            __offsets as *mut usize,
+            __total,
+            __mirror,
         )
-    };
+    }};
     Ok(vec![(Role::Counts, counts), (Role::Write, write), (Role::Compact, compact)])
 }
 

@@ -41,12 +41,9 @@ impl Exec<'_> {
             Ok(usize::from_ne_bytes(bytes))
         };
         if what == Counted::Filter && n <= COMPACT_MAX {
-            // One block, then the one wait (none for no elements).
-            let mut out = self.alloc_array(&call.out_elem(ty)?, vec![n])?;
+            // One block, which writes the total itself.
             let scratch = [n as u64, total.ptr(), total.mirror_address()];
-            self.launch(call.id, Role::Compact, n, &call.words(&[&out], &scratch))?;
-            out.shape = vec![if n == 0 { 0 } else { read_total()? }];
-            return Ok(DValue::Array(out));
+            return self.filter_before_total(call, ty, Role::Compact, &scratch, read_total);
         }
         // The counts kernel writes all n + 1 counts, the last 0.
         let counts = self.gpu.alloc((n + 1) * word)?;
@@ -69,10 +66,7 @@ impl Exec<'_> {
                 return Ok(DValue::Segments(DSegments { count: n, total, offsets, stats: None }));
             }
             Counted::Filter if n <= FILTER_BEFORE_TOTAL => {
-                let mut out = self.alloc_array(&call.out_elem(ty)?, vec![n])?;
-                self.launch(call.id, Role::Write, n, &call.words(&[&out], &scratch))?;
-                out.shape = vec![read_total()?];
-                return Ok(DValue::Array(out));
+                return self.filter_before_total(call, ty, Role::Write, &scratch, read_total);
             }
             Counted::Filter => (call.out_elem(ty)?, n, read_total()?),
             Counted::Expand => {
@@ -82,6 +76,24 @@ impl Exec<'_> {
         };
         let out = self.alloc_array(&elem, vec![total]).or_else(|e| self.check_device().and(Err(e)))?;
         self.launch(call.id, Role::Write, items, &call.words(&[&out], &scratch))?;
+        Ok(DValue::Array(out))
+    }
+
+    /// A `filter`'s result (type `ty`) written by kernel `role` (with `scratch`) into a buffer of
+    /// one element per source, then cut to the number kept, which `read_total` waits for (no
+    /// wait without sources: nothing is kept).
+    fn filter_before_total(
+        &self,
+        call: &Call,
+        ty: &Type,
+        role: Role,
+        scratch: &[u64],
+        read_total: impl FnOnce() -> Result<usize>,
+    ) -> Result<DValue> {
+        let n = call.len_of(0)?;
+        let mut out = self.alloc_array(&call.out_elem(ty)?, vec![n])?;
+        self.launch(call.id, role, n, &call.words(&[&out], scratch))?;
+        out.shape = vec![if n == 0 { 0 } else { read_total()? }];
         Ok(DValue::Array(out))
     }
 }

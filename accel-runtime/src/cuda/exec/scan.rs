@@ -92,17 +92,16 @@ impl Exec<'_> {
     ) -> Result<()> {
         let chunks =
             if n <= WINDOW_CHUNKS_UP_TO { n.div_ceil(SINGLE_PASS_WINDOW) } else { n.div_ceil(SINGLE_PASS_CHUNK) };
-        let single_pass = n > SINGLE_PASS_CHUNK && chunks <= u32::MAX as usize;
+        let parts = if n > SINGLE_PASS_CHUNK && chunks <= u32::MAX as usize { chunks } else { 1 };
         let elem = ElemType::Scalar(ScalarType::Usize);
-        let (scratch, _keep) = if single_pass {
-            self.scratch(&elem, &Split { rows: 1, parts: chunks }, Flags::Zeroed)?
+        let (scratch, _keep) = if parts > 1 {
+            self.scratch(&elem, &Split { rows: 1, parts }, Flags::Zeroed)?
         } else {
-            // One part: the kernel reads no scratch.
+            // One part, which the kernel scans from 0 without reading the rest of its scratch.
             let mut words = vec![0; Scratch::Scan.words(Some(&elem))];
             words[0] = 1;
             (words, Vec::new())
         };
-        let parts = scratch[0] as usize;
         let mut w = vec![self.slot_address(), n as u64];
         w.extend(&scratch);
         w.extend([counts.ptr(), offsets.ptr()]);
