@@ -6,7 +6,8 @@
 //! (grid-stride), and each lane takes [`RANGE_ITEMS`] consecutive values of its range. A first
 //! launch ([`range_starts`], one thread per range, the module's kernel) finds the row holding
 //! each range's first value, so that no search of all the offsets sits on a range's critical
-//! path (the merge-path decomposition of CSR products). A row is *ended* by the lane whose values
+//! path (the merge-path decomposition of CSR products); the host keeps what it finds with the
+//! segments, so a matrix multiplied again skips it. A row is *ended* by the lane whose values
 //! `(lo, hi]` hold its end offset (the very first lane also ends the empty rows at offset 0); each
 //! lane finds the first row it may end by a binary search between its range's start row and the
 //! next range's (a few rows, their offsets in L1 after the first lane's reads), then walks its

@@ -6,6 +6,7 @@
 //! dynamic [`ElemValue`]s; [`words`] flattens any value into the `u64` kernel parameters that
 //! `accel_core::kernel` describes.
 
+use super::driver::StreamId;
 use super::{DeviceBuffer, Gpu};
 use crate::array::Array;
 use crate::elem::{Columns, Elem};
@@ -16,7 +17,7 @@ use accel_core::types::ElemType;
 use accel_core::value::{ElemValue, ScalarValue, Value};
 use accel_core::{Error, Result};
 use accel_kernels::abi::Word;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// An array on a device.
 #[derive(Clone, Debug)]
@@ -39,6 +40,12 @@ pub struct DSegments {
     /// The lengths' statistics where the host knows them (segments made on the host); `None`
     /// for segments computed on the device, whose strategies fall back on `count` and `total`.
     pub stats: Option<SegmentStats>,
+    /// The row holding the first value of each fixed range of values
+    /// (`accel_kernels::ranges::range_starts`), computed by the first walk over these segments'
+    /// values by ranges, with the stream it ran on, and shared by their clones: a CSR matrix
+    /// multiplied again on that stream finds them here (another stream, not ordered after that
+    /// walk, computes its own).
+    pub range_starts: Arc<OnceLock<(StreamId, Arc<DeviceBuffer>)>>,
 }
 
 /// Any value of the IR, with its collective parts on a device.
@@ -98,6 +105,11 @@ impl DArray {
 }
 
 impl DSegments {
+    /// Segments of `count` rows and `total` values whose `count + 1` offsets `offsets` holds.
+    pub fn new(count: usize, total: usize, offsets: Arc<DeviceBuffer>, stats: Option<SegmentStats>) -> DSegments {
+        DSegments { count, total, offsets, stats, range_starts: Arc::default() }
+    }
+
     /// Host segment descriptors on `gpu`: their device copy, uploaded (with their statistics)
     /// and kept the first time.
     pub fn of(gpu: &Gpu, s: &Segments) -> Result<DSegments> {
@@ -108,7 +120,7 @@ impl DSegments {
             return Ok(DSegments { stats: Some(s.stats()), ..d.clone() });
         }
         let offsets = Arc::new(gpu.upload(bytemuck::cast_slice(s.offsets()))?);
-        let d = DSegments { count: s.count(), total: s.total(), offsets, stats: Some(s.stats()) };
+        let d = DSegments::new(s.count(), s.total(), offsets, Some(s.stats()));
         s.keep_device_copy(d.clone());
         Ok(d)
     }

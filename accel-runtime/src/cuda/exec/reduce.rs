@@ -3,11 +3,13 @@
 //! chunk of a row to finish folds the row in the same launch, above that a second launch does.
 
 use super::{Call, Exec, Flags, Split, check_cover};
-use crate::cuda::value::{DValue, ill_typed};
+use crate::cuda::DeviceBuffer;
+use crate::cuda::value::{DSegments, DValue, ill_typed};
 use accel_core::kernel::{Role, Rows, Strategy};
 use accel_core::types::Type;
 use accel_core::{Error, Result};
 use accel_kernels::abi::walk;
+use std::sync::Arc;
 
 /// The largest input (elements) whose reduction finishes in one launch. Measured on an H100
 /// (docs/benchmarks.md): one launch saves some 5 µs up to 2^20 elements, breaks even at 2^24,
@@ -66,10 +68,7 @@ impl Exec<'_> {
             // Fixed ranges of values, two partials per range, after the range starts
             // (`accel_kernels::ranges`).
             let ranges = walk::ranges(a_len);
-            let starts = self.gpu.alloc((ranges + 1) * size_of::<usize>())?;
-            let k = self.prepared.range_starts(self.gpu)?;
-            let starts_words = [segments.count as u64, segments.total as u64, segments.offsets.ptr(), starts.ptr()];
-            self.gpu.launch(k, self.gpu.resident_grid(k, ranges + 1), &starts_words)?;
+            let starts = self.range_starts(segments)?;
             let split = Split { rows: ranges, parts: 2 };
             let (mut scratch, _keep) = self.scratch(call.combined()?, &split, Flags::None)?;
             scratch.extend([0, out.columns.first().map_or(0, |c| c.mirror_address()), starts.ptr()]);
@@ -93,6 +92,25 @@ impl Exec<'_> {
             self.launch(call.id, Role::Finish, split.rows, &w)?;
         }
         Ok(DValue::Array(out))
+    }
+
+    /// The range starts of `segments` (`accel_kernels::ranges::range_starts`): those they keep
+    /// from an earlier walk on this stream, else computed now (a thread per range, before the
+    /// walk that reads them) and kept with them if none are.
+    fn range_starts(&mut self, segments: &DSegments) -> Result<Arc<DeviceBuffer>> {
+        let stream = self.gpu.default_stream().id();
+        if let Some((home, starts)) = segments.range_starts.get()
+            && *home == stream
+        {
+            return Ok(starts.clone());
+        }
+        let entries = walk::ranges(segments.total) + 1;
+        let starts = Arc::new(self.gpu.alloc(entries * size_of::<usize>())?);
+        let k = self.prepared.range_starts(self.gpu)?;
+        let words = [segments.count as u64, segments.total as u64, segments.offsets.ptr(), starts.ptr()];
+        self.gpu.launch(k, self.gpu.resident_grid(k, entries), &words)?;
+        let _ = segments.range_starts.set((stream, starts.clone()));
+        Ok(starts)
     }
 
     /// Whether a segmented reduction over a vector of `total` values in `rows` rows (the longest
