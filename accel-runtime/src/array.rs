@@ -171,6 +171,29 @@ impl<E: Elem, const R: usize> Array<E, R> {
         self.data.columns().get(i)
     }
 
+    /// Element at `ix`, with no bounds check: a read that fusion or flattening proves in bounds
+    /// (`accel_core::ir::ReadSite::Elementwise`, `Flattened`), which generated code makes as the
+    /// device's does. Closures read the arrays they capture through a `cpu::View`, whose
+    /// `element` this is; code that reads an array it did not capture (a delayed array's
+    /// element computed in place) reads the array itself.
+    ///
+    /// ```
+    /// use accel_runtime::Matrix;
+    /// let m = Matrix::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
+    /// // SAFETY: [1, 0] lies inside the shape [2, 3].
+    /// assert_eq!(unsafe { m.element([1, 0]) }, 4);
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Safety
+    /// `ix` lies inside the array's shape.
+    #[inline]
+    pub unsafe fn element(&self, ix: [usize; R]) -> E {
+        debug_assert!(shape::contains(self.shape, ix), "a proven read at {ix:?} outside {:?}", self.shape);
+        // SAFETY: the caller's `ix` inside the shape, whose size is the columns' length.
+        unsafe { self.data.columns().get_unchecked(shape::ravel(self.shape, ix)) }
+    }
+
     /// Element at `ix`, or `None` outside the shape.
     pub fn at(&self, ix: [usize; R]) -> Option<E> {
         shape::contains(self.shape, ix).then(|| self.data.columns().get(shape::ravel(self.shape, ix)))

@@ -8,7 +8,8 @@
 //! Storage is reached through [`Columns`] (read) and [`ColumnsMut`] (write a disjoint part).
 //! Parallel skeletons allocate the result once, split its [`ColumnsMut`] view into disjoint
 //! regions with [`ColumnsMut::split_at`] and fill the regions on different threads: no
-//! per-element allocation, no locking, and no `unsafe`.
+//! per-element allocation and no locking. The one `unsafe` operation is
+//! [`Columns::get_unchecked`], for the reads that fusion proves in bounds.
 
 use accel_core::types::{ElemType, ScalarType};
 use accel_core::value::{ElemValue, ScalarValue};
@@ -71,6 +72,13 @@ pub trait Columns<E>: Clone + Default + PartialEq + Debug + Send + Sync + 'stati
 
     /// Element `i`. Panics if `i >= len` (callers check indices first).
     fn get(&self, i: usize) -> E;
+
+    /// Element `i`, with no bounds check: a loop of such reads has no exit but its own, so the
+    /// compiler can vectorise it.
+    ///
+    /// # Safety
+    /// `i < len`.
+    unsafe fn get_unchecked(&self, i: usize) -> E;
 
     fn from_vec(v: Vec<E>) -> Self;
 
@@ -201,6 +209,12 @@ macro_rules! scalar_elem {
                 self[i]
             }
 
+            #[inline]
+            unsafe fn get_unchecked(&self, i: usize) -> $t {
+                // SAFETY: the caller's `i < len`.
+                unsafe { *<[$t]>::get_unchecked(self, i) }
+            }
+
             fn from_vec(v: Vec<$t>) -> Self {
                 v
             }
@@ -319,6 +333,12 @@ macro_rules! tuple_elem {
             #[inline]
             fn get(&self, i: usize) -> ($($T,)+) {
                 ($(self.$idx.get(i),)+)
+            }
+
+            #[inline]
+            unsafe fn get_unchecked(&self, i: usize) -> ($($T,)+) {
+                // SAFETY: the caller's `i < len`, which every column has.
+                unsafe { ($(self.$idx.get_unchecked(i),)+) }
             }
 
             fn from_vec(v: Vec<($($T,)+)>) -> Self {

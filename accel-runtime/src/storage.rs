@@ -12,6 +12,12 @@ use std::sync::OnceLock;
 use crate::cuda::DArray;
 
 pub(crate) struct Storage<E: Elem> {
+    /// The columns of an array made on the host, read with no synchronisation: a `OnceLock`'s
+    /// read is an atomic load, which the compiler keeps inside a closure's loop (the CPU
+    /// backend's reads of an input cost a load of its state per element, and no loop over them
+    /// was vectorised).
+    made: Option<E::Columns>,
+    /// The columns of an array made on the device, downloaded on first use.
     host: OnceLock<E::Columns>,
     #[cfg(feature = "cuda")]
     device: OnceLock<DArray>,
@@ -20,6 +26,7 @@ pub(crate) struct Storage<E: Elem> {
 impl<E: Elem> Clone for Storage<E> {
     fn clone(&self) -> Self {
         Storage {
+            made: self.made.clone(),
             host: self.host.clone(),
             #[cfg(feature = "cuda")]
             device: self.device.clone(),
@@ -30,7 +37,8 @@ impl<E: Elem> Clone for Storage<E> {
 impl<E: Elem> Storage<E> {
     pub(crate) fn host(columns: E::Columns) -> Self {
         Storage {
-            host: OnceLock::from(columns),
+            made: Some(columns),
+            host: OnceLock::new(),
             #[cfg(feature = "cuda")]
             device: OnceLock::new(),
         }
@@ -40,7 +48,11 @@ impl<E: Elem> Storage<E> {
     ///
     /// Panics if that download fails (the device failed after the program that made the array
     /// returned); [`crate::Array::download`] reports it as an error instead.
+    #[inline]
     pub(crate) fn columns(&self) -> &E::Columns {
+        if let Some(columns) = &self.made {
+            return columns;
+        }
         self.host.get_or_init(|| {
             #[cfg(feature = "cuda")]
             if let Some(d) = self.device.get() {
@@ -53,6 +65,9 @@ impl<E: Elem> Storage<E> {
     }
 
     pub(crate) fn into_columns(self) -> E::Columns {
+        if let Some(columns) = self.made {
+            return columns;
+        }
         self.columns();
         self.host.into_inner().expect("just made present")
     }
@@ -61,7 +76,7 @@ impl<E: Elem> Storage<E> {
 #[cfg(feature = "cuda")]
 impl<E: Elem> Storage<E> {
     pub(crate) fn device(array: DArray) -> Self {
-        Storage { host: OnceLock::new(), device: OnceLock::from(array) }
+        Storage { made: None, host: OnceLock::new(), device: OnceLock::from(array) }
     }
 
     pub(crate) fn device_copy(&self) -> Option<&DArray> {
@@ -75,7 +90,8 @@ impl<E: Elem> Storage<E> {
 
     /// Downloads the columns now if they are not on the host, reporting a failure.
     pub(crate) fn download(&self) -> accel_core::Result<()> {
-        if self.host.get().is_none()
+        if self.made.is_none()
+            && self.host.get().is_none()
             && let Some(d) = self.device.get()
         {
             let _ = self.host.set(d.download_columns::<E>()?);

@@ -2,6 +2,8 @@
 //!
 //! - `cargo bench -p accel-benches --bench sum` compares [`sum()`] on the CPU backend with rayon's
 //!   `par_iter().sum()`;
+//! - `cargo bench -p accel-benches --bench cpu` compares the dot product, saxpy, a histogram,
+//!   CSR SpMV and [`running_sum()`] on the CPU backend with the same programs written with rayon;
 //! - `cargo bench -p accel-benches --bench gpu` times these programs and those of the examples on
 //!   the GPU, for `benches/baselines` to compare with CUB, cuBLAS, CuPy and PyTorch
 //!   (docs/benchmarks.md), and the fused expand and permute against the same programs compiled

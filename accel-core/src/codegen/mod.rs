@@ -362,11 +362,12 @@ impl Gen {
                 let rank = rank_of(array);
                 let ix = ix_to_array(rank, self.scalar(index)?);
                 Code::owned(match (site, self.device) {
-                    (ReadSite::Index, _) | (ReadSite::Elementwise | ReadSite::Flattened, false) => {
-                        quote!(__cx.read(#a, #ix))
-                    }
+                    (ReadSite::Index, _) => quote!(__cx.read(#a, #ix)),
                     // SAFETY (of the generated code): the index is inside the array's shape, by
                     // the construction `ReadSite::Elementwise` and `ReadSite::Flattened` stand for.
+                    // Read unchecked on both backends: on the host a check (or an error path)
+                    // would keep the loop around the read from vectorising.
+                    (ReadSite::Elementwise | ReadSite::Flattened, false) => quote!(unsafe { (#a).element(#ix) }),
                     (ReadSite::Elementwise | ReadSite::Flattened, true) => quote!(unsafe { (#a).at(#ix) }),
                     (ReadSite::Backpermute, false) => quote!(__cx.read_in("backpermute", #a, #ix)),
                     (ReadSite::Backpermute, true) => {
@@ -542,7 +543,30 @@ impl Gen {
         });
         let ret = value_type(l.result_type());
         let body = self.scalar(&l.body)?;
-        Ok(quote!(|#(#params),*| -> #ret { #body }))
+        Ok(self.capturing(l, quote!(|#(#params),*| -> #ret { #body })))
+    }
+
+    /// `closure` (the code of `l`) capturing the arrays it reads as views (`cpu::View`), made
+    /// once, before the skeleton's loop: reading an array itself finds its host columns on every
+    /// read, a path that may write memory, so no load the closure makes left the loop and no
+    /// loop vectorised. The views are moved in; the closure's other captures are references
+    /// and elements, which it copies. Device closures capture nothing.
+    fn capturing(&self, l: &Lambda, closure: TokenStream) -> TokenStream {
+        if self.device {
+            return closure;
+        }
+        let views: Vec<TokenStream> = crate::ir::visit::free_vars_of_lambda(l)
+            .into_values()
+            .filter(|(_, t)| matches!(t, Type::Array { .. }))
+            .map(|(v, _)| {
+                let id = var_ident(&v);
+                quote!(let #id = ::accel::__private::cpu::View::of(#id);)
+            })
+            .collect();
+        if views.is_empty() {
+            return closure;
+        }
+        quote!({ #(#views)* move #closure })
     }
 
     /// `l` as a closure whose first parameter is an index, received as `[usize; R]`.
@@ -562,7 +586,7 @@ impl Gen {
             let ty = elem_type(t.as_elem().expect("scalar closure"));
             quote!(, #id: #ty)
         });
-        quote!(|__ix: [usize; #rank] #(#rest)*| -> #ret { let #ix = #conv; #body })
+        self.capturing(l, quote!(|__ix: [usize; #rank] #(#rest)*| -> #ret { let #ix = #conv; #body }))
     }
 
     fn seed(&self, z: &Option<Expr>) -> syn::Result<TokenStream> {
@@ -715,7 +739,8 @@ impl Gen {
                 let ret = value_type(f.result_type());
                 let body = self.scalar(&f.body)?;
                 let sh = stencil_shape(*shape);
-                quote!(#cpu::stencil(__cx, #a, #sh, #b, |__n: &[#elem; #points]| -> #ret { #(#binds)* #body }))
+                let f = self.capturing(f, quote!(|__n: &[#elem; #points]| -> #ret { #(#binds)* #body }));
+                quote!(#cpu::stencil(__cx, #a, #sh, #b, #f))
             }
             Expand { count, value, a } => {
                 let (a, c, v) = (self.operand(a)?, self.lambda(count)?, self.lambda(value)?);

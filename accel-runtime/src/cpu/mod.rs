@@ -52,12 +52,125 @@ pub use source::{Delayed, DelayedIter, Source};
 pub use stencil::{Boundary, stencil};
 
 use crate::array::Array;
-use crate::elem::Elem;
+use crate::elem::{Columns, Elem};
 use crate::shape;
 use accel_core::ops::Arith;
 use accel_core::{Error, Result};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// What the closures of generated code read an array through: its shape and its elements.
+pub trait Elements<E: Elem, const R: usize> {
+    fn shape(&self) -> [usize; R];
+
+    /// Element at row-major position `i < size(shape)`; panics past the end.
+    fn get_linear(&self, i: usize) -> E;
+}
+
+impl<E: Elem, const R: usize> Elements<E, R> for &Array<E, R> {
+    #[inline]
+    fn shape(&self) -> [usize; R] {
+        Array::shape(self)
+    }
+
+    #[inline]
+    fn get_linear(&self, i: usize) -> E {
+        Array::get_linear(self, i)
+    }
+}
+
+/// An array as the closures of generated code capture it: its shape and its host columns,
+/// found once, before the skeleton's loop. Reading an [`Array`] finds its columns on every
+/// read (an array a GPU program made is downloaded on the first), a path that may write memory
+/// and so keeps every load the closure makes inside the loop; reading a view of it lets them
+/// leave the loop, and a loop of reads that fusion proves in bounds ([`View::element`])
+/// vectorise.
+///
+/// ```
+/// use accel_runtime::cpu::{Ctx, View};
+/// use accel_runtime::Vector;
+///
+/// let xs = Vector::from_vec(vec![1, 2, 3]);
+/// let v = View::of(&xs);
+/// assert_eq!((v.shape(), v.len(), v.get_linear(2)), ([3], 3, 3));
+/// // SAFETY: [1] lies inside the shape [3].
+/// assert_eq!(unsafe { v.element([1]) }, 2);
+/// assert_eq!(Ctx::new().read(v, [0]), 1);
+/// ```
+pub struct View<'a, E: Elem, const R: usize> {
+    shape: [usize; R],
+    columns: &'a E::Columns,
+}
+
+impl<E: Elem, const R: usize> Clone for View<'_, E, R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E: Elem, const R: usize> Copy for View<'_, E, R> {}
+
+impl<'a, E: Elem, const R: usize> View<'a, E, R> {
+    /// The view of `a` (downloading it first if a GPU program made it).
+    #[inline]
+    pub fn of(a: &'a Array<E, R>) -> Self {
+        View { shape: a.shape(), columns: a.columns() }
+    }
+
+    #[inline]
+    pub fn shape(&self) -> [usize; R] {
+        self.shape
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        shape::size(self.shape)
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element at row-major position `i`; panics past the end.
+    #[inline]
+    pub fn get_linear(&self, i: usize) -> E {
+        self.columns.get(i)
+    }
+
+    /// Element at `ix`, with no bounds check: the reads that fusion and flattening prove in
+    /// bounds (`accel_core::ir::ReadSite::Elementwise`, `Flattened`), which generated code
+    /// makes as device code does, with no error path and no check.
+    ///
+    /// # Safety
+    /// `ix` lies inside the shape.
+    #[inline]
+    pub unsafe fn element(&self, ix: [usize; R]) -> E {
+        debug_assert!(shape::contains(self.shape, ix), "a proven read at {ix:?} outside {:?}", self.shape);
+        // SAFETY: the caller's `ix` inside the shape, whose size is the columns' length.
+        unsafe { self.columns.get_unchecked(shape::ravel(self.shape, ix)) }
+    }
+}
+
+impl<E: Elem> View<'_, E, 0> {
+    /// The one element of a rank-0 array (a `Scalar`'s).
+    #[inline]
+    pub fn get(&self) -> E {
+        self.columns.get(0)
+    }
+}
+
+impl<E: Elem, const R: usize> Elements<E, R> for View<'_, E, R> {
+    #[inline]
+    fn shape(&self) -> [usize; R] {
+        self.shape
+    }
+
+    #[inline]
+    fn get_linear(&self, i: usize) -> E {
+        self.columns.get(i)
+    }
+}
 
 /// Per-call context: the first error raised inside a closure, recorded without unwinding.
 ///
@@ -111,7 +224,7 @@ impl Ctx {
 
     /// `a[ix]`, or `E::default()` after recording `IndexOutOfBounds` (op `index`).
     #[inline]
-    pub fn read<E: Elem, const R: usize>(&self, a: &Array<E, R>, ix: [usize; R]) -> E {
+    pub fn read<E: Elem, const R: usize>(&self, a: impl Elements<E, R>, ix: [usize; R]) -> E {
         self.read_in("index", a, ix)
     }
 
@@ -128,7 +241,7 @@ impl Ctx {
 
     /// A read of `a` at `ix` on behalf of `op`, which names it when `ix` is out of range.
     #[inline]
-    pub fn read_in<E: Elem, const R: usize>(&self, op: &str, a: &Array<E, R>, ix: [usize; R]) -> E {
+    pub fn read_in<E: Elem, const R: usize>(&self, op: &str, a: impl Elements<E, R>, ix: [usize; R]) -> E {
         if shape::contains(a.shape(), ix) {
             a.get_linear(shape::ravel(a.shape(), ix))
         } else {

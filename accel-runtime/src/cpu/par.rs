@@ -141,12 +141,55 @@ pub(crate) fn par_build_indexed<E: Elem, const R: usize>(
     par_write(&uniform_ends(n, chunk), |g, mut out: Out<'_, E>| {
         let start = g * chunk;
         let mut ix = shape::unravel(start, shape);
-        for j in 0..out.len() {
-            out.set(j, f(start + j, ix));
+        // A block of elements at a time, computed into a buffer on the stack and then stored:
+        // the buffer aliases nothing `f` reads, so the loads `f` makes of its inputs' storage
+        // (pointers, lengths) leave the loop and the loop vectorises. Stored straight into the
+        // result, every element reloaded them (saxpy ran 3.4 times slower than rayon's).
+        // A block stays within a row of the innermost dimension, whose index is then an affine
+        // counter (stepping the whole index per element hid it from the vectoriser).
+        let mut block = [E::default(); BLOCK];
+        let inner = if R == 0 { 1 } else { shape[R - 1] };
+        let mut done = 0;
+        while done < out.len() {
+            let at = if R == 0 { 0 } else { ix[R - 1] };
+            let len = BLOCK.min(out.len() - done).min(inner - at);
+            fill_row_block(&mut block[..len], start + done, ix, &f);
+            for (k, &e) in block[..len].iter().enumerate() {
+                out.set(done + k, e);
+            }
+            done += len;
+            // To the element after the block: its row's next, or the next row's first.
+            if R > 0 {
+                ix[R - 1] = at + len - 1;
+            }
             shape::step(shape, &mut ix);
         }
     })
     .0
+}
+
+/// Elements that [`par_build_indexed`] computes between two stores into the result.
+const BLOCK: usize = 64;
+
+/// `block[k] = f(i + k, ix + k)` for the elements `ix, ix + 1, ..` of one row of the innermost
+/// dimension (at linear positions `i, i + 1, ..`). A function of its own, never inlined: its
+/// loop is optimised alone, the index an affine counter and the only stores into `block`, which
+/// aliases nothing `f` reads, so it vectorises.
+#[inline(never)]
+fn fill_row_block<E: Elem, const R: usize>(
+    block: &mut [E],
+    i: usize,
+    ix: [usize; R],
+    f: &impl Fn(usize, [usize; R]) -> E,
+) {
+    let at = if R == 0 { 0 } else { ix[R - 1] };
+    for (k, slot) in block.iter_mut().enumerate() {
+        let mut here = ix;
+        if R > 0 {
+            here[R - 1] = at + k;
+        }
+        *slot = f(i + k, here);
+    }
 }
 
 /// Calls `f(i, ix)` for every index `ix` of `shape` (at linear position `i`) in row-major order, a

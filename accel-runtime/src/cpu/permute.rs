@@ -1,15 +1,17 @@
 //! `permute` (scatter with a combining function; its inverse, `backpermute`, is a producer,
 //! lowered to a `generate` by `accel_core::fusion::producers`).
 //!
-//! Algorithm: `permute` first computes every source's destination in parallel, then applies the combines in
-//! ascending source order per destination, by one of two strategies:
-//! - *partials* (a histogram: few destinations for many sources): each chunk of sources combines
-//!   its elements into a private partial result per destination, later sources on the left
+//! Algorithm: `permute` applies the combines in ascending source order per destination, by one
+//! of two strategies:
+//! - *partials* (a histogram: few destinations for many sources): each chunk of sources finds
+//!   their destinations and combines its elements into a private partial result per
+//!   destination, later sources on the left
 //!   (`combine(x, partial)`); the partials are then applied to `defaults` in chunk order, in
 //!   parallel over destinations;
 //! - *buckets* (many destinations): the destination range is cut into blocks; a stable counting
 //!   sort places every source index in its block's bucket, in source order; each block then
-//!   applies its bucket sequentially, blocks in parallel.
+//!   applies its bucket sequentially, blocks in parallel; the destinations are found first, in
+//!   parallel, and kept.
 //!
 //! Both keep the order of operands for each destination, so an associative `combine` gives the
 //! sequential result (floats within rounding of the regrouping in the partials strategy).
@@ -17,9 +19,10 @@
 //! computed once each into the result, and a source element only when it is kept (a dropped
 //! one is never computed).
 //!
-//! Memory traffic: `permute` copies the defaults into the result (the partials strategy builds the result from
-//! them instead), writes one destination index per source, then either one partial result per
-//! chunk and destination or one bucket slot per source, and combines at random into the result.
+//! Memory traffic: the partials strategy reads each source once and writes one partial result per
+//! chunk and destination, then builds the result from the defaults and the partials; the buckets
+//! strategy copies the defaults into the result, writes one destination index and one bucket
+//! slot per source, and combines at random into the result.
 //!
 //! Limits: a destination out of range is `IndexOutOfBounds`. A heavily skewed scatter to many destinations runs one block at a time.
 
@@ -82,19 +85,19 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
         out
     } else {
         let chunk = chunk_len(n);
-        let mut dst = vec![DROPPED; n];
-        dst.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
-            let mut ix = shape::unravel(c * chunk, shape);
-            for slot in part {
-                *slot = dest(ix);
-                shape::step(shape, &mut ix);
-            }
-        });
-        cx.check()?;
         let chunks = n.div_ceil(chunk);
         if defaults.len().saturating_mul(chunks) <= n / 2 {
-            by_partials(defaults, a, &dst, chunk, &combine)
+            by_partials(defaults, a, &dest, chunk, &combine)
         } else {
+            let mut dst = vec![DROPPED; n];
+            dst.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
+                let mut ix = shape::unravel(c * chunk, shape);
+                for slot in part {
+                    *slot = dest(ix);
+                    shape::step(shape, &mut ix);
+                }
+            });
+            cx.check()?;
             let mut out = defaults.to_columns();
             by_buckets(&mut out, a, &dst, chunk, &combine);
             out
@@ -104,27 +107,29 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
     Ok(Array::from_parts_unchecked(dshape, out))
 }
 
-/// The partials strategy: one private partial result per chunk of sources and destination.
+/// The partials strategy: one private partial result per chunk of sources and destination,
+/// each chunk finding its sources' destinations (`dest`, [`DROPPED`] for none) as it combines
+/// them: no destination is written to memory.
 fn by_partials<E: Elem, const R: usize, const R2: usize>(
     defaults: &impl Source<E, R2>,
     src: &impl Source<E, R>,
-    dst: &[usize],
+    dest: &(impl Fn([usize; R]) -> usize + Sync),
     chunk: usize,
     combine: &(impl Fn(E, E) -> E + Sync),
 ) -> E::Columns {
-    let m = defaults.len();
-    let partials: Vec<Vec<Option<E>>> = dst
-        .par_chunks(chunk)
-        .enumerate()
-        .map(|(c, part)| {
+    let (m, n, shape) = (defaults.len(), src.len(), src.shape());
+    let partials: Vec<Vec<Option<E>>> = (0..n.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| {
             let mut acc: Vec<Option<E>> = vec![None; m];
-            let mut ix = shape::unravel(c * chunk, src.shape());
-            for (j, &d) in part.iter().enumerate() {
+            let mut ix = shape::unravel(c * chunk, shape);
+            for i in c * chunk..(c * chunk + chunk).min(n) {
+                let d = dest(ix);
                 if d != DROPPED {
-                    let x = src.get_at(c * chunk + j, ix);
+                    let x = src.get_at(i, ix);
                     acc[d] = Some(acc[d].map_or(x, |old| combine(x, old)));
                 }
-                shape::step(src.shape(), &mut ix);
+                shape::step(shape, &mut ix);
             }
             acc
         })

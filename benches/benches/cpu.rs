@@ -1,0 +1,159 @@
+//! The CPU backend against hand-written rayon, in one criterion group per program, at 2^22
+//! elements: what a skilled user writes with `par_iter` (vectorisable, one pass), beside the
+//! same program as an `#[accel]` function run on `Runtime::cpu()`. Every accel result is checked
+//! against the rayon one before it is timed.
+
+use accel::{Nested, Runtime, Segments, Vector};
+use accel_benches::{random_f32, running_sum, sparse_matrix};
+use accel_examples::{dotp::dotp, histogram::histogram, saxpy::saxpy, sparse::spmv};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rayon::prelude::*;
+use std::hint::black_box;
+use std::time::Duration;
+
+const N: usize = 1 << 22;
+
+/// Whether `got` is within a relative `tolerance` of `want`.
+fn close(got: f32, want: f32, tolerance: f32) -> bool {
+    (got - want).abs() <= tolerance * want.abs().max(1.0)
+}
+
+/// A group of 20 samples over 4 s, reporting the essential traffic of `bytes` per call.
+fn new_group<'a>(c: &'a mut Criterion, name: &str, bytes: usize) -> BenchmarkGroup<'a, WallTime> {
+    let mut group = c.benchmark_group(name);
+    group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group
+}
+
+fn bench_cpu(c: &mut Criterion) {
+    let rt = Runtime::cpu();
+    assert_eq!(rt.threads(), rayon::current_num_threads());
+    let (x, y) = (random_f32(N, 1), random_f32(N, 2));
+    let (xs, ys) = (Vector::from_slice(&x), Vector::from_slice(&y));
+
+    let dot_rayon = || x.par_iter().zip(&y).map(|(a, b)| a * b).sum::<f32>();
+    let want = dot_rayon();
+    assert!(close(dotp(&rt, &xs, &ys).expect("dotp runs").get(), want, 1e-3), "dotp");
+    let mut group = new_group(c, "dot", 8 * N);
+    group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
+        b.iter(|| dotp(&rt, black_box(&xs), black_box(&ys)).expect("dotp runs").get())
+    });
+    group.bench_function(BenchmarkId::new("rayon", N), |b| b.iter(|| black_box(dot_rayon())));
+    group.finish();
+
+    let a = 2.5f32;
+    let saxpy_rayon = || x.par_iter().zip(&y).map(|(x, y)| a * x + y).collect::<Vec<f32>>();
+    assert_eq!(saxpy(&rt, a, &xs, &ys).expect("saxpy runs").to_vec(), saxpy_rayon(), "saxpy");
+    let mut group = new_group(c, "saxpy", 12 * N);
+    group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
+        b.iter(|| saxpy(&rt, a, black_box(&xs), black_box(&ys)).expect("saxpy runs"))
+    });
+    group.bench_function(BenchmarkId::new("rayon", N), |b| b.iter(|| black_box(saxpy_rayon())));
+    group.finish();
+}
+
+/// The 256-bin histogram of `xs` over `[0, 1)` as a rayon user writes it: a private histogram
+/// per task, added together.
+fn histogram_rayon(xs: &[f32], bins: usize) -> Vec<u32> {
+    let (lo, hi) = (0.0f32, 1.0f32);
+    let width = (hi - lo) / bins as f32;
+    xs.par_chunks(1 << 14)
+        .fold(
+            || vec![0u32; bins],
+            |mut h, part| {
+                for &x in part {
+                    if x >= lo && x < hi {
+                        h[(((x - lo) / width) as usize).min(bins - 1)] += 1;
+                    }
+                }
+                h
+            },
+        )
+        .reduce(
+            || vec![0u32; bins],
+            |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
+                a
+            },
+        )
+}
+
+/// `A x` for the CSR matrix `(offsets, columns, values)`, a row per task.
+fn spmv_rayon(offsets: &[usize], columns: &[u32], values: &[f32], x: &[f32]) -> Vec<f32> {
+    offsets.par_windows(2).map(|row| (row[0]..row[1]).map(|k| values[k] * x[columns[k] as usize]).sum()).collect()
+}
+
+/// The inclusive running sum of `xs` in two passes over chunks: their totals, then each chunk
+/// scanned from the sum of the totals before it.
+fn running_sum_rayon(xs: &[f32]) -> Vec<f32> {
+    let chunk = xs.len().div_ceil(4 * rayon::current_num_threads()).max(1);
+    let totals: Vec<f32> = xs.par_chunks(chunk).map(|c| c.iter().sum()).collect();
+    let starts: Vec<f32> = totals
+        .iter()
+        .scan(0.0, |acc, t| {
+            let start = *acc;
+            *acc += t;
+            Some(start)
+        })
+        .collect();
+    let mut out = vec![0.0f32; xs.len()];
+    out.par_chunks_mut(chunk).zip(xs.par_chunks(chunk)).zip(&starts).for_each(|((out, xs), &start)| {
+        let mut acc = start;
+        for (o, x) in out.iter_mut().zip(xs) {
+            acc += x;
+            *o = acc;
+        }
+    });
+    out
+}
+
+fn bench_irregular(c: &mut Criterion) {
+    let rt = Runtime::cpu();
+    let x = random_f32(N, 3);
+    let xs = Vector::from_slice(&x);
+
+    let bins = 256;
+    let want = histogram_rayon(&x, bins);
+    assert_eq!(histogram(&rt, &xs, 0.0, 1.0, bins).expect("histogram runs").to_vec(), want, "histogram");
+    let mut group = new_group(c, "histogram", 4 * N);
+    group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
+        b.iter(|| histogram(&rt, black_box(&xs), 0.0, 1.0, bins).expect("histogram runs"))
+    });
+    group.bench_function(BenchmarkId::new("rayon", N), |b| b.iter(|| black_box(histogram_rayon(&x, bins))));
+    group.finish();
+
+    // 2^17 rows of 32 nonzeros: 2^22 values.
+    let rows = N / 32;
+    let (offsets, columns, values) = sparse_matrix(rows, 32, 7);
+    let v = random_f32(rows, 8);
+    let entries = Vector::from_vec(columns.iter().copied().zip(values.iter().copied()).collect());
+    let m = Nested::from_segments(Segments::from_offsets(offsets.clone()).expect("CSR offsets"), entries)
+        .expect("CSR rows");
+    let vs = Vector::from_slice(&v);
+    let want = spmv_rayon(&offsets, &columns, &values, &v);
+    let got = spmv(&rt, &m, &vs).expect("spmv runs").to_vec();
+    assert!(got.iter().zip(&want).all(|(g, w)| close(*g, *w, 1e-4)), "spmv");
+    let mut group = new_group(c, "spmv", 12 * N);
+    group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
+        b.iter(|| spmv(&rt, black_box(&m), black_box(&vs)).expect("spmv runs"))
+    });
+    group.bench_function(BenchmarkId::new("rayon", N), |b| {
+        b.iter(|| black_box(spmv_rayon(&offsets, &columns, &values, &v)))
+    });
+    group.finish();
+
+    let want = running_sum_rayon(&x);
+    let got = running_sum(&rt, &xs).expect("running_sum runs").to_vec();
+    assert!(got.iter().zip(&want).all(|(g, w)| close(*g, *w, 1e-3)), "running_sum");
+    let mut group = new_group(c, "scan", 8 * N);
+    group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
+        b.iter(|| running_sum(&rt, black_box(&xs)).expect("running_sum runs"))
+    });
+    group.bench_function(BenchmarkId::new("rayon", N), |b| b.iter(|| black_box(running_sum_rayon(&x))));
+    group.finish();
+}
+
+criterion_group!(benches, bench_cpu, bench_irregular);
+criterion_main!(benches);
