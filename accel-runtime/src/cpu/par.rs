@@ -362,6 +362,30 @@ mod tests {
     }
 
     #[test]
+    fn built_elements_get_their_own_index_across_blocks_rows_and_chunks() {
+        // Rows shorter than a block, longer than one, of one element, and long runs that are cut
+        // into chunks between rows; each element records its position and index.
+        let check = |shape: [usize; 3]| {
+            let cols = par_build_indexed(shape, |i, ix| (i as u64, ix[0] as u32, ix[1] as u32, ix[2] as u32));
+            let got = <(u64, u32, u32, u32) as Elem>::Columns::to_vec(&cols);
+            let want: Vec<_> = (0..shape::size(shape))
+                .map(|i| {
+                    let ix = shape::unravel(i, shape);
+                    (i as u64, ix[0] as u32, ix[1] as u32, ix[2] as u32)
+                })
+                .collect();
+            assert_eq!(got, want, "{shape:?}");
+        };
+        for shape in
+            [[2, 3, 5], [3, 2, BLOCK + 7], [1, 1, 3 * BLOCK], [5, 700, 1], [2, 0, 4], [7, 3, 4 * MIN_CHUNK + 3]]
+        {
+            check(shape);
+        }
+        let cols = par_build_indexed([], |i, []| i as i32 + 7);
+        assert_eq!(cols, vec![7]);
+    }
+
+    #[test]
     fn every_index_in_row_major_order() {
         for shape in [[2, 3, 4], [3, 0, 2], [1, 1, 5], [4, 1, 1]] {
             let mut seen = Vec::new();
