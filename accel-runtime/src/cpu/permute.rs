@@ -38,6 +38,16 @@ use rayon::prelude::*;
 /// Marks a dropped source.
 const DROPPED: usize = usize::MAX;
 
+/// Records that a source's destination `d` lies outside `dshape`, and drops the source. Out of
+/// line: the error's construction inside the destination closure kept that closure from being
+/// inlined into the loops that call it once per source.
+#[cold]
+#[inline(never)]
+fn out_of_range<const R2: usize>(cx: &Ctx, d: [usize; R2], dshape: [usize; R2]) -> usize {
+    cx.fail(Error::index_out_of_bounds("permute", &d, &dshape));
+    DROPPED
+}
+
 /// Starts from a copy of `defaults`; for each source index of `a` in ascending row-major order
 /// with `f(ix) == Some(dst)`, element `dst` becomes `combine(a[ix], old)`. `None` drops the
 /// source.
@@ -66,10 +76,7 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
     let dest = |ix: [usize; R]| match f(ix) {
         None => DROPPED,
         Some(d) if shape::contains(dshape, d) => shape::ravel(dshape, d),
-        Some(d) => {
-            cx.fail(Error::index_out_of_bounds("permute", &d, &dshape));
-            DROPPED
-        }
+        Some(d) => out_of_range(cx, d, dshape),
     };
     let (n, shape) = (a.len(), a.shape());
     let out = if !is_long(n) {

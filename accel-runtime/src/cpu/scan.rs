@@ -169,11 +169,26 @@ impl<S, E: Elem, F: Fn(E, E) -> E, P> RowScan<'_, S, E, F, P> {
         let mut acc = carry;
         // Internal iteration (`for_each`), which a delayed source runs a row at a time.
         match self.layout.dir {
-            Direction::Left => self.src.iter_range(run).enumerate().for_each(|(j, x)| {
-                let v = acc.map_or(x, |a| f(a, x));
-                emit(first + j, v);
-                acc = Some(v);
-            }),
+            Direction::Left => {
+                // The first value starts the run if nothing comes before it; then the loop's
+                // accumulator is a plain value, not an `Option` tested per element.
+                let mut values = self.src.iter_range(run);
+                let mut a = match carry {
+                    Some(c) => c,
+                    None => {
+                        let x = values.next()?;
+                        emit(first, x);
+                        x
+                    }
+                };
+                let mut j = first + usize::from(carry.is_none());
+                values.for_each(|x| {
+                    a = f(a, x);
+                    emit(j, a);
+                    j += 1;
+                });
+                acc = Some(a);
+            }
             Direction::Right => {
                 let last = first + run.len();
                 self.src.iter_range(run).rev().enumerate().for_each(|(j, x)| {
