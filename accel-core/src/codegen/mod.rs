@@ -550,7 +550,8 @@ impl Gen {
     /// once, before the skeleton's loop: reading an array itself finds its host columns on every
     /// read, a path that may write memory, so no load the closure makes left the loop and no
     /// loop vectorised. The views are moved in; the closure's other captures are references
-    /// and elements, which it copies. Device closures capture nothing.
+    /// and elements, which it copies. Device code is left as it is: a kernel binds its arrays
+    /// as views of its parameters already.
     fn capturing(&self, l: &Lambda, closure: TokenStream) -> TokenStream {
         if self.device {
             return closure;
