@@ -846,7 +846,7 @@ impl<'f> Flatten<'f> {
         d: Desc,
         elem: &ElemType,
     ) -> Result<Lifted, String> {
-        let flipped = Lambda { params: vec![f.params[1].clone(), f.params[0].clone()], body: f.body.clone() };
+        let flipped = flipped(f);
         let reversed = self.reverse_rows(held, d)?;
         let (scanned, e) = match (kind, z) {
             (ScanKind::Inclusive, _) => {
@@ -1070,13 +1070,8 @@ impl<'f> Flatten<'f> {
                 Ok(Lifted::Segmented(self.bind("scanned", Expr::array(scan, Type::array(elem.clone(), 2))), 0))
             }
             (Rows::Regular, _, ScanKind::ExclusiveAndTotal) => {
-                let (scans, totals) = (Type::array(elem.clone(), 2), Type::array(elem.clone(), 1));
-                let both = Type::Tuple(vec![scans.clone(), totals.clone()]);
                 let scan = ArrayOp::Scan { dir, kind, z, f: f.clone(), a: held };
-                let both = self.bind("scanned", Expr::array(scan, both));
-                let part = |k, t| Expr::new(ExprKind::Proj(Box::new(both.clone()), k), t);
-                let scans = self.bind("scans", part(0, scans));
-                let totals = self.bind("totals", part(1, totals));
+                let (scans, totals) = self.scans_and_totals(scan, elem);
                 Ok(Lifted::Tuple(vec![Lifted::Segmented(scans, 0), Lifted::PerRow(totals)]))
             }
         }
@@ -1212,9 +1207,8 @@ impl<'f> Flatten<'f> {
         let scan = ArrayOp::Scan { dir, kind, z: Some(present.absent()), f: combine, a: flagged };
         let seeded = match dir {
             Direction::Left => f.clone(),
-            Direction::Right => Lambda { params: vec![f.params[1].clone(), f.params[0].clone()], body: f.body.clone() },
+            Direction::Right => flipped(f),
         };
-        let (scans_t, totals_t) = (Type::array(present.flagged.clone(), 2), present.vector());
         // Each value of the scanned matrix after its row's seed.
         let after_seeds = |this: &mut Self, scanned: &Expr| -> Result<Expr, String> {
             let (t, tt) = (this.fresh.var("scanned"), Type::Elem(present.flagged.clone()));
@@ -1224,15 +1218,11 @@ impl<'f> Flatten<'f> {
         };
         match kind {
             ScanKind::WithSeed => {
-                let scanned = self.bind("scanned", Expr::array(scan, scans_t));
+                let scanned = self.bind("scanned", Expr::array(scan, Type::array(present.flagged.clone(), 2)));
                 Ok(Lifted::Segmented(after_seeds(self, &scanned)?, 0))
             }
             ScanKind::ExclusiveAndTotal => {
-                let both = Type::Tuple(vec![scans_t.clone(), totals_t.clone()]);
-                let both = self.bind("scanned", Expr::array(scan, both));
-                let part = |k, t| Expr::new(ExprKind::Proj(Box::new(both.clone()), k), t);
-                let scans = self.bind("scans", part(0, scans_t));
-                let totals = self.bind("totals", part(1, totals_t));
+                let (scans, totals) = self.scans_and_totals(scan, &present.flagged);
                 let scans = after_seeds(self, &scans)?;
                 let totals = self.over_rows(|this, r| {
                     let seed = this.scalar_at(z, r, &mut Vec::new(), false)?;
@@ -1242,6 +1232,16 @@ impl<'f> Flatten<'f> {
             }
             ScanKind::Inclusive => unreachable!("an inclusive scan has no seed"),
         }
+    }
+
+    /// The two parts of `scan`, a `_total` scan along a matrix's rows of elements `elem`: the
+    /// matrix of exclusive scans and the vector of row totals, each bound.
+    fn scans_and_totals(&mut self, scan: ArrayOp, elem: &ElemType) -> (Expr, Expr) {
+        let (scans, totals) = (Type::array(elem.clone(), 2), Type::array(elem.clone(), 1));
+        let both = Type::Tuple(vec![scans.clone(), totals.clone()]);
+        let both = self.bind("scanned", Expr::array(scan, both));
+        let part = |k, t| Expr::new(ExprKind::Proj(Box::new(both.clone()), k), t);
+        (self.bind("scans", part(0, scans)), self.bind("totals", part(1, totals)))
     }
 
     /// [`Flatten::elementwise`] over matrices (regular rows): a `generate` over the rows and
@@ -1400,6 +1400,12 @@ impl Present {
 /// The body of the two-parameter closure `f` applied to `a` and `b`.
 fn apply2(f: &Lambda, a: Expr, b: Expr) -> Expr {
     let_in(&f.params[0].0, a, let_in(&f.params[1].0, b, (*f.body).clone()))
+}
+
+/// Binary operator `f` with its arguments swapped: `|b, a| f(a, b)`, what a right scan run as a
+/// left one over reversed rows (or a seed combined on the right) applies.
+fn flipped(f: &Lambda) -> Lambda {
+    Lambda { params: vec![f.params[1].clone(), f.params[0].clone()], body: f.body.clone() }
 }
 
 /// A constant of type `elem`: zero, `false`, or a tuple of those.

@@ -5,6 +5,7 @@
 
 use accel::{Nested, Runtime, Segments, Vector};
 use accel_benches::{random_f32, running_sum, sparse_matrix};
+use accel_examples::check::{close, exact};
 use accel_examples::{dotp::dotp, histogram::histogram, saxpy::saxpy, sparse::spmv};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -13,11 +14,6 @@ use std::hint::black_box;
 use std::time::Duration;
 
 const N: usize = 1 << 22;
-
-/// Whether `got` is within a relative `tolerance` of `want`.
-fn close(got: f32, want: f32, tolerance: f32) -> bool {
-    (got - want).abs() <= tolerance * want.abs().max(1.0)
-}
 
 /// A group of 20 samples over 4 s, reporting the essential traffic of `bytes` per call.
 fn new_group<'a>(c: &'a mut Criterion, name: &str, bytes: usize) -> BenchmarkGroup<'a, WallTime> {
@@ -35,7 +31,7 @@ fn bench_cpu(c: &mut Criterion) {
 
     let dot_rayon = || x.par_iter().zip(&y).map(|(a, b)| a * b).sum::<f32>();
     let want = dot_rayon();
-    assert!(close(dotp(&rt, &xs, &ys).expect("dotp runs").get(), want, 1e-3), "dotp");
+    close("dotp", &[dotp(&rt, &xs, &ys).expect("dotp runs").get()], &[want], 1e-3).expect("dotp is right");
     let mut group = new_group(c, "dot", 8 * N);
     group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
         b.iter(|| dotp(&rt, black_box(&xs), black_box(&ys)).expect("dotp runs").get())
@@ -45,7 +41,7 @@ fn bench_cpu(c: &mut Criterion) {
 
     let a = 2.5f32;
     let saxpy_rayon = || x.par_iter().zip(&y).map(|(x, y)| a * x + y).collect::<Vec<f32>>();
-    assert_eq!(saxpy(&rt, a, &xs, &ys).expect("saxpy runs").to_vec(), saxpy_rayon(), "saxpy");
+    exact("saxpy", &saxpy(&rt, a, &xs, &ys).expect("saxpy runs").to_vec(), &saxpy_rayon()).expect("saxpy is right");
     let mut group = new_group(c, "saxpy", 12 * N);
     group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
         b.iter(|| saxpy(&rt, a, black_box(&xs), black_box(&ys)).expect("saxpy runs"))
@@ -116,7 +112,8 @@ fn bench_irregular(c: &mut Criterion) {
 
     let bins = 256;
     let want = histogram_rayon(&x, bins);
-    assert_eq!(histogram(&rt, &xs, 0.0, 1.0, bins).expect("histogram runs").to_vec(), want, "histogram");
+    exact("histogram", &histogram(&rt, &xs, 0.0, 1.0, bins).expect("histogram runs").to_vec(), &want)
+        .expect("histogram is right");
     let mut group = new_group(c, "histogram", 4 * N);
     group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
         b.iter(|| histogram(&rt, black_box(&xs), 0.0, 1.0, bins).expect("histogram runs"))
@@ -133,8 +130,7 @@ fn bench_irregular(c: &mut Criterion) {
         .expect("CSR rows");
     let vs = Vector::from_slice(&v);
     let want = spmv_rayon(&offsets, &columns, &values, &v);
-    let got = spmv(&rt, &m, &vs).expect("spmv runs").to_vec();
-    assert!(got.iter().zip(&want).all(|(g, w)| close(*g, *w, 1e-4)), "spmv");
+    close("spmv", &spmv(&rt, &m, &vs).expect("spmv runs").to_vec(), &want, 1e-4).expect("spmv is right");
     let mut group = new_group(c, "spmv", 12 * N);
     group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
         b.iter(|| spmv(&rt, black_box(&m), black_box(&vs)).expect("spmv runs"))
@@ -145,8 +141,8 @@ fn bench_irregular(c: &mut Criterion) {
     group.finish();
 
     let want = running_sum_rayon(&x);
-    let got = running_sum(&rt, &xs).expect("running_sum runs").to_vec();
-    assert!(got.iter().zip(&want).all(|(g, w)| close(*g, *w, 1e-3)), "running_sum");
+    close("running_sum", &running_sum(&rt, &xs).expect("running_sum runs").to_vec(), &want, 1e-3)
+        .expect("running_sum is right");
     let mut group = new_group(c, "scan", 8 * N);
     group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
         b.iter(|| running_sum(&rt, black_box(&xs)).expect("running_sum runs"))

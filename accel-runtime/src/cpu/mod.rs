@@ -163,12 +163,12 @@ impl<E: Elem> View<'_, E, 0> {
 impl<E: Elem, const R: usize> Elements<E, R> for View<'_, E, R> {
     #[inline]
     fn shape(&self) -> [usize; R] {
-        self.shape
+        View::shape(self)
     }
 
     #[inline]
     fn get_linear(&self, i: usize) -> E {
-        self.columns.get(i)
+        View::get_linear(self, i)
     }
 }
 
