@@ -51,6 +51,12 @@ pub enum Error {
     )]
     OutOfDeviceMemory { requested: usize, free: usize, total: usize },
 
+    /// A host allocation failed (or would not fit the address space).
+    #[error(
+        "out of host memory: {requested} bytes requested; process the input in smaller pieces, or check the shape computation (a size that wrapped below zero, such as `xs.len() - 1` of an empty array, is huge)"
+    )]
+    OutOfHostMemory { requested: usize },
+
     /// No device of the requested kind can be used.
     #[error("no device: {reason}")]
     NoDevice { reason: String },
@@ -67,6 +73,10 @@ impl Error {
 
     pub fn shape_mismatch(op: &str, expected: impl fmt::Display, found: impl fmt::Display) -> Error {
         Error::ShapeMismatch { op: op.to_string(), expected: expected.to_string(), found: found.to_string() }
+    }
+
+    pub fn out_of_host_memory(requested: usize) -> Error {
+        Error::OutOfHostMemory { requested }
     }
 
     pub fn empty_reduction(op: &str) -> Error {

@@ -1276,7 +1276,7 @@ fn may_fail(e: &Expr) -> bool {
     visit::pre_order(e, &mut |x| {
         fails |= match &x.kind {
             ExprKind::Index { .. } => true,
-            ExprKind::Binary(BinaryOp::Div | BinaryOp::Rem, a, _) => {
+            ExprKind::Binary(op, a, _) if op.is_division() => {
                 a.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_integer)
             }
             ExprKind::Array(op) => match &**op {

@@ -137,6 +137,10 @@ pub enum BinaryOp {
     /// Integer division by zero is `Error::DivisionByZero`.
     Div,
     Rem,
+    /// `a.div_euclid(b)`, `a.rem_euclid(b)`: division with a remainder that is never negative
+    /// (integer division by zero is `Error::DivisionByZero`, as for `/` and `%`).
+    DivEuclid,
+    RemEuclid,
     Eq,
     Ne,
     Lt,
@@ -164,6 +168,8 @@ impl BinaryOp {
             Mul => "*",
             Div => "/",
             Rem => "%",
+            DivEuclid => "div_euclid",
+            RemEuclid => "rem_euclid",
             Eq => "==",
             Ne => "!=",
             Lt => "<",
@@ -180,19 +186,37 @@ impl BinaryOp {
         }
     }
 
+    /// Whether the operator divides: on integers it fails on a zero divisor.
+    pub fn is_division(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Div | Rem | DivEuclid | RemEuclid)
+    }
+
+    /// Whether the operator is written as a method (`a.div_euclid(b)`) rather than infix.
+    pub fn is_method(self) -> bool {
+        self.symbol().starts_with(char::is_alphabetic)
+    }
+
     pub fn is_comparison(self) -> bool {
         use BinaryOp::*;
         matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
     }
 }
 
-/// Functions of the scalar language beyond operators. Float functions follow Rust's `f32`/`f64`
-/// methods; `Min`/`Max` also apply to integers; `Abs` to signed integers (wrapping).
+/// Functions of the scalar language beyond operators, each named and typed as Rust's method of
+/// the same name on `f32`/`f64` or the integer types ([`MathFn::signature`] says which types).
+/// Integer arithmetic wraps as the operators do; `clamp` with `lo > hi` returns `lo` below `lo`
+/// and `hi` otherwise (Rust panics); `checked_*` take the default of `.unwrap_or(d)` as a third
+/// argument, since the scalar language has no `Option`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum MathFn {
     Sqrt,
+    Cbrt,
     Exp,
+    Exp2,
+    ExpM1,
     Ln,
+    Ln1p,
     Log2,
     Log10,
     Sin,
@@ -205,19 +229,62 @@ pub enum MathFn {
     Sinh,
     Cosh,
     Tanh,
+    Hypot,
     Powf,
     Powi,
     Abs,
+    Signum,
     Min,
     Max,
+    Clamp,
     Floor,
     Ceil,
     Round,
     Trunc,
+    Fract,
+    Recip,
+    ToRadians,
+    ToDegrees,
+    Copysign,
     MulAdd,
     Erf,
     IsNan,
     IsFinite,
+    Pow,
+    CountOnes,
+    LeadingZeros,
+    TrailingZeros,
+    RotateLeft,
+    RotateRight,
+    SaturatingAdd,
+    SaturatingSub,
+    SaturatingMul,
+    CheckedAdd,
+    CheckedSub,
+    CheckedMul,
+    CheckedDiv,
+    CheckedRem,
+}
+
+/// The family of types a math function is defined for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Domain {
+    Float,
+    Integer,
+    /// Signed integers and floats.
+    Signed,
+    Numeric,
+}
+
+impl Domain {
+    fn holds(self, s: ScalarType) -> bool {
+        match self {
+            Domain::Float => s.is_float(),
+            Domain::Integer => s.is_integer(),
+            Domain::Signed => s.is_signed(),
+            Domain::Numeric => s.is_numeric(),
+        }
+    }
 }
 
 impl MathFn {
@@ -226,8 +293,12 @@ impl MathFn {
         use MathFn::*;
         match self {
             Sqrt => "sqrt",
+            Cbrt => "cbrt",
             Exp => "exp",
+            Exp2 => "exp2",
+            ExpM1 => "exp_m1",
             Ln => "ln",
+            Ln1p => "ln_1p",
             Log2 => "log2",
             Log10 => "log10",
             Sin => "sin",
@@ -240,27 +311,101 @@ impl MathFn {
             Sinh => "sinh",
             Cosh => "cosh",
             Tanh => "tanh",
+            Hypot => "hypot",
             Powf => "powf",
             Powi => "powi",
             Abs => "abs",
+            Signum => "signum",
             Min => "min",
             Max => "max",
+            Clamp => "clamp",
             Floor => "floor",
             Ceil => "ceil",
             Round => "round",
             Trunc => "trunc",
+            Fract => "fract",
+            Recip => "recip",
+            ToRadians => "to_radians",
+            ToDegrees => "to_degrees",
+            Copysign => "copysign",
             MulAdd => "mul_add",
             Erf => "erf",
             IsNan => "is_nan",
             IsFinite => "is_finite",
+            Pow => "pow",
+            CountOnes => "count_ones",
+            LeadingZeros => "leading_zeros",
+            TrailingZeros => "trailing_zeros",
+            RotateLeft => "rotate_left",
+            RotateRight => "rotate_right",
+            SaturatingAdd => "saturating_add",
+            SaturatingSub => "saturating_sub",
+            SaturatingMul => "saturating_mul",
+            CheckedAdd => "checked_add",
+            CheckedSub => "checked_sub",
+            CheckedMul => "checked_mul",
+            CheckedDiv => "checked_div",
+            CheckedRem => "checked_rem",
         }
     }
 
-    pub const ALL: [MathFn; 28] = {
+    pub const ALL: [MathFn; 54] = {
         use MathFn::*;
         [
-            Sqrt, Exp, Ln, Log2, Log10, Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Tanh, Powf, Powi, Abs, Min,
-            Max, Floor, Ceil, Round, Trunc, MulAdd, Erf, IsNan, IsFinite,
+            Sqrt,
+            Cbrt,
+            Exp,
+            Exp2,
+            ExpM1,
+            Ln,
+            Ln1p,
+            Log2,
+            Log10,
+            Sin,
+            Cos,
+            Tan,
+            Asin,
+            Acos,
+            Atan,
+            Atan2,
+            Sinh,
+            Cosh,
+            Tanh,
+            Hypot,
+            Powf,
+            Powi,
+            Abs,
+            Signum,
+            Min,
+            Max,
+            Clamp,
+            Floor,
+            Ceil,
+            Round,
+            Trunc,
+            Fract,
+            Recip,
+            ToRadians,
+            ToDegrees,
+            Copysign,
+            MulAdd,
+            Erf,
+            IsNan,
+            IsFinite,
+            Pow,
+            CountOnes,
+            LeadingZeros,
+            TrailingZeros,
+            RotateLeft,
+            RotateRight,
+            SaturatingAdd,
+            SaturatingSub,
+            SaturatingMul,
+            CheckedAdd,
+            CheckedSub,
+            CheckedMul,
+            CheckedDiv,
+            CheckedRem,
         ]
     };
 
@@ -272,9 +417,73 @@ impl MathFn {
     pub fn arity(self) -> usize {
         use MathFn::*;
         match self {
-            Atan2 | Powf | Powi | Min | Max => 2,
-            MulAdd => 3,
-            _ => 1,
+            Atan2 | Hypot | Powf | Powi | Min | Max | Copysign | Pow | RotateLeft | RotateRight | SaturatingAdd
+            | SaturatingSub | SaturatingMul => 2,
+            MulAdd | Clamp | CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem => 3,
+            Sqrt | Cbrt | Exp | Exp2 | ExpM1 | Ln | Ln1p | Log2 | Log10 | Sin | Cos | Tan | Asin | Acos | Atan
+            | Sinh | Cosh | Tanh | Abs | Signum | Floor | Ceil | Round | Trunc | Fract | Recip | ToRadians
+            | ToDegrees | Erf | IsNan | IsFinite | CountOnes | LeadingZeros | TrailingZeros => 1,
+        }
+    }
+
+    fn domain(self) -> Domain {
+        use MathFn::*;
+        match self {
+            Min | Max | Clamp => Domain::Numeric,
+            Abs | Signum => Domain::Signed,
+            Pow | CountOnes | LeadingZeros | TrailingZeros | RotateLeft | RotateRight | SaturatingAdd
+            | SaturatingSub | SaturatingMul | CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem => {
+                Domain::Integer
+            }
+            Sqrt | Cbrt | Exp | Exp2 | ExpM1 | Ln | Ln1p | Log2 | Log10 | Sin | Cos | Tan | Asin | Acos | Atan
+            | Atan2 | Sinh | Cosh | Tanh | Hypot | Powf | Powi | Floor | Ceil | Round | Trunc | Fract | Recip
+            | ToRadians | ToDegrees | Copysign | MulAdd | Erf | IsNan | IsFinite => Domain::Float,
+        }
+    }
+
+    /// The types of the arguments (the receiver first) and of the result of `f` applied to a
+    /// receiver of type `s`, or `None` where `f` is not defined for `s`. The one typing rule of
+    /// the math functions: the front end and the type checker both read it.
+    pub fn signature(self, s: ScalarType) -> Option<(Vec<ScalarType>, ScalarType)> {
+        use MathFn::*;
+        if !self.domain().holds(s) {
+            return None;
+        }
+        let mut args = vec![s; self.arity()];
+        if let Powi = self {
+            args[1] = ScalarType::I32;
+        }
+        if let Pow | RotateLeft | RotateRight = self {
+            args[1] = ScalarType::U32;
+        }
+        let result = match self {
+            IsNan | IsFinite => ScalarType::Bool,
+            CountOnes | LeadingZeros | TrailingZeros => ScalarType::U32,
+            _ => s,
+        };
+        Some((args, result))
+    }
+
+    /// Whether the function is a transcendental one, tens of instructions or a table: elementwise
+    /// kernels that call one run an element per thread per step.
+    pub fn is_transcendental(self) -> bool {
+        use MathFn::*;
+        match self {
+            Cbrt | Exp | Exp2 | ExpM1 | Ln | Ln1p | Log2 | Log10 | Sin | Cos | Tan | Asin | Acos | Atan | Atan2
+            | Sinh | Cosh | Tanh | Hypot | Powf | Erf => true,
+            Sqrt | Powi | Abs | Signum | Min | Max | Clamp | Floor | Ceil | Round | Trunc | Fract | Recip
+            | ToRadians | ToDegrees | Copysign | MulAdd | IsNan | IsFinite | Pow | CountOnes | LeadingZeros
+            | TrailingZeros | RotateLeft | RotateRight | SaturatingAdd | SaturatingSub | SaturatingMul | CheckedAdd
+            | CheckedSub | CheckedMul | CheckedDiv | CheckedRem => false,
+        }
+    }
+
+    /// The trait of `accel_kernels::ops` that implements the function.
+    pub fn ops_trait(self) -> &'static str {
+        match self.domain() {
+            Domain::Float => "Float",
+            Domain::Integer => "Int",
+            Domain::Signed | Domain::Numeric => "Arith",
         }
     }
 }

@@ -723,7 +723,7 @@ fn closure_may_fail(e: &Expr) -> bool {
                 ReadSite::Elementwise => as_generate(array).is_some(),
                 ReadSite::Flattened => false,
             },
-            ExprKind::Binary(BinaryOp::Div | BinaryOp::Rem, a, _) => {
+            ExprKind::Binary(op, a, _) if op.is_division() => {
                 a.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_integer)
             }
             _ => false,
@@ -928,29 +928,11 @@ pub fn word_count(t: &Type) -> usize {
 /// transcendental function, itself or in a fused operand. Such nodes run one element per thread
 /// per step (`accel_kernels::generate::generate_each`).
 pub fn is_compute_heavy(op: &ArrayOp) -> bool {
-    use MathFn::*;
     let mut heavy = false;
     visit::for_each_operand(op, &mut |child, _, _| {
         visit::pre_order(child, &mut |e| {
             if let ExprKind::Math(f, _) = &e.kind {
-                heavy |= matches!(
-                    f,
-                    Exp | Ln
-                        | Log2
-                        | Log10
-                        | Sin
-                        | Cos
-                        | Tan
-                        | Asin
-                        | Acos
-                        | Atan
-                        | Atan2
-                        | Sinh
-                        | Cosh
-                        | Tanh
-                        | Powf
-                        | Erf
-                );
+                heavy |= f.is_transcendental();
             }
         })
     });

@@ -256,8 +256,8 @@ fn cannot_fail(e: &Expr) -> bool {
         ExprKind::SegmentOf { segments, index } => matches!(segments.kind, ExprKind::Var(_)) && cannot_fail(index),
         ExprKind::Tuple(parts) | ExprKind::Math(_, parts) => parts.iter().all(cannot_fail),
         ExprKind::Binary(op, a, b) => {
-            let integer_division = matches!(op, BinaryOp::Div | BinaryOp::Rem)
-                && a.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_integer);
+            let integer_division =
+                op.is_division() && a.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_integer);
             !integer_division && cannot_fail(a) && cannot_fail(b)
         }
         ExprKind::If { cond, then, els } => cannot_fail(cond) && cannot_fail(then) && cannot_fail(els),

@@ -96,6 +96,8 @@ pub mod code {
     /// An expansion's counts may add up to more than a run can address ([`spread::too_many`]):
     /// the sources in index 0, the longest count in the value.
     pub const TOO_MANY_OUTPUTS: u32 = 7;
+    pub const DIV_EUCLID_BY_ZERO: u32 = 8;
+    pub const REM_EUCLID_BY_ZERO: u32 = 9;
 }
 
 /// How the kernel of an `expand` fused with `permute` spreads the outputs of its sources over

@@ -64,22 +64,34 @@ impl Ctx {
     /// `a / b`, or the default after recording `DIVISION_BY_ZERO` (integer division by zero).
     #[inline(always)]
     pub fn div<T: Arith + Default>(&self, a: T, b: T) -> T {
-        match a.div(b) {
-            Some(q) => q,
-            None => {
-                self.fail(code::DIVISION_BY_ZERO, site::INDEX, &[], &[], 0);
-                T::default()
-            }
-        }
+        self.quotient(a.div(b), code::DIVISION_BY_ZERO)
     }
 
     /// `a % b`, or the default after recording `REMAINDER_BY_ZERO` (integer remainder by zero).
     #[inline(always)]
     pub fn rem<T: Arith + Default>(&self, a: T, b: T) -> T {
-        match a.rem(b) {
-            Some(r) => r,
+        self.quotient(a.rem(b), code::REMAINDER_BY_ZERO)
+    }
+
+    /// `a.div_euclid(b)`, or the default after recording `DIV_EUCLID_BY_ZERO`.
+    #[inline(always)]
+    pub fn div_euclid<T: Arith + Default>(&self, a: T, b: T) -> T {
+        self.quotient(a.div_euclid(b), code::DIV_EUCLID_BY_ZERO)
+    }
+
+    /// `a.rem_euclid(b)`, or the default after recording `REM_EUCLID_BY_ZERO`.
+    #[inline(always)]
+    pub fn rem_euclid<T: Arith + Default>(&self, a: T, b: T) -> T {
+        self.quotient(a.rem_euclid(b), code::REM_EUCLID_BY_ZERO)
+    }
+
+    /// The result of a division, or the default after recording `code` (a zero divisor).
+    #[inline(always)]
+    fn quotient<T: Default>(&self, q: Option<T>, code: u32) -> T {
+        match q {
+            Some(q) => q,
             None => {
-                self.fail(code::REMAINDER_BY_ZERO, site::INDEX, &[], &[], 0);
+                self.fail(code, site::INDEX, &[], &[], 0);
                 T::default()
             }
         }

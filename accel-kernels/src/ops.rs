@@ -25,7 +25,34 @@ pub trait Arith: Copy {
     /// `min`/`max` with Rust's semantics (for floats a NaN operand is ignored).
     fn min(self, b: Self) -> Self;
     fn max(self, b: Self) -> Self;
+    /// `lo` below `lo`, else `hi` above `hi`, else `self` (no panic when `lo > hi`, unlike Rust).
+    fn clamp(self, lo: Self, hi: Self) -> Self;
     fn abs(self) -> Self;
+    /// `-1`, `0` or `1` for integers; for floats `1.0` or `-1.0` by the sign bit (NaN stays NaN).
+    fn signum(self) -> Self;
+    /// `None` for an integer division by zero; integer overflow wraps.
+    fn div_euclid(self, b: Self) -> Option<Self>;
+    /// `None` for an integer remainder by zero.
+    fn rem_euclid(self, b: Self) -> Option<Self>;
+}
+
+/// The integer functions of the scalar language beyond `Arith` and `Bits`, with Rust's meaning;
+/// `pow` wraps, and the `checked_*` ones return `default` where Rust's return `None`.
+pub trait Int: Copy {
+    fn pow(self, exp: u32) -> Self;
+    fn count_ones(self) -> u32;
+    fn leading_zeros(self) -> u32;
+    fn trailing_zeros(self) -> u32;
+    fn rotate_left(self, n: u32) -> Self;
+    fn rotate_right(self, n: u32) -> Self;
+    fn saturating_add(self, b: Self) -> Self;
+    fn saturating_sub(self, b: Self) -> Self;
+    fn saturating_mul(self, b: Self) -> Self;
+    fn checked_add(self, b: Self, default: Self) -> Self;
+    fn checked_sub(self, b: Self, default: Self) -> Self;
+    fn checked_mul(self, b: Self, default: Self) -> Self;
+    fn checked_div(self, b: Self, default: Self) -> Self;
+    fn checked_rem(self, b: Self, default: Self) -> Self;
 }
 
 /// Bit operations on integers (`Not` is also defined for `bool`).
@@ -41,8 +68,12 @@ pub trait Bits: Copy {
 /// The float functions of the scalar language.
 pub trait Float: Copy {
     fn sqrt(self) -> Self;
+    fn cbrt(self) -> Self;
     fn exp(self) -> Self;
+    fn exp2(self) -> Self;
+    fn exp_m1(self) -> Self;
     fn ln(self) -> Self;
+    fn ln_1p(self) -> Self;
     fn log2(self) -> Self;
     fn log10(self) -> Self;
     fn sin(self) -> Self;
@@ -55,12 +86,21 @@ pub trait Float: Copy {
     fn sinh(self) -> Self;
     fn cosh(self) -> Self;
     fn tanh(self) -> Self;
+    fn hypot(self, b: Self) -> Self;
     fn powf(self, b: Self) -> Self;
     fn powi(self, b: i32) -> Self;
     fn floor(self) -> Self;
     fn ceil(self) -> Self;
     fn round(self) -> Self;
     fn trunc(self) -> Self;
+    /// `self - self.trunc()`.
+    fn fract(self) -> Self;
+    /// `1 / self`, correctly rounded.
+    fn recip(self) -> Self;
+    fn to_radians(self) -> Self;
+    fn to_degrees(self) -> Self;
+    /// `self` with the sign bit of `sign`.
+    fn copysign(self, sign: Self) -> Self;
     fn mul_add(self, b: Self, c: Self) -> Self;
     fn erf(self) -> Self;
     fn is_nan(self) -> bool;
@@ -68,7 +108,7 @@ pub trait Float: Copy {
 }
 
 macro_rules! int_ops {
-    ($($t:ty, $abs:expr;)*) => {$(
+    ($($t:ty, $abs:expr, $signum:expr;)*) => {$(
         impl Arith for $t {
             #[inline(always)] fn add(self, b: Self) -> Self { self.wrapping_add(b) }
             #[inline(always)] fn sub(self, b: Self) -> Self { self.wrapping_sub(b) }
@@ -82,7 +122,43 @@ macro_rules! int_ops {
             #[inline(always)] fn neg(self) -> Self { self.wrapping_neg() }
             #[inline(always)] fn min(self, b: Self) -> Self { Ord::min(self, b) }
             #[inline(always)] fn max(self, b: Self) -> Self { Ord::max(self, b) }
+            #[inline(always)] fn clamp(self, lo: Self, hi: Self) -> Self {
+                if self < lo { lo } else if self > hi { hi } else { self }
+            }
             #[inline(always)] fn abs(self) -> Self { let f: fn($t) -> $t = $abs; f(self) }
+            #[inline(always)] fn signum(self) -> Self { let f: fn($t) -> $t = $signum; f(self) }
+            #[inline(always)] fn div_euclid(self, b: Self) -> Option<Self> {
+                if b == 0 { None } else { Some(self.wrapping_div_euclid(b)) }
+            }
+            #[inline(always)] fn rem_euclid(self, b: Self) -> Option<Self> {
+                if b == 0 { None } else { Some(self.wrapping_rem_euclid(b)) }
+            }
+        }
+        impl Int for $t {
+            #[inline(always)] fn pow(self, exp: u32) -> Self { self.wrapping_pow(exp) }
+            #[inline(always)] fn count_ones(self) -> u32 { <$t>::count_ones(self) }
+            #[inline(always)] fn leading_zeros(self) -> u32 { <$t>::leading_zeros(self) }
+            #[inline(always)] fn trailing_zeros(self) -> u32 { <$t>::trailing_zeros(self) }
+            #[inline(always)] fn rotate_left(self, n: u32) -> Self { <$t>::rotate_left(self, n) }
+            #[inline(always)] fn rotate_right(self, n: u32) -> Self { <$t>::rotate_right(self, n) }
+            #[inline(always)] fn saturating_add(self, b: Self) -> Self { <$t>::saturating_add(self, b) }
+            #[inline(always)] fn saturating_sub(self, b: Self) -> Self { <$t>::saturating_sub(self, b) }
+            #[inline(always)] fn saturating_mul(self, b: Self) -> Self { <$t>::saturating_mul(self, b) }
+            #[inline(always)] fn checked_add(self, b: Self, default: Self) -> Self {
+                <$t>::checked_add(self, b).unwrap_or(default)
+            }
+            #[inline(always)] fn checked_sub(self, b: Self, default: Self) -> Self {
+                <$t>::checked_sub(self, b).unwrap_or(default)
+            }
+            #[inline(always)] fn checked_mul(self, b: Self, default: Self) -> Self {
+                <$t>::checked_mul(self, b).unwrap_or(default)
+            }
+            #[inline(always)] fn checked_div(self, b: Self, default: Self) -> Self {
+                <$t>::checked_div(self, b).unwrap_or(default)
+            }
+            #[inline(always)] fn checked_rem(self, b: Self, default: Self) -> Self {
+                <$t>::checked_rem(self, b).unwrap_or(default)
+            }
         }
         impl Bits for $t {
             #[inline(always)] fn bit_and(self, b: Self) -> Self { self & b }
@@ -95,12 +171,13 @@ macro_rules! int_ops {
     )*};
 }
 
+// `signum` of an unsigned integer is not in the language (Rust has none); the front end rejects it.
 int_ops! {
-    i32, |x| x.wrapping_abs();
-    i64, |x| x.wrapping_abs();
-    u32, |x| x;
-    u64, |x| x;
-    usize, |x| x;
+    i32, |x| x.wrapping_abs(), |x| x.signum();
+    i64, |x| x.wrapping_abs(), |x| x.signum();
+    u32, |x| x, |x| Ord::min(x, 1);
+    u64, |x| x, |x| Ord::min(x, 1);
+    usize, |x| x, |x| Ord::min(x, 1);
 }
 
 impl Bits for bool {
@@ -131,7 +208,7 @@ impl Bits for bool {
 }
 
 macro_rules! float_ops {
-    ($($t:ident, $m:ident;)*) => {$(
+    ($($t:ident, $m:ident, $degrees:expr;)*) => {$(
         impl Arith for $t {
             #[inline(always)] fn add(self, b: Self) -> Self { self + b }
             #[inline(always)] fn sub(self, b: Self) -> Self { self - b }
@@ -147,12 +224,31 @@ macro_rules! float_ops {
             #[inline(always)] fn max(self, b: Self) -> Self {
                 if self > b || b.is_nan() || (self == b && self.is_sign_positive()) { self } else { b }
             }
+            #[inline(always)] fn clamp(self, lo: Self, hi: Self) -> Self {
+                if self < lo { lo } else if self > hi { hi } else { self }
+            }
             #[inline(always)] fn abs(self) -> Self { $t::abs(self) }
+            #[inline(always)] fn signum(self) -> Self {
+                if self.is_nan() { self } else { Float::copysign(1.0, self) }
+            }
+            /// Rust's definition: the quotient rounded so that the remainder is never negative.
+            #[inline(always)] fn div_euclid(self, b: Self) -> Option<Self> {
+                let q = math::$m::trunc(self / b);
+                Some(if math::$m::rem(self, b) < 0.0 { if b > 0.0 { q - 1.0 } else { q + 1.0 } } else { q })
+            }
+            #[inline(always)] fn rem_euclid(self, b: Self) -> Option<Self> {
+                let r = math::$m::rem(self, b);
+                Some(if r < 0.0 { r + $t::abs(b) } else { r })
+            }
         }
         impl Float for $t {
             #[inline(always)] fn sqrt(self) -> Self { math::$m::sqrt(self) }
+            #[inline(always)] fn cbrt(self) -> Self { math::$m::cbrt(self) }
             #[inline(always)] fn exp(self) -> Self { math::$m::exp(self) }
+            #[inline(always)] fn exp2(self) -> Self { math::$m::exp2(self) }
+            #[inline(always)] fn exp_m1(self) -> Self { math::$m::exp_m1(self) }
             #[inline(always)] fn ln(self) -> Self { math::$m::ln(self) }
+            #[inline(always)] fn ln_1p(self) -> Self { math::$m::ln_1p(self) }
             #[inline(always)] fn log2(self) -> Self { math::$m::log2(self) }
             #[inline(always)] fn log10(self) -> Self { math::$m::log10(self) }
             #[inline(always)] fn sin(self) -> Self { math::$m::sin(self) }
@@ -165,12 +261,20 @@ macro_rules! float_ops {
             #[inline(always)] fn sinh(self) -> Self { math::$m::sinh(self) }
             #[inline(always)] fn cosh(self) -> Self { math::$m::cosh(self) }
             #[inline(always)] fn tanh(self) -> Self { math::$m::tanh(self) }
+            #[inline(always)] fn hypot(self, b: Self) -> Self { math::$m::hypot(self, b) }
             #[inline(always)] fn powf(self, b: Self) -> Self { math::$m::powf(self, b) }
             #[inline(always)] fn powi(self, b: i32) -> Self { math::$m::powi(self, b) }
             #[inline(always)] fn floor(self) -> Self { math::$m::floor(self) }
             #[inline(always)] fn ceil(self) -> Self { math::$m::ceil(self) }
             #[inline(always)] fn round(self) -> Self { math::$m::round(self) }
             #[inline(always)] fn trunc(self) -> Self { math::$m::trunc(self) }
+            #[inline(always)] fn fract(self) -> Self { self - math::$m::trunc(self) }
+            #[inline(always)] fn recip(self) -> Self { 1.0 / self }
+            #[inline(always)] fn to_radians(self) -> Self { self * (core::$t::consts::PI / 180.0) }
+            #[inline(always)] fn to_degrees(self) -> Self { self * $degrees }
+            #[inline(always)] fn copysign(self, sign: Self) -> Self {
+                if sign.is_sign_negative() { -$t::abs(self) } else { $t::abs(self) }
+            }
             #[inline(always)] fn mul_add(self, b: Self, c: Self) -> Self { math::$m::mul_add(self, b, c) }
             #[inline(always)] fn erf(self) -> Self { math::$m::erf(self) }
             #[inline(always)] fn is_nan(self) -> bool { $t::is_nan(self) }
@@ -179,9 +283,11 @@ macro_rules! float_ops {
     )*};
 }
 
+// Degrees per radian, rounded once from the `f64` value (`180.0 / PI` computed in `f32` misses the
+// nearest `f32` by an ulp).
 float_ops! {
-    f32, m32;
-    f64, m64;
+    f32, m32, (180.0_f64 / core::f64::consts::PI) as f32;
+    f64, m64, 180.0_f64 / core::f64::consts::PI;
 }
 
 /// The float functions of one type as free functions, so that `float_ops!` names them the same
@@ -191,9 +297,10 @@ mod math {
     macro_rules! std_fns {
         ($m:ident, $t:ident, $erf:path) => {
             pub mod $m {
-                std_fns!(@unary $t: sqrt exp ln log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil
-                    round trunc);
+                std_fns!(@unary $t: sqrt cbrt exp exp2 exp_m1 ln ln_1p log2 log10 sin cos tan asin acos atan sinh
+                    cosh tanh floor ceil round trunc);
                 #[inline(always)] pub fn atan2(x: $t, y: $t) -> $t { $t::atan2(x, y) }
+                #[inline(always)] pub fn hypot(x: $t, y: $t) -> $t { $t::hypot(x, y) }
                 #[inline(always)] pub fn powf(x: $t, y: $t) -> $t { $t::powf(x, y) }
                 #[inline(always)] pub fn powi(x: $t, n: i32) -> $t { $t::powi(x, n) }
                 #[inline(always)] pub fn mul_add(x: $t, y: $t, z: $t) -> $t { $t::mul_add(x, y, z) }
@@ -217,13 +324,17 @@ mod math {
     macro_rules! device_fns {
         (
             $m32:ident: f32 = $core32:path, $m64:ident: f64 = $core64:path;
-            binary: $atan2_32:path, $atan2_64:path; $powf32:path, $powf64:path; $fmod32:path, $fmod64:path;
+            binary: $atan2_32:path, $atan2_64:path; $hypot32:path, $hypot64:path; $powf32:path, $powf64:path;
+                $fmod32:path, $fmod64:path;
             $($f:ident = $f32:path, $f64:path;)*
         ) => {
-            device_fns!(@one $m32, f32, $core32, [$($f = $f32),*], $atan2_32, $powf32, $fmod32);
-            device_fns!(@one $m64, f64, $core64, [$($f = $f64),*], $atan2_64, $powf64, $fmod64);
+            device_fns!(@one $m32, f32, $core32, [$($f = $f32),*], $atan2_32, $hypot32, $powf32, $fmod32);
+            device_fns!(@one $m64, f64, $core64, [$($f = $f64),*], $atan2_64, $hypot64, $powf64, $fmod64);
         };
-        (@one $m:ident, $t:ident, $core:path, [$($f:ident = $libm:path),*], $atan2:path, $powf:path, $fmod:path) => {
+        (
+            @one $m:ident, $t:ident, $core:path, [$($f:ident = $libm:path),*], $atan2:path, $hypot:path, $powf:path,
+            $fmod:path
+        ) => {
             pub mod $m {
                 use $core as core_math;
 
@@ -235,6 +346,7 @@ mod math {
                 #[inline(always)] pub fn mul_add(x: $t, y: $t, z: $t) -> $t { core_math::mul_add(x, y, z) }
                 $(#[inline(always)] pub fn $f(x: $t) -> $t { $libm(x) })*
                 #[inline(always)] pub fn atan2(x: $t, y: $t) -> $t { $atan2(x, y) }
+                #[inline(always)] pub fn hypot(x: $t, y: $t) -> $t { $hypot(x, y) }
                 #[inline(always)] pub fn powf(x: $t, y: $t) -> $t { $powf(x, y) }
                 /// `fmod`, exact: LLVM lowers `%` on floats for the GPU to `x - y * trunc(x / y)`,
                 /// which loses everything once the quotient passes 2^24 (2^53).
@@ -262,9 +374,13 @@ mod math {
 
     device_fns!(
         m32: f32 = core::f32::math, m64: f64 = core::f64::math;
-        binary: libm::atan2f, libm::atan2; libm::powf, libm::pow; libm::fmodf, libm::fmod;
+        binary: libm::atan2f, libm::atan2; libm::hypotf, libm::hypot; libm::powf, libm::pow; libm::fmodf, libm::fmod;
+        cbrt = libm::cbrtf, libm::cbrt;
         exp = super::exp_f32, libm::exp;
+        exp2 = libm::exp2f, libm::exp2;
+        exp_m1 = libm::expm1f, libm::expm1;
         ln = libm::logf, libm::log;
+        ln_1p = libm::log1pf, libm::log1p;
         log2 = libm::log2f, libm::log2;
         log10 = libm::log10f, libm::log10;
         sin = libm::sinf, libm::sin;
@@ -340,6 +456,29 @@ mod tests {
         assert_eq!(Arith::max(f64::NAN, 1.0), 1.0);
         assert_eq!(Arith::min(2.0f32, f32::NAN), 2.0);
         assert!(Arith::max(f32::NAN, f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn the_library_never_panics_where_rust_does() {
+        // Rust's `clamp` panics for `lo > hi`, its `div_euclid` on `MIN / -1` and by zero.
+        assert_eq!((Arith::clamp(5i32, 9, 1), Arith::clamp(10i32, 9, 1)), (9, 1));
+        assert_eq!(Arith::div_euclid(i32::MIN, -1), Some(i32::MIN));
+        assert_eq!((Arith::rem_euclid(-7i64, 0), Arith::rem_euclid(-7i64, 3)), (None, Some(2)));
+        assert_eq!(Int::checked_div(i64::MIN, -1, 42), 42);
+        assert_eq!(Int::checked_rem(3u32, 0, 9), 9);
+        assert_eq!(Int::pow(3i32, 40), 3i32.wrapping_pow(40));
+        assert!(Arith::clamp(f32::NAN, 0.0, 1.0).is_nan());
+    }
+
+    #[test]
+    fn float_signs_follow_the_sign_bit() {
+        assert_eq!(Arith::signum(-0.0f64), -1.0);
+        assert_eq!(Arith::signum(0.0f32), 1.0);
+        assert!(Arith::signum(f64::NAN).is_nan());
+        assert_eq!(Float::copysign(2.0f32, -0.0).to_bits(), (-2.0f32).to_bits());
+        assert_eq!(Arith::rem_euclid(-7.5f64, 2.0), Some(0.5));
+        assert_eq!(Arith::div_euclid(-7.5f64, 2.0), Some(-4.0));
+        assert_eq!(Float::to_degrees(core::f32::consts::PI), 180.0);
     }
 
     #[test]

@@ -86,8 +86,9 @@ pub trait Columns<E>: Clone + Default + PartialEq + Debug + Send + Sync + 'stati
         self.iter_range(0..self.len()).collect()
     }
 
-    /// `n` copies of `e` (all-zero values are allocated zeroed, so untouched pages cost nothing).
-    fn filled(n: usize, e: E) -> Self;
+    /// `n` copies of `e` (all-zero values are allocated zeroed, so untouched pages cost nothing),
+    /// or `Error::OutOfHostMemory` where the allocation fails.
+    fn filled(n: usize, e: E) -> accel_core::Result<Self>;
 
     /// The elements of `range`. Panics if the range is outside `0..len`.
     fn iter_range(&self, range: Range<usize>) -> Self::Iter<'_>;
@@ -174,6 +175,20 @@ pub trait IndexLike: Elem {
     fn to_index(self) -> Option<usize>;
 }
 
+/// `n` copies of `e`, failing with `Error::OutOfHostMemory` instead of aborting the process.
+/// Zero is allocated zeroed (`calloc`: pages nobody writes are never touched), as `vec![0; n]`
+/// does.
+fn filled_vec<T: Copy + PartialEq + Default + bytemuck::Zeroable>(n: usize, e: T) -> accel_core::Result<Vec<T>> {
+    let out_of_memory = || accel_core::Error::out_of_host_memory(n.saturating_mul(size_of::<T>()));
+    if e == T::default() {
+        return bytemuck::allocation::try_zeroed_slice_box(n).map(Vec::from).map_err(|()| out_of_memory());
+    }
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| out_of_memory())?;
+    v.resize(n, e);
+    Ok(v)
+}
+
 macro_rules! scalar_elem {
     ($($t:ty => $variant:ident),* $(,)?) => {$(
         impl Elem for $t {
@@ -223,8 +238,8 @@ macro_rules! scalar_elem {
                 self.clone()
             }
 
-            fn filled(n: usize, e: $t) -> Self {
-                vec![e; n]
+            fn filled(n: usize, e: $t) -> accel_core::Result<Self> {
+                filled_vec(n, e)
             }
 
             #[inline]
@@ -345,8 +360,8 @@ macro_rules! tuple_elem {
                 ($($C::from_vec(v.iter().map(|t| t.$idx).collect()),)+)
             }
 
-            fn filled(n: usize, e: ($($T,)+)) -> Self {
-                ($($C::filled(n, e.$idx),)+)
+            fn filled(n: usize, e: ($($T,)+)) -> accel_core::Result<Self> {
+                Ok(($($C::filled(n, e.$idx)?,)+))
             }
 
             #[inline]
@@ -461,7 +476,7 @@ mod tests {
 
     #[test]
     fn split_views_write_disjoint_parts() {
-        let mut cols = <(Vec<i32>, Vec<f64>)>::filled(5, (0, 0.0));
+        let mut cols = <(Vec<i32>, Vec<f64>)>::filled(5, (0, 0.0)).unwrap();
         let (mut a, mut b) = cols.view_mut().split_at(2);
         a.set(1, (1, 1.5));
         b.set(0, (2, 2.5));

@@ -48,6 +48,8 @@ mod expand_permute;
 mod fusion;
 #[path = "corpus/irregular.rs"]
 mod irregular;
+#[path = "corpus/library.rs"]
+mod library;
 #[path = "corpus/movement.rs"]
 mod movement;
 #[path = "corpus/nested.rs"]
@@ -81,6 +83,7 @@ fn main() {
         nested::tests(),
         control::tests(),
         scalar::tests(),
+        library::tests(),
         device::tests(),
         examples::tests(),
         fusion::tests(),

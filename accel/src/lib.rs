@@ -23,8 +23,10 @@
 //!
 //! ## The language
 //! Inside `#[accel]`: `let`, `if`/`else`, tuples, arithmetic, comparisons, `&& || !`, bit
-//! operations, `as` casts, the `f32`/`f64` methods (`sqrt exp ln sin cos tan powf powi abs min max
-//! floor ceil round mul_add erf` and more), constants like `f32::MAX`, reads of any array in scope
+//! operations, `as` casts, the `f32`/`f64` methods (`sqrt exp ln sin cos tan hypot powf powi abs
+//! min max clamp floor ceil round fract mul_add erf` and more), the integer methods (`pow
+//! count_ones leading_zeros rotate_left saturating_add wrapping_mul rem_euclid clamp`,
+//! `a.checked_add(b).unwrap_or(d)`, ...), constants like `f32::MAX`, reads of any array in scope
 //! (`xs[i]`, `m[(i, j)]`), `xs.len()`, `xs.shape()` and `s.get()`; and the combinators:
 //!
 //! | group | combinators |

@@ -12,8 +12,8 @@
 
 use crate::fusion::expand_permute;
 use crate::ir::{
-    ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Producer as P, Program,
-    ReadSite, ScanKind, StencilShape, UnaryOp, Var,
+    ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, Producer as P, Program, ReadSite,
+    ScanKind, StencilShape, UnaryOp, Var,
 };
 use crate::kernel;
 use crate::types::{ElemType, ScalarType, Type};
@@ -349,8 +349,7 @@ impl Gen {
             ExprKind::Math(f, args) => {
                 let vs = args.iter().map(|a| self.scalar(a)).collect::<syn::Result<Vec<_>>>()?;
                 let name = format_ident!("{}", f.method_name());
-                let tr =
-                    if matches!(f, MathFn::Abs | MathFn::Min | MathFn::Max) { quote!(Arith) } else { quote!(Float) };
+                let tr = format_ident!("{}", f.ops_trait());
                 let ops = self.ops();
                 Code::owned(quote!(#ops::#tr::#name(#(#vs),*)))
             }
@@ -438,6 +437,8 @@ impl Gen {
             BinaryOp::Mul => quote!(#ops::Arith::mul(#x, #y)),
             BinaryOp::Div => quote!(__cx.div(#x, #y)),
             BinaryOp::Rem => quote!(__cx.rem(#x, #y)),
+            BinaryOp::DivEuclid => quote!(__cx.div_euclid(#x, #y)),
+            BinaryOp::RemEuclid => quote!(__cx.rem_euclid(#x, #y)),
             BinaryOp::BitAnd => quote!(#ops::Bits::bit_and(#x, #y)),
             BinaryOp::BitOr => quote!(#ops::Bits::bit_or(#x, #y)),
             BinaryOp::BitXor => quote!(#ops::Bits::bit_xor(#x, #y)),

@@ -19,6 +19,27 @@ const ARRAY_METHODS: &str = "map imap zip_with zip unzip fold fold1 fold_all fol
 const NESTED_METHODS: &str = "values lengths offsets len fold fold1 sum product maximum minimum map";
 const FUNCTIONS: &str = "generate fill iota unit iterate while_loop awhile Nested::from_lengths";
 
+/// What a `wrapping_*` method of an integer is: integer arithmetic wraps already.
+#[derive(Clone, Copy)]
+enum WrappingOp {
+    Binary(BinaryOp),
+    Neg,
+    Math(MathFn),
+}
+
+const WRAPPING: [(&str, WrappingOp); 10] = [
+    ("wrapping_add", WrappingOp::Binary(BinaryOp::Add)),
+    ("wrapping_sub", WrappingOp::Binary(BinaryOp::Sub)),
+    ("wrapping_mul", WrappingOp::Binary(BinaryOp::Mul)),
+    ("wrapping_div", WrappingOp::Binary(BinaryOp::Div)),
+    ("wrapping_rem", WrappingOp::Binary(BinaryOp::Rem)),
+    ("wrapping_shl", WrappingOp::Binary(BinaryOp::Shl)),
+    ("wrapping_shr", WrappingOp::Binary(BinaryOp::Shr)),
+    ("wrapping_neg", WrappingOp::Neg),
+    ("wrapping_abs", WrappingOp::Math(MathFn::Abs)),
+    ("wrapping_pow", WrappingOp::Math(MathFn::Pow)),
+];
+
 /// The element type and rank of an array-typed expression.
 fn array_parts(e: &Expr) -> Option<(ElemType, usize)> {
     e.ty.as_array().map(|(el, r)| (el.clone(), r))
@@ -64,6 +85,14 @@ impl Lowerer {
         }
         let name = m.method.to_string();
         let span = m.method.span();
+        // `a.checked_add(b).unwrap_or(d)`: the scalar language has no `Option`, so the pair is
+        // one function of three arguments.
+        if name == "unwrap_or"
+            && let syn::Expr::MethodCall(checked) = &*m.receiver
+            && checked.method.to_string().starts_with("checked_")
+        {
+            return self.checked(checked, m, expected);
+        }
         let recv = self.expr(&m.receiver, None)?;
         match recv.ty.clone() {
             Type::Elem(ElemType::Scalar(s)) => self.math_method(&name, span, recv, s, &m.args),
@@ -85,13 +114,27 @@ impl Lowerer {
     }
 
     fn math_method(&mut self, name: &str, span: Span, recv: Expr, s: ScalarType, args: &Args) -> syn::Result<Expr> {
-        let valid_for = |f: &MathFn| match f {
-            MathFn::Min | MathFn::Max => s.is_numeric(),
-            MathFn::Abs => s.is_signed(),
-            _ => s.is_float(),
-        };
+        if let Some(e) = self.operator_method(name, span, &recv, s, args)? {
+            return Ok(e);
+        }
+        if name.starts_with("checked_") && MathFn::from_method_name(name).is_some() {
+            let op = &name["checked_".len()..];
+            return Err(Error::new(
+                span,
+                format!(
+                    "`{name}` returns an `Option`, which #[accel] code has no type for: write `a.{name}(b).unwrap_or(default)`, or use `wrapping_{op}` or `saturating_{op}`"
+                ),
+            ));
+        }
         let f = MathFn::from_method_name(name).ok_or_else(|| {
-            let list: Vec<_> = MathFn::ALL.iter().filter(|f| valid_for(f)).map(|f| f.method_name()).collect();
+            let mut list: Vec<_> =
+                MathFn::ALL.iter().filter(|f| f.signature(s).is_some()).map(|f| f.method_name()).collect();
+            if s.is_numeric() {
+                list.extend(["div_euclid", "rem_euclid"]);
+            }
+            if s.is_integer() {
+                list.extend(WRAPPING.iter().map(|(name, _)| *name));
+            }
             let supported = if list.is_empty() { "none".to_string() } else { list.join(" ") };
             Error::new(
                 span,
@@ -99,6 +142,79 @@ impl Lowerer {
             )
         })?;
         self.math(f, span, recv, s, args.iter().collect())
+    }
+
+    /// The methods that are operators under another name: `div_euclid`, `rem_euclid` and the
+    /// `wrapping_*` ones of integers (whose arithmetic wraps anyway). `None` for other names.
+    fn operator_method(
+        &mut self,
+        name: &str,
+        span: Span,
+        recv: &Expr,
+        s: ScalarType,
+        args: &Args,
+    ) -> syn::Result<Option<Expr>> {
+        let op = match name {
+            "div_euclid" => WrappingOp::Binary(BinaryOp::DivEuclid),
+            "rem_euclid" => WrappingOp::Binary(BinaryOp::RemEuclid),
+            _ => match WRAPPING.iter().find(|(n, _)| *n == name) {
+                Some((_, op)) => *op,
+                None => return Ok(None),
+            },
+        };
+        let fits = match op {
+            WrappingOp::Binary(BinaryOp::DivEuclid | BinaryOp::RemEuclid) => s.is_numeric(),
+            _ => s.is_integer(),
+        };
+        if !fits {
+            return Err(Error::new(span, format!("`{name}` is not defined for `{s}`")));
+        }
+        let arity = if matches!(op, WrappingOp::Neg | WrappingOp::Math(MathFn::Abs)) { 0 } else { 1 };
+        if args.len() != arity {
+            return Err(Error::new(span, format!("`{name}` takes {arity} argument(s), found {}", args.len())));
+        }
+        let recv = recv.clone();
+        Ok(Some(match op {
+            WrappingOp::Neg => {
+                let ty = recv.ty.clone();
+                Expr::new(ExprKind::Unary(crate::ir::UnaryOp::Neg, Box::new(recv)), ty)
+            }
+            WrappingOp::Math(f) => self.math(f, span, recv, s, args.iter().collect())?,
+            WrappingOp::Binary(op) => {
+                let want = Type::scalar(if matches!(op, BinaryOp::Shl | BinaryOp::Shr) { ScalarType::U32 } else { s });
+                let x = self.expr(&args[0], Some(&want))?;
+                let x = self.expect_type(x, &want, &args[0])?;
+                let ty = recv.ty.clone();
+                Expr::new(ExprKind::Binary(op, Box::new(recv), Box::new(x)), ty)
+            }
+        }))
+    }
+
+    /// `a.checked_op(b).unwrap_or(default)` as the math function `checked_op(a, b, default)`.
+    fn checked(
+        &mut self,
+        checked: &syn::ExprMethodCall,
+        unwrap: &syn::ExprMethodCall,
+        expected: Option<&Type>,
+    ) -> syn::Result<Expr> {
+        let name = checked.method.to_string();
+        let span = checked.method.span();
+        let recv = self.expr(&checked.receiver, expected.filter(|t| t.is_elem()))?;
+        let Type::Elem(ElemType::Scalar(s)) = recv.ty else {
+            return Err(Error::new(span, format!("`{name}` applies to integers, found `{}`", recv.ty)));
+        };
+        let f = MathFn::from_method_name(&name).ok_or_else(|| {
+            let list: Vec<_> =
+                MathFn::ALL.iter().map(|f| f.method_name()).filter(|n| n.starts_with("checked_")).collect();
+            Error::new(span, format!("no method `{name}` inside #[accel]; the checked methods are: {}", list.join(" ")))
+        })?;
+        if unwrap.args.len() != 1 {
+            return Err(Error::new_spanned(
+                &unwrap.method,
+                "`unwrap_or` takes 1 argument: the value when the operation overflows or divides by zero",
+            ));
+        }
+        self.math(f, span, recv, s, checked.args.iter().chain(&unwrap.args).collect())
     }
 
     /// A math function applied to `recv` and further arguments.
@@ -110,17 +226,12 @@ impl Lowerer {
                 format!("`{name}` takes {} argument(s), found {}", f.arity() - 1, args.len()),
             ));
         }
-        let valid = match f {
-            MathFn::Min | MathFn::Max => s.is_numeric(),
-            MathFn::Abs => s.is_signed(),
-            _ => s.is_float(),
-        };
-        if !valid {
+        let Some((want, result)) = f.signature(s) else {
             return Err(Error::new(span, format!("`{name}` is not defined for `{s}`")));
-        }
+        };
         let mut operands = vec![recv];
-        for a in args {
-            let want = if f == MathFn::Powi { Type::scalar(ScalarType::I32) } else { Type::scalar(s) };
+        for (a, want) in args.into_iter().zip(want.into_iter().skip(1)) {
+            let want = Type::scalar(want);
             let x = self.expr(a, Some(&want)).map_err(|e| {
                 if f == MathFn::Powi {
                     Error::new_spanned(a, "`powi` takes an `i32` exponent: write an integer such as `2`, or use `powf`")
@@ -130,12 +241,7 @@ impl Lowerer {
             })?;
             operands.push(self.expect_type(x, &want, a)?);
         }
-        let ty = if matches!(f, MathFn::IsNan | MathFn::IsFinite) {
-            Type::scalar(ScalarType::Bool)
-        } else {
-            Type::scalar(s)
-        };
-        Ok(Expr::new(ExprKind::Math(f, operands), ty))
+        Ok(Expr::new(ExprKind::Math(f, operands), Type::scalar(result)))
     }
 
     /// `f(a, b)` of a binary combining function of elements of type `e`.

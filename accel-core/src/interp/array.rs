@@ -2,7 +2,7 @@
 //! one function per group. Each loops over its result (or its input) in row-major order and
 //! applies closures one element at a time.
 
-use super::{Host, HostValue, Interp, Val, flat, ill_typed, new_array, read, size, unravel};
+use super::{Host, HostValue, Interp, Val, buffer, flat, ill_typed, new_array, read, size, unravel};
 use crate::error::{Error, Result};
 use crate::fusion::expand_permute;
 use crate::ir::{ArrayOp, Axis, Boundary, Direction, Lambda, Producer as P, ScanKind, StencilShape};
@@ -87,14 +87,17 @@ impl Interp {
                 let shape = self.eval_index(shape)?;
                 let v = self.eval_elem(value)?;
                 let n = size(name, &shape)?;
-                new_array(ty, shape, vec![v; n])
+                let mut data = buffer(n)?;
+                data.resize(n, v);
+                new_array(ty, shape, data)
             }
             P::Iota { n } => {
                 let n = self.eval_count(n, name)?;
                 let Some(Some(t)) = ty.as_array().map(|(e, _)| e.as_scalar()) else {
                     return Err(ill_typed(format!("iota of type {ty}")));
                 };
-                let data = (0..n).map(|i| ScalarValue::from_i128(i as i128, t).into()).collect();
+                let mut data = buffer(n)?;
+                data.extend((0..n).map(|i| ScalarValue::from_i128(i as i128, t).into()));
                 new_array(ty, vec![n], data)
             }
             P::Map { f, a } => {
@@ -176,10 +179,12 @@ impl Interp {
                 }
                 let len = a.len();
                 let shape = crate::shape::replicate(*axis, &n, &len).to_vec();
-                let data = match axis {
-                    Axis::Rows => a.data.iter().cloned().cycle().take(n * len).collect(),
-                    Axis::Cols => a.data.iter().flat_map(|x| std::iter::repeat_n(x.clone(), n)).collect(),
-                };
+                let total = size(name, &shape)?;
+                let mut data = buffer(total)?;
+                match axis {
+                    Axis::Rows => data.extend(a.data.iter().cloned().cycle().take(total)),
+                    Axis::Cols => data.extend(a.data.iter().flat_map(|x| std::iter::repeat_n(x.clone(), n))),
+                }
                 new_array(ty, shape, data)
             }
         }
@@ -346,7 +351,7 @@ impl Interp {
         mut elem: impl FnMut(&mut Self, &[usize]) -> Result<ElemValue>,
     ) -> Result<Val> {
         let n = size("generate", &shape)?;
-        let mut data = Vec::with_capacity(n);
+        let mut data = buffer(n)?;
         for k in 0..n {
             data.push(elem(self, &unravel(k, &shape))?);
         }

@@ -24,6 +24,9 @@ impl Interp {
                     if c < 0 {
                         return Err(Error::invalid_argument(name, format!("count {c} is negative")));
                     }
+                    let more = usize::try_from(c).unwrap_or(usize::MAX);
+                    data.try_reserve(more)
+                        .map_err(|_| Error::out_of_host_memory(more.saturating_mul(size_of::<ElemValue>())))?;
                     for i in 0..c {
                         let i = Val::scalar(ScalarValue::from_i128(i, i_type));
                         data.push(self.apply_elem(value, [Val::Elem(x.clone()), i])?);

@@ -347,6 +347,15 @@ fn size(op: &str, shape: &[usize]) -> Result<usize> {
         .ok_or_else(|| Error::invalid_argument(op, format!("shape {shape:?} is too large")))
 }
 
+/// An empty vector with room for `n` values, or `Error::OutOfHostMemory` where the allocation
+/// fails: a shape computed by the program (`xs.len() - 1` of an empty `xs` wraps to `usize::MAX`)
+/// must not abort the process.
+fn buffer<T>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::out_of_host_memory(n.saturating_mul(size_of::<T>())))?;
+    Ok(v)
+}
+
 /// The most dimensions a dynamic shape of the interpreter has (arrays have at most 3; a
 /// stencil's neighbourhood 2).
 const MAX_RANK: usize = 8;

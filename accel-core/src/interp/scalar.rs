@@ -4,7 +4,7 @@
 use super::ill_typed;
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Const, MathFn, UnaryOp};
-use crate::ops::{Arith, Bits, Float};
+use crate::ops::{Arith, Bits, Float, Int};
 use crate::types::ScalarType;
 use crate::value::ScalarValue;
 use std::cmp::Ordering;
@@ -14,6 +14,36 @@ macro_rules! lift1 {
     ($a:expr, |$x:ident| $body:expr; $($t:ident)*) => {
         match $a {
             $(ScalarValue::$t($x) => Some(ScalarValue::$t($body)),)*
+            _ => None,
+        }
+    };
+}
+
+/// `Some(result(body))` for an operand of one of the listed variants, else `None`.
+macro_rules! lift1_to {
+    ($a:expr, $result:ident, |$x:ident| $body:expr; $($t:ident)*) => {
+        match $a {
+            $(ScalarValue::$t($x) => Some(ScalarValue::$result($body)),)*
+            _ => None,
+        }
+    };
+}
+
+/// `Some(variant(body))` for an operand of one of the listed variants and a `u32`, else `None`.
+macro_rules! lift1_u32 {
+    ($a:expr, $b:expr, |$x:ident, $n:ident| $body:expr; $($t:ident)*) => {
+        match ($a, $b) {
+            $((ScalarValue::$t($x), ScalarValue::U32($n)) => Some(ScalarValue::$t($body)),)*
+            _ => None,
+        }
+    };
+}
+
+/// `Some(variant(body))` for three operands of the same listed variant, else `None`.
+macro_rules! lift3 {
+    ($a:expr, $b:expr, $c:expr, |$x:ident, $y:ident, $z:ident| $body:expr; $($t:ident)*) => {
+        match ($a, $b, $c) {
+            $((ScalarValue::$t($x), ScalarValue::$t($y), ScalarValue::$t($z)) => Some(ScalarValue::$t($body)),)*
             _ => None,
         }
     };
@@ -57,6 +87,10 @@ pub fn binary(op: BinaryOp, a: ScalarValue, b: ScalarValue) -> Result<ScalarValu
         Div => lift2!(a, b, |x, y| Arith::div(x, y).ok_or_else(|| Error::division_by_zero("/"))?;
             I32 I64 U32 U64 Usize F32 F64),
         Rem => lift2!(a, b, |x, y| Arith::rem(x, y).ok_or_else(|| Error::division_by_zero("%"))?;
+            I32 I64 U32 U64 Usize F32 F64),
+        DivEuclid => lift2!(a, b, |x, y| Arith::div_euclid(x, y).ok_or_else(|| Error::division_by_zero("div_euclid"))?;
+            I32 I64 U32 U64 Usize F32 F64),
+        RemEuclid => lift2!(a, b, |x, y| Arith::rem_euclid(x, y).ok_or_else(|| Error::division_by_zero("rem_euclid"))?;
             I32 I64 U32 U64 Usize F32 F64),
         Eq | Ne | Lt | Le | Gt | Ge => compare(a, b).map(|ord| ScalarValue::Bool(holds(op, ord))),
         And => lift2!(a, b, |x, y| x && y; Bool),
@@ -116,8 +150,10 @@ pub fn math(f: MathFn, args: &[ScalarValue]) -> Result<ScalarValue> {
     use ScalarValue::{Bool, F32, F64, I32};
     let r = match (f, args) {
         (Abs, &[x]) => lift1!(x, |v| Arith::abs(v); I32 I64 U32 U64 Usize F32 F64),
+        (Signum, &[x]) => lift1!(x, |v| Arith::signum(v); I32 I64 F32 F64),
         (Min, &[x, y]) => lift2!(x, y, |a, b| Arith::min(a, b); I32 I64 U32 U64 Usize F32 F64),
         (Max, &[x, y]) => lift2!(x, y, |a, b| Arith::max(a, b); I32 I64 U32 U64 Usize F32 F64),
+        (Clamp, &[x, lo, hi]) => lift3!(x, lo, hi, |a, b, c| Arith::clamp(a, b, c); I32 I64 U32 U64 Usize F32 F64),
         (Powi, &[F32(x), I32(n)]) => Some(F32(Float::powi(x, n))),
         (Powi, &[F64(x), I32(n)]) => Some(F64(Float::powi(x, n))),
         (IsNan, &[F32(x)]) => Some(Bool(Float::is_nan(x))),
@@ -125,9 +161,24 @@ pub fn math(f: MathFn, args: &[ScalarValue]) -> Result<ScalarValue> {
         (IsFinite, &[F32(x)]) => Some(Bool(Float::is_finite(x))),
         (IsFinite, &[F64(x)]) => Some(Bool(Float::is_finite(x))),
         (Atan2, &[x, y]) => lift2!(x, y, |a, b| Float::atan2(a, b); F32 F64),
+        (Hypot, &[x, y]) => lift2!(x, y, |a, b| Float::hypot(a, b); F32 F64),
         (Powf, &[x, y]) => lift2!(x, y, |a, b| Float::powf(a, b); F32 F64),
-        (MulAdd, &[F32(x), F32(y), F32(z)]) => Some(F32(Float::mul_add(x, y, z))),
-        (MulAdd, &[F64(x), F64(y), F64(z)]) => Some(F64(Float::mul_add(x, y, z))),
+        (Copysign, &[x, y]) => lift2!(x, y, |a, b| Float::copysign(a, b); F32 F64),
+        (MulAdd, &[x, y, z]) => lift3!(x, y, z, |a, b, c| Float::mul_add(a, b, c); F32 F64),
+        (Pow, &[x, n]) => lift1_u32!(x, n, |a, k| Int::pow(a, k); I32 I64 U32 U64 Usize),
+        (RotateLeft, &[x, n]) => lift1_u32!(x, n, |a, k| Int::rotate_left(a, k); I32 I64 U32 U64 Usize),
+        (RotateRight, &[x, n]) => lift1_u32!(x, n, |a, k| Int::rotate_right(a, k); I32 I64 U32 U64 Usize),
+        (CountOnes, &[x]) => lift1_to!(x, U32, |a| Int::count_ones(a); I32 I64 U32 U64 Usize),
+        (LeadingZeros, &[x]) => lift1_to!(x, U32, |a| Int::leading_zeros(a); I32 I64 U32 U64 Usize),
+        (TrailingZeros, &[x]) => lift1_to!(x, U32, |a| Int::trailing_zeros(a); I32 I64 U32 U64 Usize),
+        (SaturatingAdd, &[x, y]) => lift2!(x, y, |a, b| Int::saturating_add(a, b); I32 I64 U32 U64 Usize),
+        (SaturatingSub, &[x, y]) => lift2!(x, y, |a, b| Int::saturating_sub(a, b); I32 I64 U32 U64 Usize),
+        (SaturatingMul, &[x, y]) => lift2!(x, y, |a, b| Int::saturating_mul(a, b); I32 I64 U32 U64 Usize),
+        (CheckedAdd, &[x, y, d]) => lift3!(x, y, d, |a, b, c| Int::checked_add(a, b, c); I32 I64 U32 U64 Usize),
+        (CheckedSub, &[x, y, d]) => lift3!(x, y, d, |a, b, c| Int::checked_sub(a, b, c); I32 I64 U32 U64 Usize),
+        (CheckedMul, &[x, y, d]) => lift3!(x, y, d, |a, b, c| Int::checked_mul(a, b, c); I32 I64 U32 U64 Usize),
+        (CheckedDiv, &[x, y, d]) => lift3!(x, y, d, |a, b, c| Int::checked_div(a, b, c); I32 I64 U32 U64 Usize),
+        (CheckedRem, &[x, y, d]) => lift3!(x, y, d, |a, b, c| Int::checked_rem(a, b, c); I32 I64 U32 U64 Usize),
         (_, &[F32(x)]) => float1(f).map(|(g, _)| F32(g(x))),
         (_, &[F64(x)]) => float1(f).map(|(_, g)| F64(g(x))),
         _ => None,
@@ -151,8 +202,12 @@ fn float1(f: MathFn) -> Option<FloatFn> {
     use MathFn::*;
     match f {
         Sqrt => both!(sqrt),
+        Cbrt => both!(cbrt),
         Exp => both!(exp),
+        Exp2 => both!(exp2),
+        ExpM1 => both!(exp_m1),
         Ln => both!(ln),
+        Ln1p => both!(ln_1p),
         Log2 => both!(log2),
         Log10 => both!(log10),
         Sin => both!(sin),
@@ -168,7 +223,13 @@ fn float1(f: MathFn) -> Option<FloatFn> {
         Ceil => both!(ceil),
         Round => both!(round),
         Trunc => both!(trunc),
+        Fract => both!(fract),
+        Recip => both!(recip),
+        ToRadians => both!(to_radians),
+        ToDegrees => both!(to_degrees),
         Erf => both!(erf),
-        Atan2 | Powf | Powi | Abs | Min | Max | MulAdd | IsNan | IsFinite => None,
+        Atan2 | Hypot | Powf | Powi | Copysign | Abs | Signum | Min | Max | Clamp | MulAdd | IsNan | IsFinite | Pow
+        | CountOnes | LeadingZeros | TrailingZeros | RotateLeft | RotateRight | SaturatingAdd | SaturatingSub
+        | SaturatingMul | CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem => None,
     }
 }

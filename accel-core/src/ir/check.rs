@@ -198,7 +198,7 @@ fn binary(op: BinaryOp, a: &Expr, b: &Expr, ty: &Type) -> Result<(), String> {
             }
             same(&what, &bool_t(), ty)
         }
-        Add | Sub | Mul | Div | Rem | BitAnd | BitOr | BitXor => {
+        Add | Sub | Mul | Div | Rem | DivEuclid | RemEuclid | BitAnd | BitOr | BitXor => {
             let s = scalar_of(&what, &a.ty)?;
             let fits = match op {
                 BitAnd | BitOr | BitXor => !s.is_float(),
@@ -219,15 +219,11 @@ fn math(f: MathFn, args: &[Expr], ty: &Type) -> Result<(), String> {
         return Err(format!("{what} takes {} arguments, found {}", f.arity(), args.len()));
     }
     let s = scalar_of(&what, &args[0].ty)?;
-    for (k, arg) in args.iter().enumerate().skip(1) {
-        let want = if f == MathFn::Powi { Type::scalar(ScalarType::I32) } else { args[0].ty.clone() };
-        same(&format!("argument {k} of {what}"), &want, &arg.ty)?;
+    let Some((want, result)) = f.signature(s) else { return Err(format!("{what} of `{s}`")) };
+    for (k, (arg, want)) in args.iter().zip(want).enumerate().skip(1) {
+        same(&format!("argument {k} of {what}"), &Type::scalar(want), &arg.ty)?;
     }
-    let result = match f {
-        MathFn::IsNan | MathFn::IsFinite => Type::scalar(ScalarType::Bool),
-        _ => Type::scalar(s),
-    };
-    same(&what, &result, ty)
+    same(&what, &Type::scalar(result), ty)
 }
 
 fn array(op: &ArrayOp, ty: &Type) -> Result<(), String> {

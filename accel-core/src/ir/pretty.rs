@@ -104,6 +104,12 @@ impl Printer<'_> {
                 self.text(if *op == UnaryOp::Neg { "-" } else { "!" });
                 self.expr(x);
             }
+            ExprKind::Binary(op, a, b) if op.is_method() => {
+                self.expr(a);
+                let _ = write!(self.out, ".{}(", op.symbol());
+                self.expr(b);
+                self.text(")");
+            }
             ExprKind::Binary(op, a, b) => {
                 self.text("(");
                 self.expr(a);

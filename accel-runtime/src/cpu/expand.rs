@@ -100,7 +100,7 @@ pub fn expand<A: Elem, B: Elem, C: IndexLike>(
             out.set(j, value(x, i));
             i += 1;
         }
-    });
+    })?;
     cx.check()?;
     Ok(Array::from_parts_unchecked([total], out))
 }
@@ -149,7 +149,7 @@ pub fn filter<E: Elem>(cx: &Ctx, a: &impl Source<E, 1>, pred: impl Fn(E) -> bool
         for (at, i) in kept.enumerate() {
             out.set(at, a.get_at(i, [i]));
         }
-    });
+    })?;
     cx.check()?;
     let len = out.len();
     Ok(Array::from_parts_unchecked([len], out))

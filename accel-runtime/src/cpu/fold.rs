@@ -79,7 +79,7 @@ pub fn fold_imap<E: Elem, B: Elem, const R: usize, const R1: usize>(
                 out.set(0, post(shape::unravel(k, shape), v));
             }
         },
-    );
+    )?;
     cx.check()?;
     Ok(Array::from_parts_unchecked(shape, out))
 }

@@ -30,7 +30,7 @@ pub fn generate<E: Elem, const R: usize>(
     f: impl Fn([usize; R]) -> E + Sync + Send,
 ) -> Result<Array<E, R>> {
     alloc_len::<E, R>("generate", shape)?;
-    let cols = par_build_indexed(shape, |_, ix| f(ix));
+    let cols = par_build_indexed(shape, |_, ix| f(ix))?;
     cx.check()?;
     Ok(Array::from_parts_unchecked(shape, cols))
 }
@@ -53,6 +53,10 @@ mod tests {
     fn generate_rejects_impossible_shapes() {
         let e = generate(&Ctx::new(), [usize::MAX, 3], |_| 0u8 as i32).unwrap_err();
         assert!(e.to_string().contains("too large"), "{e}");
+        let e = generate(&Ctx::new(), [usize::MAX / 2], |_| 1u64).unwrap_err();
+        assert!(matches!(e, accel_core::Error::OutOfHostMemory { .. }), "{e}");
+        let e = generate(&Ctx::new(), [1 << 50], |_| 0u32).unwrap_err();
+        assert!(matches!(e, accel_core::Error::OutOfHostMemory { .. }), "{e}");
         let s = generate(&Ctx::new(), [], |[]| 7u64).unwrap();
         assert_eq!(s.get(), 7);
         let e = generate(&Ctx::new(), [0, 4], |_| 1.0f32).unwrap();

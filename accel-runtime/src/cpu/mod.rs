@@ -253,17 +253,32 @@ impl Ctx {
     /// `a / b`, or the default after recording `DivisionByZero` (integer division by zero).
     #[inline]
     pub fn div<T: Arith + Default>(&self, a: T, b: T) -> T {
-        a.div(b).unwrap_or_else(|| {
-            self.fail(Error::division_by_zero("/"));
-            T::default()
-        })
+        self.quotient(a.div(b), "/")
     }
 
     /// `a % b`, or the default after recording `DivisionByZero` (integer remainder by zero).
     #[inline]
     pub fn rem<T: Arith + Default>(&self, a: T, b: T) -> T {
-        a.rem(b).unwrap_or_else(|| {
-            self.fail(Error::division_by_zero("%"));
+        self.quotient(a.rem(b), "%")
+    }
+
+    /// `a.div_euclid(b)`, or the default after recording `DivisionByZero`.
+    #[inline]
+    pub fn div_euclid<T: Arith + Default>(&self, a: T, b: T) -> T {
+        self.quotient(a.div_euclid(b), "div_euclid")
+    }
+
+    /// `a.rem_euclid(b)`, or the default after recording `DivisionByZero`.
+    #[inline]
+    pub fn rem_euclid<T: Arith + Default>(&self, a: T, b: T) -> T {
+        self.quotient(a.rem_euclid(b), "rem_euclid")
+    }
+
+    /// The result of a division, or the default after recording `DivisionByZero` of `op`.
+    #[inline]
+    fn quotient<T: Default>(&self, q: Option<T>, op: &str) -> T {
+        q.unwrap_or_else(|| {
+            self.fail(Error::division_by_zero(op));
             T::default()
         })
     }

@@ -85,7 +85,7 @@ pub fn concat<E: Elem, const R: usize>(cx: &Ctx, a: &Array<E, R>, b: &Array<E, R
         par_build_indexed([rows, n], |_, [r, c]| {
             let (ra, rb) = starts[r];
             if c < na { ca.get(ra * na + c) } else { cb.get(rb * nb + (c - na)) }
-        })
+        })?
     };
     cx.check()?;
     Ok(Array::from_parts_unchecked(shape, out))
@@ -115,8 +115,8 @@ pub fn slice<E: Elem>(cx: &Ctx, a: &Matrix<E>, axis: Axis, index: usize) -> Resu
     }
     let cols = a.columns();
     let out = match axis {
-        Axis::Rows => par_build(c, |j| cols.get(index * c + j)),
-        Axis::Cols => par_build(r, |i| cols.get(i * c + index)),
+        Axis::Rows => par_build(c, |j| cols.get(index * c + j))?,
+        Axis::Cols => par_build(r, |i| cols.get(i * c + index))?,
     };
     cx.check()?;
     Ok(Array::from_parts_unchecked([out.len()], out))

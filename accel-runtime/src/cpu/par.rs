@@ -76,9 +76,11 @@ impl<'a, E: Elem> Out<'a, E> {
 /// The element count of a result of `shape`, if its storage can be allocated at all.
 pub(crate) fn alloc_len<E: Elem, const R: usize>(op: &str, shape: [usize; R]) -> Result<usize> {
     let n = shape::checked_size(shape)
-        .filter(|n| n.checked_mul(size_of::<E>()).is_some_and(|b| b <= isize::MAX as usize))
         .ok_or_else(|| Error::invalid_argument(op, format!("a result of shape {shape:?} is too large to allocate")))?;
-    Ok(n)
+    match n.checked_mul(size_of::<E>()) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(n),
+        _ => Err(Error::out_of_host_memory(n.saturating_mul(size_of::<E>()))),
+    }
 }
 
 /// The number of rows and the innermost extent of `shape`; rank 0 has no innermost dimension.
@@ -106,28 +108,28 @@ pub(crate) fn uniform_ends(n: usize, chunk: usize) -> Vec<usize> {
 pub(crate) fn par_write<E: Elem, T: Send>(
     ends: &[usize],
     fill: impl Fn(usize, Out<'_, E>) -> T + Sync,
-) -> (E::Columns, Vec<T>) {
+) -> Result<(E::Columns, Vec<T>)> {
     let total = ends.last().copied().unwrap_or(0);
-    let mut cols = E::Columns::filled(total, E::default());
+    let mut cols = E::Columns::filled(total, E::default())?;
     let regions = Out::new(&mut cols).split_ends(ends);
     let results = if regions.len() <= 1 {
         regions.into_iter().enumerate().map(|(g, r)| fill(g, r)).collect()
     } else {
         regions.into_par_iter().enumerate().map(|(g, r)| fill(g, r)).collect()
     };
-    (cols, results)
+    Ok((cols, results))
 }
 
 /// `n` elements, element `i` being `f(i)`.
-pub(crate) fn par_build<E: Elem>(n: usize, f: impl Fn(usize) -> E + Sync) -> E::Columns {
+pub(crate) fn par_build<E: Elem>(n: usize, f: impl Fn(usize) -> E + Sync) -> Result<E::Columns> {
     let chunk = chunk_len(n);
-    par_write(&uniform_ends(n, chunk), |g, mut out: Out<'_, E>| {
+    let (cols, _) = par_write(&uniform_ends(n, chunk), |g, mut out: Out<'_, E>| {
         let start = g * chunk;
         for j in 0..out.len() {
             out.set(j, f(start + j));
         }
-    })
-    .0
+    })?;
+    Ok(cols)
 }
 
 /// The elements of `shape`, element `ix` (at linear position `i`) being `f(i, ix)`; indices are
@@ -135,10 +137,10 @@ pub(crate) fn par_build<E: Elem>(n: usize, f: impl Fn(usize) -> E + Sync) -> E::
 pub(crate) fn par_build_indexed<E: Elem, const R: usize>(
     shape: [usize; R],
     f: impl Fn(usize, [usize; R]) -> E + Sync,
-) -> E::Columns {
+) -> Result<E::Columns> {
     let n = shape::size(shape);
     let chunk = chunk_len(n);
-    par_write(&uniform_ends(n, chunk), |g, mut out: Out<'_, E>| {
+    let (cols, _) = par_write(&uniform_ends(n, chunk), |g, mut out: Out<'_, E>| {
         let start = g * chunk;
         let mut ix = shape::unravel(start, shape);
         // A block of elements at a time, computed into a buffer on the stack and then stored:
@@ -164,8 +166,8 @@ pub(crate) fn par_build_indexed<E: Elem, const R: usize>(
             }
             shape::step(shape, &mut ix);
         }
-    })
-    .0
+    })?;
+    Ok(cols)
 }
 
 /// Elements that [`par_build_indexed`] computes between two stores into the result.
@@ -243,7 +245,7 @@ pub(crate) fn par_items<E: Elem, T: Send>(
     in_before: impl Fn(usize) -> usize + Sync,
     out_before: impl Fn(usize) -> usize + Sync,
     item: impl Fn(usize, Out<'_, E>) -> T + Sync,
-) -> (E::Columns, Vec<T>) {
+) -> Result<(E::Columns, Vec<T>)> {
     let work = |k: usize| in_before(k) + k;
     let ends = group_ends(count, chunk_len(work(count)), work);
     let out_ends: Vec<usize> = ends.iter().map(|&e| out_before(e)).collect();
@@ -257,8 +259,8 @@ pub(crate) fn par_items<E: Elem, T: Send>(
             rest = tail;
         }
         values
-    });
-    (cols, groups.into_iter().flatten().collect())
+    })?;
+    Ok((cols, groups.into_iter().flatten().collect()))
 }
 
 /// Left fold of `src[range]` from `z` (`fold1` when `z` is `None`; `None` for an empty range
@@ -340,7 +342,8 @@ mod tests {
                 }
                 out.len()
             },
-        );
+        )
+        .unwrap();
         assert_eq!(cols, vec![0, 0, 0, 2, 2, 2, 2, 2, 3]);
         assert_eq!(vals, lens);
     }
@@ -366,7 +369,7 @@ mod tests {
         // Rows shorter than a block, longer than one, of one element, and long runs that are cut
         // into chunks between rows; each element records its position and index.
         let check = |shape: [usize; 3]| {
-            let cols = par_build_indexed(shape, |i, ix| (i as u64, ix[0] as u32, ix[1] as u32, ix[2] as u32));
+            let cols = par_build_indexed(shape, |i, ix| (i as u64, ix[0] as u32, ix[1] as u32, ix[2] as u32)).unwrap();
             let got = <(u64, u32, u32, u32) as Elem>::Columns::to_vec(&cols);
             let want: Vec<_> = (0..shape::size(shape))
                 .map(|i| {
@@ -381,7 +384,7 @@ mod tests {
         {
             check(shape);
         }
-        let cols = par_build_indexed([], |i, []| i as i32 + 7);
+        let cols = par_build_indexed([], |i, []| i as i32 + 7).unwrap();
         assert_eq!(cols, vec![7]);
     }
 

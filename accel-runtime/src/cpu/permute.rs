@@ -80,7 +80,7 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
     };
     let (n, shape) = (a.len(), a.shape());
     let out = if !is_long(n) {
-        let mut out = defaults.to_columns();
+        let mut out = defaults.to_columns()?;
         let mut view = Out::new(&mut out);
         for_each_index(shape, |i, ix| {
             let d = dest(ix);
@@ -94,7 +94,7 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
         let chunk = chunk_len(n);
         let chunks = n.div_ceil(chunk);
         if defaults.len().saturating_mul(chunks) <= n / 2 {
-            by_partials(defaults, a, &dest, chunk, &combine)
+            by_partials(defaults, a, &dest, chunk, &combine)?
         } else {
             let mut dst = vec![DROPPED; n];
             dst.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
@@ -105,7 +105,7 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
                 }
             });
             cx.check()?;
-            let mut out = defaults.to_columns();
+            let mut out = defaults.to_columns()?;
             by_buckets(&mut out, a, &dst, chunk, &combine);
             out
         }
@@ -123,7 +123,7 @@ fn by_partials<E: Elem, const R: usize, const R2: usize>(
     dest: &(impl Fn([usize; R]) -> usize + Sync),
     chunk: usize,
     combine: &(impl Fn(E, E) -> E + Sync),
-) -> E::Columns {
+) -> Result<E::Columns> {
     let (m, n, shape) = (defaults.len(), src.len(), src.shape());
     let partials: Vec<Vec<Option<E>>> = (0..n.div_ceil(chunk))
         .into_par_iter()

@@ -214,7 +214,7 @@ fn scan_rows<E: Elem, B: Elem, P: Fn(usize, E) -> B + Sync, const R: usize>(
     layout: Layout<E>,
     f: &(impl Fn(E, E) -> E + Sync),
     run_post: &(impl Fn([usize; R], usize) -> P + Sync),
-) -> (B::Columns, Vec<Option<E>>) {
+) -> Result<(B::Columns, Vec<Option<E>>)> {
     let out_n = shape[R - 1];
     par_items(
         rows,
@@ -313,7 +313,7 @@ fn scan_with<E: Elem, B: Elem, P: Fn(usize, E) -> B + Sync, const R: usize>(
         cx.check()?;
         return Ok(Array::from_parts_unchecked(shape, B::Columns::default()));
     }
-    let (out, _) = scan_rows(a, shape, rows, n, layout, &f, &run_post);
+    let (out, _) = scan_rows(a, shape, rows, n, layout, &f, &run_post)?;
     cx.check()?;
     Ok(Array::from_parts_unchecked(shape, out))
 }
@@ -346,7 +346,7 @@ pub fn scan_total<E: Elem, const R: usize, const R1: usize>(
     alloc_len::<E, R1>(op, total_shape)?;
     let shift = if dir == Direction::Left { 1 } else { -1 };
     let layout = Layout { dir, seed: Some(z), shift };
-    let (out, totals) = scan_rows(a, a.shape(), rows, n, layout, &f, &|_, _| |_, v| v);
+    let (out, totals) = scan_rows(a, a.shape(), rows, n, layout, &f, &|_, _| |_, v| v)?;
     let totals = totals.into_iter().map(|t| t.unwrap_or(z)).collect();
     cx.check()?;
     Ok((

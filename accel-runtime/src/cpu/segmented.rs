@@ -107,7 +107,7 @@ pub fn fold_seg_imap<E: Elem, B: Elem, const R: usize>(
                 out.set(0, post(shape::unravel(k, shape), v));
             }
         },
-    );
+    )?;
     cx.check()?;
     Ok(Array::from_parts_unchecked(shape, out))
 }
@@ -214,7 +214,7 @@ fn scan_seg_with<E: Elem, B: Elem, P: Fn(usize, E) -> B + Sync, const R: usize>(
             let (r, s) = seg(k);
             scan_row(a, r * n + offs[s]..r * n + offs[s + 1], out, layout, &f, &run_post(shape, out_start(r, s)));
         },
-    );
+    )?;
     cx.check()?;
     Ok(Array::from_parts_unchecked(shape, out))
 }

@@ -62,8 +62,8 @@ pub trait Source<E: Elem, const R: usize>: Sync {
     fn iter_range(&self, range: Range<usize>) -> Self::Iter<'_>;
 
     /// Every element, as owned columns: a copy of an array, the elements of a delayed array
-    /// computed in parallel.
-    fn to_columns(&self) -> E::Columns;
+    /// computed in parallel (`Error::OutOfHostMemory` where they do not fit).
+    fn to_columns(&self) -> Result<E::Columns>;
 
     /// The source as a skeleton reads it, taken once per call: an array's storage is looked
     /// up here once rather than at every read.
@@ -93,8 +93,8 @@ impl<E: Elem, const R: usize> Source<E, R> for Array<E, R> {
         self.columns().iter_range(range)
     }
 
-    fn to_columns(&self) -> E::Columns {
-        self.columns().clone()
+    fn to_columns(&self) -> Result<E::Columns> {
+        Ok(self.columns().clone())
     }
 
     #[inline]
@@ -143,8 +143,8 @@ impl<E: Elem, const R: usize> Source<E, R> for ArrayView<'_, E, R> {
         self.cols.iter_range(range)
     }
 
-    fn to_columns(&self) -> E::Columns {
-        self.cols.clone()
+    fn to_columns(&self) -> Result<E::Columns> {
+        Ok(self.cols.clone())
     }
 
     #[inline]
@@ -207,7 +207,7 @@ impl<E: Elem, F: Fn([usize; R]) -> E + Sync, const R: usize> Source<E, R> for De
         }
     }
 
-    fn to_columns(&self) -> E::Columns {
+    fn to_columns(&self) -> Result<E::Columns> {
         par_build_indexed(self.shape, |_, ix| (self.f)(ix))
     }
 
@@ -338,7 +338,7 @@ mod tests {
         let d = Delayed::new(shape, hash).unwrap();
         let n = a.len();
         assert_eq!(Source::len(&d), n);
-        assert_eq!(d.to_columns(), *a.columns());
+        assert_eq!(d.to_columns().unwrap(), *a.columns());
         let bounds = [0, 1.min(n), n / 3, n / 2, n.saturating_sub(1), n];
         for &s in &bounds {
             for &e in bounds.iter().filter(|&&e| e >= s) {

@@ -122,7 +122,7 @@ pub fn stencil<A: Elem, B: Elem, const R: usize, const P: usize>(
             })
         };
         f(&hood)
-    });
+    })?;
     cx.check()?;
     Ok(Array::from_parts_unchecked(extent, out))
 }

@@ -1045,6 +1045,55 @@ fn every_combinator_accepts_empty_arrays(on: &Target) -> Check {
     all_same(on, "awhile down to empty", &b.to_vec(), &rb.to_vec(), &[])
 }
 
+#[accel]
+fn below_zero_length(xs: Vector<u32>) -> Vector<usize> {
+    generate(xs.len() - 1, |i| i * 2)
+}
+
+#[accel]
+fn fill_of(n: usize) -> Vector<u32> {
+    fill(n, 1u32)
+}
+
+#[accel]
+fn iota_of(n: usize) -> Vector<i64> {
+    iota::<i64>(n)
+}
+
+#[accel]
+fn replicated(xs: Vector<f32>, n: usize) -> Matrix<f32> {
+    xs.replicate_rows(n)
+}
+
+/// A result larger than memory is `OutOfHostMemory` (the interpreter, the CPU backend) or
+/// `OutOfDeviceMemory` (the GPU), never an abort or a panic: sizes beyond the 2^47-byte address
+/// space fail whatever the machine's overcommit policy, and a length that wrapped below zero is
+/// the largest of all.
+fn results_larger_than_memory(on: &Target) -> Check {
+    let expect_out_of_memory = |what: &str, g: Result<(), Error>, r: Result<(), Error>| -> Check {
+        let want = if on.is_gpu() { "OutOfDeviceMemory" } else { "OutOfHostMemory" };
+        let g = expect_err(&format!("{what} on the {}", on.side()), g)?;
+        is_variant(&format!("{what} on the {}", on.side()), &g, want)?;
+        is_variant(&format!("{what} in the interpreter"), &expect_err(what, r)?, "OutOfHostMemory")
+    };
+    let empty = Vector::from_vec(Vec::<u32>::new());
+    let (g, r) = both_raw!(on, below_zero_length(&empty));
+    expect_out_of_memory("generate(xs.len() - 1, ..) of an empty xs", g.map(drop), r.map(drop))?;
+    for n in [1usize << 50, usize::MAX / 2] {
+        let (g, r) = both_raw!(on, fill_of(n));
+        expect_out_of_memory(&format!("fill({n}, 1u32)"), g.map(drop), r.map(drop))?;
+        let (g, r) = both_raw!(on, iota_of(n));
+        expect_out_of_memory(&format!("iota::<i64>({n})"), g.map(drop), r.map(drop))?;
+    }
+    let xs = Vector::from_vec(vec![1.5f32; 1 << 12]);
+    let (g, r) = both_raw!(on, replicated(&xs, 1 << 40));
+    expect_out_of_memory("replicate_rows(2^40) of 2^12 elements", g.map(drop), r.map(drop))?;
+    // The same programs at sizes that fit still work.
+    let (g, r) = both!(on, below_zero_length(&Vector::from_vec(vec![3u32; 4])));
+    all_same(on, "generate(xs.len() - 1, ..)", &g.to_vec(), &r.to_vec(), &[0, 2, 4])?;
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let mut tests = sweeps();
     tests.extend([
@@ -1064,6 +1113,7 @@ pub fn tests() -> Vec<Test> {
         exclusive("errors::negative_expand_counts", negative_expand_counts),
         exclusive("errors::zip_with_of_different_shapes_intersects", zip_with_of_different_shapes_intersects),
         exclusive("errors::every_combinator_accepts_empty_arrays", every_combinator_accepts_empty_arrays),
+        exclusive("errors::results_larger_than_memory", results_larger_than_memory),
     ]);
     tests
 }

@@ -207,6 +207,8 @@ impl<'a> Exec<'a> {
             }
             abi::code::DIVISION_BY_ZERO => Error::division_by_zero("/"),
             abi::code::REMAINDER_BY_ZERO => Error::division_by_zero("%"),
+            abi::code::DIV_EUCLID_BY_ZERO => Error::division_by_zero("div_euclid"),
+            abi::code::REM_EUCLID_BY_ZERO => Error::division_by_zero("rem_euclid"),
             abi::code::EMPTY_REDUCTION => Error::empty_reduction(node_name()),
             abi::code::NEGATIVE_COUNT => Error::invalid_argument(
                 "expand",
@@ -250,7 +252,8 @@ impl<'a> Exec<'a> {
             .leaves()
             .iter()
             .map(|t| {
-                let bytes = n.checked_mul(t.size_bytes()).ok_or_else(|| too_large(&shape))?;
+                // More bytes than the address space: no device has them (`OutOfDeviceMemory`).
+                let bytes = n.saturating_mul(t.size_bytes());
                 let column = if mirrored { stream.alloc_mirrored(bytes) } else { stream.alloc(bytes) };
                 column.map(Arc::new)
             })
