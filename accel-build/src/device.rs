@@ -221,7 +221,7 @@ fn toml_string(text: &str) -> String {
 fn kernels_digest() -> Vec<u8> {
     let root = Path::new(accel_kernels::MANIFEST_DIR);
     let mut files = vec![root.join("Cargo.toml")];
-    crate::files_under(&root.join("src"), &mut files);
+    accel_core::library::files_under(&root.join("src"), &mut files);
     let mut parts = Vec::new();
     for file in files {
         parts.extend(file.strip_prefix(root).unwrap_or(&file).to_string_lossy().bytes());

@@ -150,22 +150,6 @@ fn reset_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| error(&format!("creating {}", dir.display()), e))
 }
 
-/// The files under `dir`, recursively, in sorted order (links to directories are not followed,
-/// so that a link loop cannot recurse forever).
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for path in paths {
-        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-        if path.is_dir() && !is_link {
-            files_under(&path, out);
-        } else if path.is_file() {
-            out.push(path);
-        }
-    }
-}
-
 /// Writes `text` to `path`, creating its directory.
 fn write(path: &Path, text: &str) -> Result<()> {
     path.parent()

@@ -1,21 +1,20 @@
-//! Finding a package's `#[accel]` functions.
+//! Finding a package's `#[accel]` functions and lowering each.
 //!
-//! Walks `src/`, `tests/`, `examples/` and `benches/` for `.rs` files, parses each with syn and
-//! visits every item, so functions inside inline `mod`s and inside other functions' bodies are
-//! found too. A function is lowered exactly as the attribute macro lowers it (the `#[accel]`
-//! attribute itself removed), so both compute the same [`Program::fingerprint`].
+//! The functions are those of the package's `accel_core::library::Library` (every `#[accel]`
+//! item of the `.rs` files under `src/`, `tests/`, `examples/` and `benches/`, inline `mod`s and
+//! function bodies included), which is also what their calls of one another resolve in. A
+//! function is lowered exactly as the attribute macro lowers it (the `#[accel]` attribute itself
+//! removed, calls inlined from the same library), so both compute the same
+//! [`Program::fingerprint`].
 //!
 //! Limits: what is not written literally in those files (a function produced by `macro_rules!`,
 //! a file pulled in by `include!` from elsewhere) is not seen; the macro then reports it. Files
-//! that do not parse and functions the front end rejects are skipped: rustc and the macro report
-//! them with their spans.
+//! that do not parse, functions the front end rejects and scalar helpers (which are no programs
+//! of their own) are skipped: rustc and the macro report the errors with their spans.
 
 use accel_core::Program;
+use accel_core::library::Library;
 use std::path::{Path, PathBuf};
-use syn::visit::Visit;
-
-/// The directories of a package that may hold `#[accel]` functions.
-pub const SOURCE_DIRS: [&str; 4] = ["src", "tests", "examples", "benches"];
 
 /// One `#[accel]` function that lowered.
 pub struct Found {
@@ -30,66 +29,36 @@ pub struct Found {
 /// Every `#[accel]` function under the source directories of the package at `root`, in file
 /// order; the second list holds the directories that exist (what the build script watches).
 pub fn package(root: &Path) -> (Vec<Found>, Vec<PathBuf>) {
-    let dirs: Vec<PathBuf> = SOURCE_DIRS.iter().map(|d| root.join(d)).filter(|d| d.is_dir()).collect();
-    let mut files = Vec::new();
-    for dir in &dirs {
-        crate::files_under(dir, &mut files);
-    }
-    files.retain(|f| f.extension().is_some_and(|e| e == "rs"));
+    let (library, dirs) = Library::of_package(root);
+    (lowered(&library), dirs)
+}
+
+/// The programs of the functions of `library` that lower.
+fn lowered(library: &Library) -> Vec<Found> {
     let mut found = Vec::new();
-    for file in files {
-        let Ok(text) = std::fs::read_to_string(&file) else { continue };
-        found.extend(in_source(&text).into_iter().map(|(source, program)| Found {
-            program,
-            source,
-            file: file.clone(),
-        }));
+    for entry in library.entries() {
+        let Ok(item) = entry.item() else { continue };
+        if accel_core::frontend::is_scalar_helper(&item) {
+            continue;
+        }
+        let compiled = entry
+            .attribute_args()
+            .and_then(accel_core::pipeline::Options::parse)
+            .and_then(|options| accel_core::pipeline::compile_calling(&item, options, library, &entry.file));
+        if let Ok(compiled) = compiled {
+            found.push(Found { program: compiled.optimised, source: compiled.program, file: entry.file.clone() });
+        }
     }
-    (found, dirs)
+    found
 }
 
 /// The programs (as written, and after the passes) of the `#[accel]` functions in one file's
 /// text that the front end accepts.
-pub fn in_source(text: &str) -> Vec<(Program, Program)> {
-    let Ok(file) = syn::parse_file(text) else { return Vec::new() };
-    let mut visitor = Collect::default();
-    visitor.visit_file(&file);
-    visitor.programs
-}
-
-#[derive(Default)]
-struct Collect {
-    programs: Vec<(Program, Program)>,
-}
-
-impl<'ast> Visit<'ast> for Collect {
-    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        if let Some(at) = item.attrs.iter().position(is_accel) {
-            let mut item = item.clone();
-            let attr = item.attrs.remove(at);
-            let args = match attr.meta {
-                syn::Meta::List(list) => list.tokens,
-                _ => Default::default(),
-            };
-            let compiled =
-                accel_core::pipeline::Options::parse(args).and_then(|options| accel_core::compile(&item, options));
-            if let Ok(compiled) = compiled {
-                self.programs.push((compiled.program, compiled.optimised));
-            }
-        }
-        syn::visit::visit_item_fn(self, item);
-    }
-}
-
-/// `#[accel]`, `#[accel::accel]` or `#[::accel::accel]`.
-fn is_accel(attr: &syn::Attribute) -> bool {
-    let path = attr.path();
-    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    match names.as_slice() {
-        [one] => one == "accel" && path.leading_colon.is_none(),
-        [krate, one] => krate == "accel" && one == "accel",
-        _ => false,
-    }
+#[cfg(test)]
+fn in_source(text: &str) -> Vec<(Program, Program)> {
+    let mut library = Library::default();
+    library.add_source(&[], Path::new("text.rs"), text);
+    lowered(&library).into_iter().map(|f| (f.source, f.program)).collect()
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //!
 //! - [`types`] and [`ir`]: the typed combinator IR, its one traversal ([`ir::visit`]) and its
 //!   type checker ([`ir::check`]);
-//! - [`frontend`]: syn's AST to typed IR, with errors at exact spans;
+//! - [`frontend`]: syn's AST to typed IR, with errors at exact spans; [`library`]: the
+//!   package's `#[accel]` functions, which calls inline;
 //! - [`pipeline`]: the compiler as one list, front end to code generation, and its options;
 //! - [`fusion`]: the passes that fuse producers into consumers;
 //! - [`interp`]: the reference interpreter, the oracle of every test;
@@ -24,6 +25,7 @@ pub mod fusion;
 pub mod interp;
 pub mod ir;
 pub mod kernel;
+pub mod library;
 pub use accel_kernels::ops;
 pub mod pipeline;
 pub mod plan;

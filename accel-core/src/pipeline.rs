@@ -15,7 +15,9 @@
 //! kernel.
 
 use crate::ir::{Program, check};
+use crate::library::Library;
 use crate::{codegen, flatten, frontend, fusion};
+use std::path::Path;
 
 /// What the compiler does to a program before code generation.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -96,9 +98,15 @@ pub struct Compiled {
     pub cpu: proc_macro2::TokenStream,
 }
 
-/// The whole pipeline for one function.
+/// The whole pipeline for one function that calls no other `#[accel]` function.
 pub fn compile(item: &syn::ItemFn, options: Options) -> syn::Result<Compiled> {
-    let program = frontend::lower(item)?;
+    compile_calling(item, options, &Library::EMPTY, Path::new(""))
+}
+
+/// The whole pipeline for one function, written in the file `from`, whose calls name functions
+/// of `library`.
+pub fn compile_calling(item: &syn::ItemFn, options: Options, library: &Library, from: &Path) -> syn::Result<Compiled> {
+    let program = frontend::lower_calling(item, library, from)?;
     let internal = |e: String| syn::Error::new_spanned(&item.sig.ident, format!("internal compiler error: {e}"));
     check::program(&program).map_err(|e| internal(format!("after the front end: {e}")))?;
     let optimised = try_optimise(&program, options).map_err(internal)?;

@@ -15,11 +15,22 @@
 //! program it compiled (named by the program's fingerprint), so a function it did not see is a
 //! compile error here rather than a missing kernel at run time.
 //!
+//! Calls of other `#[accel]` functions are inlined by the front end, which finds the callees'
+//! source in the package's `accel_core::library::Library`: this crate scans the package's source
+//! directories for it once per compiler process (`with_library`), as the build script does.
+//!
+//! A scalar helper (an `#[accel]` function whose result is an element, such as `fn mix(x: u32)
+//! -> u32`) is not a program of its own: it is inlined where it is called, and on the host it
+//! becomes `fn mix(x: u32) -> accel::Result<u32>`, evaluated by the interpreter.
+//!
 //! Errors are compile errors at the span the front end reports.
 
 use accel_core::codegen;
+use accel_core::library::Library;
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
 
 /// Compiles an array function for the accel backends. See the `accel` crate for the language.
 #[proc_macro_attribute]
@@ -29,22 +40,115 @@ pub fn accel(attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error().into(),
     };
     let item = syn::parse_macro_input!(item as syn::ItemFn);
-    match expand(&item, options) {
+    let from = proc_macro::Span::call_site().local_file().unwrap_or_default();
+    let expanded = with_library(&from, |library| {
+        if accel_core::frontend::is_scalar_helper(&item) {
+            helper(&item, library, &from)
+        } else {
+            expand(&item, options, library, &from)
+        }
+    });
+    match expanded {
         Ok(ts) => ts.into(),
         Err(e) => e.to_compile_error().into(),
     }
 }
 
-fn expand(item: &syn::ItemFn, options: accel_core::pipeline::Options) -> syn::Result<proc_macro2::TokenStream> {
-    let accel_core::Compiled { program, optimised, cpu } = accel_core::compile(item, options)?;
-    let json = program.to_json();
-    let optimised_json = optimised.to_json();
+/// Runs `f` with the library of the package being compiled (`CARGO_MANIFEST_DIR`), found once
+/// per compiler process and kept as text (see `accel_core::library`), and with the functions of
+/// the file `from`, which may lie outside the package's source directories (a test case compiled
+/// on its own).
+fn with_library<T>(from: &Path, f: impl FnOnce(&Library) -> T) -> T {
+    thread_local! {
+        static LIBRARY: RefCell<Option<(PathBuf, Library)>> = const { RefCell::new(None) };
+    }
+    let root = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
+    LIBRARY.with(|cell| {
+        let mut cached = cell.borrow_mut();
+        if cached.as_ref().is_none_or(|(r, _)| *r != root) {
+            *cached = Some((root.clone(), Library::of_package(&root).0));
+        }
+        let (_, library) = cached.as_mut().expect("filled above");
+        if from.is_file() {
+            library.add_file(&root, from);
+        }
+        f(library)
+    })
+}
 
-    let vis = &item.vis;
-    let name = &item.sig.ident;
-    let attrs = &item.attrs;
-    let user_names: Vec<syn::Ident> = item
-        .sig
+/// A scalar helper: checked by lowering it, callable on the host through the interpreter.
+fn helper(item: &syn::ItemFn, library: &Library, from: &Path) -> syn::Result<proc_macro2::TokenStream> {
+    let program = accel_core::frontend::lower_helper(item, library, from)?;
+    let json = program.to_json();
+    let (vis, name, attrs) = (&item.vis, &item.sig.ident, &item.attrs);
+    let user_names = parameter_names(item);
+    let param_types: Vec<_> = program.params.iter().map(|(_, t)| codegen::param_type(t)).collect();
+    let ret = codegen::value_type(program.result_type());
+    let value_args = value_args(&user_names, &program);
+    let doc_mod = format!("The reference interpreter and IR of the scalar helper [`{name}()`].");
+    let reference = reference_fn(
+        " Evaluates the helper on the reference interpreter.",
+        &user_names,
+        &param_types,
+        &value_args,
+        &ret,
+    );
+    let program = embedded_program("program", " The helper's IR, as the front end wrote it.", &json);
+    Ok(quote! {
+        #(#attrs)*
+        /// A scalar helper of `#[accel]` code (inlined where it is called there), evaluated here
+        /// by the reference interpreter.
+        #[allow(clippy::too_many_arguments, dead_code)]
+        #vis fn #name(#(#user_names: #param_types),*) -> ::accel::Result<#ret> {
+            #name::reference(#(#user_names),*)
+        }
+
+        #[doc = #doc_mod]
+        #[allow(dead_code)]
+        #vis mod #name {
+            #reference
+            #program
+        }
+    })
+}
+
+/// `pub fn reference(..)`: the function evaluated by the interpreter, over `program()`.
+fn reference_fn(
+    doc: &str,
+    user_names: &[syn::Ident],
+    param_types: &[proc_macro2::TokenStream],
+    value_args: &[proc_macro2::TokenStream],
+    ret: &proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    quote! {
+        #[doc = #doc]
+        #[allow(clippy::too_many_arguments)]
+        pub fn reference(#(#user_names: #param_types),*) -> ::accel::Result<#ret> {
+            let __args = ::std::vec![#(#value_args),*];
+            let __out = ::accel::__private::interp::eval(program(), __args)?;
+            <#ret as ::accel::FromValue>::from_value(__out)
+        }
+    }
+}
+
+/// `pub fn #name() -> &'static Program`: a program embedded as JSON, parsed on first use.
+fn embedded_program(name: &str, doc: &str, json: &str) -> proc_macro2::TokenStream {
+    let name = format_ident!("{name}");
+    quote! {
+        #[doc = #doc]
+        pub fn #name() -> &'static ::accel::__private::Program {
+            static PROGRAM: ::std::sync::OnceLock<::accel::__private::Program> = ::std::sync::OnceLock::new();
+            PROGRAM.get_or_init(|| {
+                ::accel::__private::Program::from_json(#json)
+                    .expect("the IR embedded by #[accel] is valid: the macro wrote it")
+            })
+        }
+    }
+}
+
+/// The names of a function's parameters (the front end accepts only identifiers).
+fn parameter_names(item: &syn::ItemFn) -> Vec<syn::Ident> {
+    item.sig
         .inputs
         .iter()
         .map(|arg| match arg {
@@ -54,19 +158,59 @@ fn expand(item: &syn::ItemFn, options: accel_core::pipeline::Options) -> syn::Re
             },
             syn::FnArg::Receiver(_) => unreachable!("the front end rejects `self`"),
         })
-        .collect();
+        .collect()
+}
+
+/// The arguments as the interpreter's values: elements by value, arrays by reference.
+fn value_args(user_names: &[syn::Ident], program: &accel_core::Program) -> Vec<proc_macro2::TokenStream> {
+    user_names
+        .iter()
+        .zip(&program.params)
+        .map(|(n, (_, t))| {
+            if t.is_elem() {
+                quote!(::accel::IntoValue::into_value(&#n))
+            } else {
+                quote!(::accel::IntoValue::into_value(#n))
+            }
+        })
+        .collect()
+}
+
+fn expand(
+    item: &syn::ItemFn,
+    options: accel_core::pipeline::Options,
+    library: &Library,
+    from: &Path,
+) -> syn::Result<proc_macro2::TokenStream> {
+    let accel_core::Compiled { program, optimised, cpu } =
+        accel_core::pipeline::compile_calling(item, options, library, from)?;
+    let json = program.to_json();
+    let optimised_json = optimised.to_json();
+
+    let vis = &item.vis;
+    let name = &item.sig.ident;
+    let attrs = &item.attrs;
+    let user_names = parameter_names(item);
     let program = &optimised;
     let param_types: Vec<_> = program.params.iter().map(|(_, t)| codegen::param_type(t)).collect();
     let ret = codegen::value_type(program.result_type());
     let rt = if user_names.iter().any(|n| n == "rt") { format_ident!("__rt") } else { format_ident!("rt") };
-    let value_args = user_names.iter().zip(&program.params).map(|(n, (_, t))| {
-        if t.is_elem() {
-            quote!(::accel::IntoValue::into_value(&#n))
-        } else {
-            quote!(::accel::IntoValue::into_value(#n))
-        }
-    });
+    let value_args = value_args(&user_names, program);
     let doc_mod = format!("The reference interpreter, plan and generated code of [`{name}()`].");
+    let reference = reference_fn(
+        " Runs the program on the reference interpreter: slow, sequential, the oracle of every backend.",
+        &user_names,
+        &param_types,
+        &value_args,
+        &ret,
+    );
+    let source_program =
+        embedded_program("program", " The program's IR, as the front end wrote it (what [`reference`] runs).", &json);
+    let optimised_program = embedded_program(
+        "optimised",
+        " The program's IR after fusion: what the backends run and [`plan`] shows.",
+        &optimised_json,
+    );
 
     #[cfg(feature = "cuda")]
     let GpuCode { methods, items, error } = gpu_code(item, program, &ret);
@@ -109,32 +253,9 @@ fn expand(item: &syn::ItemFn, options: accel_core::pipeline::Options) -> syn::Re
         #[doc = #doc_mod]
         #[allow(dead_code)]
         #vis mod #name {
-            /// Runs the program on the reference interpreter: slow, sequential, the oracle of
-            /// every backend.
-            #[allow(clippy::too_many_arguments)]
-            pub fn reference(#(#user_names: #param_types),*) -> ::accel::Result<#ret> {
-                let __args = ::std::vec![#(#value_args),*];
-                let __out = ::accel::__private::interp::eval(program(), __args)?;
-                <#ret as ::accel::FromValue>::from_value(__out)
-            }
-
-            /// The program's IR, as the front end wrote it (what [`reference`] runs).
-            pub fn program() -> &'static ::accel::__private::Program {
-                static PROGRAM: ::std::sync::OnceLock<::accel::__private::Program> = ::std::sync::OnceLock::new();
-                PROGRAM.get_or_init(|| {
-                    ::accel::__private::Program::from_json(#json)
-                        .expect("the IR embedded by #[accel] is valid: the macro wrote it")
-                })
-            }
-
-            /// The program's IR after fusion: what the backends run and [`plan`] shows.
-            pub fn optimised() -> &'static ::accel::__private::Program {
-                static PROGRAM: ::std::sync::OnceLock<::accel::__private::Program> = ::std::sync::OnceLock::new();
-                PROGRAM.get_or_init(|| {
-                    ::accel::__private::Program::from_json(#optimised_json)
-                        .expect("the IR embedded by #[accel] is valid: the macro wrote it")
-                })
-            }
+            #reference
+            #source_program
+            #optimised_program
 
             /// The kernels the program runs, with what each reads and writes.
             pub fn plan() -> ::accel::Plan {

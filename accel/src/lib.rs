@@ -40,6 +40,43 @@
 //! | irregular | `expand`, `filter`, and on `Nested`: `values`, `lengths`, `offsets`, per-row `fold`/`sum`/... |
 //! | control | array `if`, `awhile(init, cond, step)`; in scalar code `iterate(n, init, f)`, `while_loop(init, cond, step)` |
 //!
+//! One `#[accel]` function may call another of the package, in any module: the call is inlined
+//! at build time, so the callee fuses with the caller. A function of elements only is a scalar
+//! helper that closures call:
+//!
+//! ```ignore
+//! use accel::prelude::*;
+//!
+//! #[accel]
+//! fn mix(x: u32) -> u32 {
+//!     let h = (x ^ (x >> 16)).wrapping_mul(0x045d_9f3b);
+//!     h ^ (h >> 16)
+//! }
+//!
+//! #[accel]
+//! fn squares(xs: Vector<f32>) -> Vector<f32> {
+//!     xs.map(|x| x * x)
+//! }
+//!
+//! #[accel]
+//! fn hash_and_norm(xs: Vector<f32>, ks: Vector<u32>) -> (Scalar<f32>, Vector<u32>) {
+//!     (unit(squares(xs).sum().get().sqrt()), ks.map(|k| mix(mix(k))))
+//! }
+//!
+//! # fn main() -> accel::Result<()> {
+//! let rt = Runtime::cpu();
+//! let (norm, hashes) = hash_and_norm(&rt, &Vector::from_vec(vec![3.0, 4.0]), &Vector::from_vec(vec![7]))?;
+//! assert_eq!(norm.get(), 5.0);
+//! assert_eq!(hashes.to_vec(), [mix(mix(7)?)?]);
+//! // `squares` fused into the sum: one kernel for the norm, one for the hashes.
+//! assert_eq!(hash_and_norm::plan().kernels().count(), 2);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! (Not compiled here, for the reason given above; `accel-tests/tests/compile_pass/` builds a
+//! crate with calls across modules, and the test corpus runs them on every backend.)
+//!
 //! The exact semantics of each are in `docs/semantics.md`. Combining functions must be
 //! associative: backends regroup them (never reorder them), so float results may differ from the
 //! interpreter's by rounding. Anything else is a compile error at its span that says what to

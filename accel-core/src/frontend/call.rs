@@ -57,7 +57,7 @@ fn numeric_scalar(e: &ElemType) -> Option<ScalarType> {
     e.as_scalar().filter(|s| s.is_numeric())
 }
 
-impl Lowerer {
+impl Lowerer<'_> {
     fn check_args(&self, args: &Args, n: usize, what: &str, span: Span, usage: &str) -> syn::Result<()> {
         if args.len() == n {
             Ok(())
@@ -913,12 +913,18 @@ impl Lowerer {
             "produce" | "stream_in" | "tabulate" => {
                 Err(Error::new(span, format!("`{name}` builds a stream (`Seq`), which is not supported yet")))
             }
-            _ => Err(Error::new(
-                span,
-                format!(
-                    "cannot call `{name}` inside #[accel]: the functions available are {FUNCTIONS} and the math functions like `f32::sqrt`; other Rust functions cannot run on the device"
-                ),
-            )),
+            _ => {
+                let library = self.library;
+                match library.resolve(&segs, &self.from, &self.module).map_err(|e| Error::new(span, e))? {
+                    Some(callee) => self.inline_call(callee, c, span),
+                    None => Err(Error::new(
+                        span,
+                        format!(
+                            "cannot call `{name}` inside #[accel]: the functions available are {FUNCTIONS}, the math functions like `f32::sqrt` and the package's own #[accel] functions; other Rust functions cannot run on the device"
+                        ),
+                    )),
+                }
+            }
         }
     }
 }

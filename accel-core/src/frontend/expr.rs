@@ -6,7 +6,7 @@ use crate::types::{ElemType, ScalarType, Type};
 use syn::spanned::Spanned;
 use syn::{Error, Pat, Stmt};
 
-impl Lowerer {
+impl Lowerer<'_> {
     /// Lowers a block: `let` statements then a final expression.
     pub(super) fn block(&mut self, block: &syn::Block, expected: Option<&Type>) -> syn::Result<Expr> {
         self.scoped(|lw| {

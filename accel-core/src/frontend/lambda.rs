@@ -14,7 +14,7 @@ pub(super) enum Level {
     Collective,
 }
 
-impl Lowerer {
+impl Lowerer<'_> {
     /// Lowers a closure argument of `what` taking `params`, whose body is lowered by `body`.
     pub(super) fn lambda_with(
         &mut self,

@@ -11,18 +11,70 @@
 
 mod call;
 mod expr;
+mod inline;
 mod lambda;
 pub mod types;
 
 use crate::ir::{Expr, Program, Var};
+use crate::library::Library;
 use crate::types::Type;
+use std::path::{Path, PathBuf};
 use syn::{Error, FnArg, Pat};
 
-/// Lowers a whole `#[accel]` function.
+/// Lowers a whole `#[accel]` function that calls no other one (see [`lower_calling`]).
 pub fn lower(item: &syn::ItemFn) -> syn::Result<Program> {
+    lower_calling(item, &NO_FUNCTIONS, Path::new(""))
+}
+
+/// Lowers a whole `#[accel]` function, written in the file `from`, whose calls of other
+/// `#[accel]` functions name functions of `library` (inlined, see `inline`).
+pub fn lower_calling(item: &syn::ItemFn, library: &Library, from: &Path) -> syn::Result<Program> {
+    let mut lw = Lowerer::new(library, from, &item.sig.ident.to_string());
+    let Signature { params: named, result, result_span } = signature(item)?;
+    check_result_type(&result, result_span)?;
+    let params = named.into_iter().map(|(name, ty)| (lw.bind(&name, ty.clone()), ty)).collect();
+    let body = lw.block(&item.block, Some(&result))?;
+    let body = lw.expect_type(body, &result, tail_expr(&item.block))?;
+    Ok(Program { name: item.sig.ident.to_string(), params, body })
+}
+
+/// Whether `item` is a scalar helper: an `#[accel]` function of elements (scalars or tuples of
+/// them) to an element, such as `fn mix(x: u32) -> u32`, callable from closures. It is not a
+/// program of its own.
+pub fn is_scalar_helper(item: &syn::ItemFn) -> bool {
+    let element = |t: &syn::Type| types::value_type(t).is_ok_and(|t| t.is_elem());
+    let params = item.sig.inputs.iter().all(|input| match input {
+        FnArg::Typed(pt) => element(&pt.ty),
+        FnArg::Receiver(_) => false,
+    });
+    match &item.sig.output {
+        syn::ReturnType::Type(_, ret) => params && element(ret),
+        syn::ReturnType::Default => false,
+    }
+}
+
+/// Lowers a scalar helper ([`is_scalar_helper`]) as a program of its own, to check it and to
+/// evaluate it on the host with the interpreter.
+pub fn lower_helper(item: &syn::ItemFn, library: &Library, from: &Path) -> syn::Result<Program> {
+    let mut lw = Lowerer::new(library, from, &item.sig.ident.to_string());
+    let Signature { params: named, result, .. } = signature(item)?;
+    let params = named.into_iter().map(|(name, ty)| (lw.bind(&name, ty.clone()), ty)).collect();
+    let body = lw.block(&item.block, Some(&result))?;
+    let body = lw.expect_type(body, &result, tail_expr(&item.block))?;
+    Ok(Program { name: item.sig.ident.to_string(), params, body })
+}
+
+/// A function's parameters and result, checked.
+struct Signature<'a> {
+    params: Vec<(String, Type)>,
+    result: Type,
+    result_span: &'a syn::Type,
+}
+
+/// The parameters and result type of `item`, with every rule a signature must follow.
+fn signature(item: &syn::ItemFn) -> syn::Result<Signature<'_>> {
     check_signature(&item.sig)?;
-    let mut lw = Lowerer::default();
-    let mut params = Vec::new();
+    let mut params: Vec<(String, Type)> = Vec::new();
     for input in &item.sig.inputs {
         let FnArg::Typed(pt) = input else {
             return Err(Error::new_spanned(input, "#[accel] functions take no `self`; make it a free function"));
@@ -39,7 +91,7 @@ pub fn lower(item: &syn::ItemFn) -> syn::Result<Program> {
             }
             other => return Err(Error::new_spanned(other, "write each parameter as `name: Type`")),
         };
-        if params.iter().any(|(v, _): &(crate::ir::Var, Type)| v.name == name) {
+        if params.iter().any(|(n, _)| *n == name) {
             return Err(Error::new_spanned(&pt.pat, format!("parameter `{name}` is bound more than once")));
         }
         let ty = types::value_type(&pt.ty)?;
@@ -49,8 +101,7 @@ pub fn lower(item: &syn::ItemFn) -> syn::Result<Program> {
                 "tuple parameters are not supported: pass each part as its own parameter",
             ));
         }
-        let var = lw.bind(&name, ty.clone());
-        params.push((var, ty));
+        params.push((name, ty));
     }
     let syn::ReturnType::Type(_, ret) = &item.sig.output else {
         return Err(Error::new_spanned(
@@ -62,10 +113,7 @@ pub fn lower(item: &syn::ItemFn) -> syn::Result<Program> {
         return Err(Error::new_spanned(r, "return the array itself, without `&`: for example `-> Vector<f32>`"));
     }
     let result = types::value_type(ret)?;
-    check_result_type(&result, ret)?;
-    let body = lw.block(&item.block, Some(&result))?;
-    let body = lw.expect_type(body, &result, tail_expr(&item.block))?;
-    Ok(Program { name: item.sig.ident.to_string(), params, body })
+    Ok(Signature { params, result, result_span: ret })
 }
 
 /// The expression that gives a block its value (for errors about the result).
@@ -127,7 +175,7 @@ fn check_result_type(t: &Type, span: &syn::Type) -> syn::Result<()> {
         Type::Elem(e) => Err(Error::new_spanned(
             span,
             format!(
-                "a #[accel] function returns arrays, not bare elements: return `Scalar<{e}>` (build it with `unit(e)`, or it comes from a reduction)"
+                "a #[accel] function of arrays returns arrays, not bare elements: return `Scalar<{e}>` (build it with `unit(e)`, or it comes from a reduction); a function of elements only, such as `fn mix(x: u32) -> u32`, is a scalar helper that #[accel] code calls"
             ),
         )),
         other => Err(Error::new_spanned(span, format!("`{other}` cannot be returned; return arrays or nested arrays"))),
@@ -145,16 +193,47 @@ enum Binding {
     Neighbourhood { width: usize, rank: usize, points: Vec<Expr> },
 }
 
-/// The state of one lowering: fresh variable ids, the scope, and whether we are inside a scalar
-/// closure (where collective operations would be nested parallelism).
-#[derive(Default)]
-struct Lowerer {
+/// The state of one lowering: fresh variable ids, the scope, whether we are inside a scalar
+/// closure (where collective operations would be nested parallelism), the functions calls may
+/// name and the calls being inlined.
+struct Lowerer<'l> {
     next_id: u32,
     scope: Vec<(String, Binding)>,
     scalar_closures: Vec<&'static str>,
+    library: &'l Library,
+    /// The file and module of the function whose body is being lowered (a callee's while it
+    /// is inlined): where the names of calls resolve from.
+    from: PathBuf,
+    module: Vec<String>,
+    /// The function being lowered and those whose bodies are being inlined, outermost first.
+    calls: Vec<String>,
 }
 
-impl Lowerer {
+impl<'l> Lowerer<'l> {
+    /// The lowering of the function `name` of the file `from`.
+    fn new(library: &'l Library, from: &Path, name: &str) -> Lowerer<'l> {
+        Lowerer {
+            next_id: 0,
+            scope: Vec::new(),
+            scalar_closures: Vec::new(),
+            library,
+            from: from.to_path_buf(),
+            module: library.module_of_function(from, name),
+            calls: vec![name.to_string()],
+        }
+    }
+}
+
+/// The library of a lowering that calls nothing.
+static NO_FUNCTIONS: Library = Library::EMPTY;
+
+impl Default for Lowerer<'static> {
+    fn default() -> Self {
+        Lowerer::new(&NO_FUNCTIONS, Path::new(""), "")
+    }
+}
+
+impl Lowerer<'_> {
     fn fresh(&mut self, name: &str) -> Var {
         self.next_id += 1;
         Var { id: self.next_id, name: name.to_string() }

@@ -10,6 +10,7 @@
 
 use crate::compare::*;
 use crate::harness::*;
+use crate::scalar::two;
 use crate::strategies::*;
 use accel::prelude::*;
 use proptest::prelude::*;
@@ -241,6 +242,30 @@ fn library_f32_c(xs: Vector<f32>, ys: Vector<f32>) -> Vector<(f32, f32)> {
     xs.zip_with(ys, |x, y| (x.div_euclid(y), x.rem_euclid(y)))
 }
 
+/// A scalar helper: inlined into the closures that call it, here and in `scalar.rs`.
+#[accel]
+pub fn mix(x: u32) -> u32 {
+    let h = (x ^ (x >> 16)).wrapping_mul(0x045d_9f3b);
+    h ^ (h >> 16)
+}
+
+#[accel]
+fn hashed_twice(xs: Vector<u32>, salt: u32) -> Vector<u32> {
+    xs.map(|x| mix(mix(x) ^ salt))
+}
+
+#[accel]
+pub fn squares_of(xs: Vector<f64>) -> Vector<f64> {
+    xs.map(|x| x * x)
+}
+
+/// The root mean square: a call of `squares_of`, fused into the sum.
+#[accel]
+pub fn rms(xs: Vector<f64>) -> Scalar<f64> {
+    let n = xs.len() as f64;
+    unit((squares_of(xs).sum().get() / n).sqrt())
+}
+
 #[accel]
 fn rem_euclid_of(xs: Vector<i64>, ys: Vector<i64>) -> Vector<i64> {
     xs.zip_with(ys, |x, y| x.rem_euclid(y))
@@ -249,14 +274,6 @@ fn rem_euclid_of(xs: Vector<i64>, ys: Vector<i64>) -> Vector<i64> {
 #[accel]
 fn div_euclid_sum(xs: Vector<i32>, ys: Vector<i32>) -> Scalar<i32> {
     xs.zip_with(ys, |x, y| x.div_euclid(y)).sum()
-}
-
-/// Vectors of two element kinds with the same length.
-fn two<A: Num, B: Num>(
-    a: impl Strategy<Value = A> + Clone,
-    b: impl Strategy<Value = B> + Clone,
-) -> impl Strategy<Value = (Vec<A>, Vec<B>)> {
-    size().prop_flat_map(move |n| (vec_of(a.clone(), n), vec_of(b.clone(), n)))
 }
 
 /// Every integer method at one integer type, against Rust's (`$signum` is the sixth field of
@@ -467,6 +484,44 @@ fn euclid_by_zero(on: &Target) -> Check {
     })
 }
 
+fn mix_oracle(x: u32) -> u32 {
+    let h = (x ^ (x >> 16)).wrapping_mul(0x045d_9f3b);
+    h ^ (h >> 16)
+}
+
+/// Calls between `#[accel]` functions, inlined at build time: a scalar helper in closures, an
+/// array function whose map fuses into its caller's sum, and (in `scalar.rs`) a call from
+/// another module of the crate.
+fn calls_between_functions(on: &Target) -> Check {
+    props(24, (vec_sized(u32s(), size()), u32s(), vec_sized(-100.0f64..100.0, size())), |(xs, salt, fs)| {
+        let v = Vector::from_vec(xs.clone());
+        let (cpu, interp) = both!(on, hashed_twice(&v, salt));
+        let want: Vec<u32> = xs.iter().map(|&x| mix_oracle(mix_oracle(x) ^ salt)).collect();
+        all_same(on, "a scalar helper called twice in a closure", &cpu.to_vec(), &interp.to_vec(), &want)?;
+        check_eq!(mix(salt).map_err(|e| e.to_string())?, mix_oracle(salt));
+        let v = Vector::from_vec(fs.clone());
+        let (cpu, interp) = both!(on, rms(&v));
+        let want = (fs.iter().map(|x| x * x).sum::<f64>() / fs.len() as f64).sqrt();
+        let bound = 1e-12 * want.abs().max(1.0);
+        bounded(on, "rms through a call (vs f64 sum)", &[cpu.get()], &[want], &[bound])?;
+        bounded(on, "rms through a call (interpreter)", &[interp.get()], &[want], &[bound])?;
+        let (cpu, _) = both!(on, crate::scalar::over_rms(&v));
+        let r = want;
+        let want: Vec<f64> = fs.iter().map(|x| x / r).collect();
+        let tol: Vec<f64> = want.iter().map(|w| 1e-12 * w.abs().max(1.0)).collect();
+        bounded(on, "a call from another module", &cpu.to_vec(), &want, &tol)?;
+        Ok(())
+    })
+}
+
+/// The plans show callees fused into their callers: `rms` is one reduction, `over_rms` its
+/// reduction and one elementwise kernel.
+fn callees_fuse_into_callers(_: &Target) -> Check {
+    check_eq!(rms::plan().kernels().count(), 1);
+    check_eq!(crate::scalar::over_rms::plan().kernels().count(), 2);
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     vec![
         case("library::integer_library_i32", integer_library_i32),
@@ -478,5 +533,7 @@ pub fn tests() -> Vec<Test> {
         case("library::float_library_f64", float_library_f64),
         case("library::float_library_f32", float_library_f32),
         case("library::euclid_by_zero", euclid_by_zero),
+        case("library::calls_between_functions", calls_between_functions),
+        case("library::callees_fuse_into_callers", callees_fuse_into_callers),
     ]
 }

@@ -18,6 +18,13 @@ use crate::strategies::*;
 use accel::prelude::*;
 use proptest::prelude::*;
 
+/// Each element over the root mean square: a call of `library::rms`, in another module.
+#[accel]
+pub fn over_rms(xs: Vector<f64>) -> Vector<f64> {
+    let r = crate::library::rms(xs);
+    xs.map(|x| x / r.get())
+}
+
 #[accel]
 fn casts_from_f64(xs: Vector<f64>) -> Vector<(i32, i64, u32, u64, f32, usize)> {
     xs.map(|x| (x as i32, x as i64, x as u32, x as u64, x as f32, x as usize))
@@ -297,7 +304,7 @@ fn amount(s: i128, bits: i128) -> u32 {
 }
 
 /// Vectors of two element kinds with the same length.
-fn two<A: Num, B: Num>(
+pub fn two<A: Num, B: Num>(
     a: impl Strategy<Value = A> + Clone,
     b: impl Strategy<Value = B> + Clone,
 ) -> impl Strategy<Value = (Vec<A>, Vec<B>)> {

@@ -1,0 +1,254 @@
+//! Calls of other `#[accel]` functions, inlined: the callee's body lowered in place, in a scope
+//! of its own parameters, bound to the caller's arguments.
+//!
+//! An argument that is a variable binds the parameter to that variable (no copy, and a read of an
+//! array inside a closure stays a read of the caller's array); any other argument is computed
+//! once, by a `let`, before the body. The callee's result is an expression of the caller like any
+//! other, so fusion crosses the call. A callee inside a closure must be scalar code (its
+//! collective operations would be nested parallelism, reported as such). A function that reaches
+//! itself through calls is an error: inlining would not end.
+
+use super::{Binding, Lowerer};
+use crate::ir::{Expr, ExprKind};
+use crate::library::Entry;
+use crate::types::Type;
+use proc_macro2::Span;
+use syn::Error;
+
+impl Lowerer<'_> {
+    /// `callee(args..)` at `span`.
+    pub(super) fn inline_call(&mut self, callee: &Entry, call: &syn::ExprCall, span: Span) -> syn::Result<Expr> {
+        let name = callee.path.join("::");
+        if let Some(at) = self.calls.iter().position(|c| *c == name) {
+            let mut cycle = self.calls[at..].to_vec();
+            cycle.push(name.clone());
+            return Err(Error::new(
+                span,
+                format!(
+                    "`{name}` calls itself ({}): calls between #[accel] functions are inlined at build time, so recursion would never end; write the repetition with `iterate`, `while_loop` or `awhile`",
+                    cycle.join(" -> ")
+                ),
+            ));
+        }
+        let in_callee = |e: Error| Error::new(span, format!("in `{name}`, called here: {e}"));
+        let item = callee.item().map_err(in_callee)?;
+        let signature = super::signature(&item).map_err(in_callee)?;
+        if call.args.len() != signature.params.len() {
+            return Err(Error::new(
+                span,
+                format!("`{name}` takes {} argument(s), found {}", signature.params.len(), call.args.len()),
+            ));
+        }
+        // The arguments, in the caller's scope.
+        let mut bindings = Vec::new();
+        let mut lets = Vec::new();
+        for (arg, (param, ty)) in call.args.iter().zip(&signature.params) {
+            let value = self.expr(arg, Some(ty))?;
+            let value = self.expect_type(value, ty, arg)?;
+            let var = match &value.kind {
+                ExprKind::Var(v) => v.clone(),
+                _ => {
+                    let var = self.fresh(param);
+                    lets.push((var.clone(), value));
+                    var
+                }
+            };
+            bindings.push((param.clone(), Binding::Value(var, ty.clone())));
+        }
+        // The body, seeing only its parameters, its calls resolved from its own module.
+        let caller_scope = std::mem::replace(&mut self.scope, bindings);
+        let caller_file = std::mem::replace(&mut self.from, callee.file.clone());
+        let caller_module = std::mem::replace(&mut self.module, callee.path[..callee.path.len() - 1].to_vec());
+        self.calls.push(name.clone());
+        let body = self
+            .block(&item.block, Some(&signature.result))
+            .and_then(|b| self.expect_type(b, &signature.result, super::tail_expr(&item.block)));
+        self.calls.pop();
+        self.scope = caller_scope;
+        self.from = caller_file;
+        self.module = caller_module;
+        let mut body = body.map_err(in_callee)?;
+        for (var, value) in lets.into_iter().rev() {
+            let ty: Type = body.ty.clone();
+            body = Expr::new(ExprKind::Let { var, value: Box::new(value), body: Box::new(body) }, ty);
+        }
+        Ok(body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::interp;
+    use crate::library::Library;
+    use crate::pipeline::{Options, compile_calling};
+    use crate::plan::Plan;
+    use crate::types::{ElemType, ScalarType};
+    use crate::value::{ArrayValue, ElemValue, ScalarValue, Value};
+    use std::path::Path;
+
+    const SOURCE: &str = r#"
+        mod stats {
+            #[accel]
+            pub fn squares(xs: Vector<f32>) -> Vector<f32> {
+                xs.map(|x| x * x)
+            }
+
+            #[accel]
+            pub fn sum_of_squares(xs: Vector<f32>) -> Scalar<f32> {
+                squares(xs).sum()
+            }
+        }
+
+        #[accel]
+        fn mix(x: u32) -> u32 {
+            let h = x ^ (x >> 3);
+            h.wrapping_mul(7)
+        }
+
+        #[accel]
+        fn hashed(xs: Vector<u32>) -> Vector<u32> {
+            xs.map(|x| mix(mix(x)) + 1)
+        }
+
+        #[accel]
+        fn norm(xs: Vector<f32>) -> Scalar<f32> {
+            let s = crate::stats::sum_of_squares(xs.map(|x| x + 1.0));
+            unit(s.get().sqrt())
+        }
+
+        #[accel]
+        fn shadowed(xs: Vector<f32>, x: f32) -> Vector<f32> {
+            let squares = 2.0;
+            stats::squares(xs).map(|y| y * squares + x)
+        }
+
+        #[accel]
+        fn ping(xs: Vector<f32>) -> Vector<f32> {
+            pong(xs)
+        }
+
+        #[accel]
+        fn pong(xs: Vector<f32>) -> Vector<f32> {
+            ping(xs)
+        }
+
+        #[accel]
+        fn collective_in_closure(xs: Vector<f32>) -> Vector<f32> {
+            xs.map(|x| stats::sum_of_squares(xs).get() + x)
+        }
+
+        #[accel]
+        fn wrong_argument(xs: Vector<i32>) -> Vector<f32> {
+            stats::squares(xs)
+        }
+
+        mod other {
+            #[accel]
+            fn mix(x: u32) -> u32 {
+                x
+            }
+        }
+    "#;
+
+    fn library() -> Library {
+        let mut library = Library::default();
+        library.add_source(&[], Path::new("lib.rs"), SOURCE);
+        library
+    }
+
+    fn compile(name: &str) -> syn::Result<crate::pipeline::Compiled> {
+        let library = library();
+        let entry = library.entries().iter().find(|e| e.name() == name).expect("the function is in the source");
+        compile_calling(&entry.item().unwrap(), Options::default(), &library, Path::new("lib.rs"))
+    }
+
+    fn vector<T: Copy>(xs: &[T], s: ScalarType, f: fn(T) -> ScalarValue) -> Value {
+        let data = xs.iter().map(|&x| ElemValue::Scalar(f(x))).collect();
+        Value::Array(ArrayValue::new(ElemType::Scalar(s), vec![xs.len()], data).unwrap())
+    }
+
+    fn floats(v: Value) -> Vec<f32> {
+        let a = v.into_array().expect("an array");
+        a.data
+            .iter()
+            .map(|e| match e {
+                ElemValue::Scalar(ScalarValue::F32(x)) => *x,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn calls_inline_across_modules_and_fuse() {
+        let c = compile("norm").unwrap();
+        let xs = vector(&[1.0f32, 2.0, -3.0], ScalarType::F32, ScalarValue::F32);
+        let out = interp::eval(&c.program, vec![xs]).unwrap();
+        // sqrt(2^2 + 3^2 + (-2)^2)
+        assert_eq!(floats(out), [17.0f32.sqrt()]);
+        // The caller's map, the callee's map and its sum are one reduction kernel.
+        assert_eq!(Plan::build(&c.optimised).kernels().count(), 1, "{}", Plan::build(&c.optimised));
+    }
+
+    #[test]
+    fn scalar_helpers_inline_into_closures() {
+        let c = compile("hashed").unwrap();
+        let xs = vector(&[0u32, 5, 1 << 31], ScalarType::U32, ScalarValue::U32);
+        let mix = |x: u32| (x ^ (x >> 3)).wrapping_mul(7);
+        let want: Vec<ElemValue> = [0u32, 5, 1 << 31]
+            .iter()
+            .map(|&x| ElemValue::Scalar(ScalarValue::U32(mix(mix(x)).wrapping_add(1))))
+            .collect();
+        let out = interp::eval(&c.program, vec![xs]).unwrap().into_array().unwrap();
+        assert_eq!(out.data, want);
+    }
+
+    #[test]
+    fn a_callee_sees_only_its_parameters() {
+        // `squares` names a caller's `let` and the callee: the call still reaches the function,
+        // and the callee's `x` is not the caller's.
+        let c = compile("shadowed").unwrap();
+        let xs = vector(&[3.0f32], ScalarType::F32, ScalarValue::F32);
+        let out = interp::eval(&c.program, vec![xs, Value::Elem(ElemValue::Scalar(ScalarValue::F32(0.5)))]).unwrap();
+        assert_eq!(floats(out), [18.5]);
+    }
+
+    #[test]
+    fn recursion_is_an_error_that_names_the_cycle() {
+        let e = compile("ping").err().expect("an error").to_string();
+        assert!(e.contains("(ping -> pong -> ping)") && e.contains("`iterate`"), "{e}");
+    }
+
+    #[test]
+    fn collective_callees_inside_closures_are_nested_parallelism() {
+        let e = compile("collective_in_closure").err().expect("an error").to_string();
+        assert!(e.contains("in `stats::sum_of_squares`, called here") && e.contains("nested parallelism"), "{e}");
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_callee_signature() {
+        let e = compile("wrong_argument").err().expect("an error").to_string();
+        assert!(e.contains("expected `Vector<f32>`, found `Vector<i32>`"), "{e}");
+    }
+
+    #[test]
+    fn names_resolve_by_module_path_preferring_the_callers_file() {
+        let library = library();
+        let path = |p: &str| p.split("::").map(String::from).collect::<Vec<_>>();
+        let found = |p: &str, from: &str, module: &[&str]| {
+            let module: Vec<String> = module.iter().map(|s| s.to_string()).collect();
+            library.resolve(&path(p), Path::new(from), &module).map(|e| e.map(|e| e.path.join("::")))
+        };
+        assert_eq!(found("stats::squares", "lib.rs", &[]), Ok(Some("stats::squares".into())));
+        assert_eq!(found("crate::stats::squares", "lib.rs", &["other"]), Ok(Some("stats::squares".into())));
+        assert_eq!(found("squares", "lib.rs", &["stats"]), Ok(Some("stats::squares".into())));
+        assert_eq!(found("nothing", "lib.rs", &[]), Ok(None));
+        // Two `mix`: Rust's reading of the path picks one, from either module.
+        assert_eq!(found("mix", "lib.rs", &[]), Ok(Some("mix".into())));
+        assert_eq!(found("mix", "lib.rs", &["other"]), Ok(Some("other::mix".into())));
+        assert_eq!(found("super::mix", "lib.rs", &["other"]), Ok(Some("mix".into())));
+        assert_eq!(found("other::mix", "lib.rs", &["stats"]), Ok(Some("other::mix".into())));
+        // Seen from a module where neither is in scope, the name alone is ambiguous.
+        assert!(found("mix", "lib.rs", &["stats"]).unwrap_err().contains("several"));
+        assert!(found("mix", "elsewhere.rs", &["x"]).unwrap_err().contains("several"));
+    }
+}

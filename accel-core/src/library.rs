@@ -1,0 +1,253 @@
+//! The `#[accel]` functions of a package, which its `#[accel]` functions may call.
+//!
+//! A call of one `#[accel]` function from another is inlined at build time by the front end
+//! (`frontend::call`): the callee's body is lowered in the caller's IR, with its parameters bound
+//! to the arguments, so fusion works across the call and a value the caller shares stays shared.
+//! The attribute macro and the build script each need the callee's source, which neither is
+//! given: both find it here, by the same scan of the package's source directories, so that both
+//! lower every caller to the same program (the build script's markers match the macro's
+//! fingerprints).
+//!
+//! A function is kept as the text of its item (without its `#[accel]` attribute, whose
+//! arguments are kept beside it): text, not syntax trees, because a syntax tree parsed inside one
+//! macro invocation must not be used in another.
+//!
+//! Names resolve as paths: `sq(xs)` or `stats::sq(xs)` names the function whose module path
+//! ends with the written path (`crate::`, `self::` and `super::` prefixes are dropped), preferring
+//! the functions of the caller's own file; two candidates are an error that lists them. A module
+//! path is where the file sits (`src/stats/mod.rs` and `src/stats.rs` hold `stats`, a file under
+//! `tests/` or `examples/` is a crate of its own) followed by the inline `mod`s around the item.
+//!
+//! Limits: what is not written literally in the package's files (a function made by
+//! `macro_rules!`, one in a dependency) is not found; the call is then an error.
+
+use std::path::{Path, PathBuf};
+use syn::visit::Visit;
+
+/// The directories of a package that may hold `#[accel]` functions.
+pub const SOURCE_DIRS: [&str; 4] = ["src", "tests", "examples", "benches"];
+
+/// One `#[accel]` function of the package.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Its module path and name, from the package's root (`["stats", "sq"]`).
+    pub path: Vec<String>,
+    /// The file it is written in.
+    pub file: PathBuf,
+    /// The function's item without its `#[accel]` attribute.
+    pub text: String,
+    /// The arguments of its `#[accel(..)]` attribute (empty for a bare `#[accel]`).
+    pub args: String,
+}
+
+impl Entry {
+    /// The function's name.
+    pub fn name(&self) -> &str {
+        self.path.last().map_or("", String::as_str)
+    }
+
+    /// The function's item, parsed anew (see the module documentation).
+    pub fn item(&self) -> syn::Result<syn::ItemFn> {
+        syn::parse_str(&self.text)
+    }
+
+    /// The arguments of its attribute, as tokens.
+    pub fn attribute_args(&self) -> syn::Result<proc_macro2::TokenStream> {
+        syn::parse_str(&self.args)
+    }
+}
+
+/// The `#[accel]` functions one function may call.
+#[derive(Clone, Debug, Default)]
+pub struct Library {
+    entries: Vec<Entry>,
+}
+
+impl Library {
+    /// No functions: what a function that calls none is lowered with.
+    pub const EMPTY: Library = Library { entries: Vec::new() };
+
+    /// Every `#[accel]` function in the source directories of the package at `root`, in file
+    /// order; the second list holds the directories that exist (what a build script watches).
+    pub fn of_package(root: &Path) -> (Library, Vec<PathBuf>) {
+        let dirs: Vec<PathBuf> = SOURCE_DIRS.iter().map(|d| root.join(d)).filter(|d| d.is_dir()).collect();
+        let mut files = Vec::new();
+        for dir in &dirs {
+            files_under(dir, &mut files);
+        }
+        files.retain(|f| f.extension().is_some_and(|e| e == "rs"));
+        let mut library = Library::default();
+        for file in files {
+            library.add_file(root, &file);
+        }
+        (library, dirs)
+    }
+
+    /// Adds the functions of one file, unless the library has them already (a file outside the
+    /// package's source directories, such as a test case compiled by itself).
+    pub fn add_file(&mut self, root: &Path, file: &Path) {
+        let file = canonical(file);
+        if self.entries.iter().any(|e| e.file == file) {
+            return;
+        }
+        let Ok(text) = std::fs::read_to_string(&file) else { return };
+        self.add_source(&module_of(root, &file), &file, &text);
+    }
+
+    /// Adds the functions of one file's text, whose module path is `module`. A file that does
+    /// not parse adds nothing: rustc reports it.
+    pub fn add_source(&mut self, module: &[String], file: &Path, text: &str) {
+        let Ok(parsed) = syn::parse_file(text) else { return };
+        let mut visitor = Collect { module: module.to_vec(), file, entries: &mut self.entries };
+        visitor.visit_file(&parsed);
+    }
+
+    /// Every function, in file order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The module path of the function `name` of the file `file`, when the library holds
+    /// exactly one such function (else the file's own module path is unknown: empty).
+    pub fn module_of_function(&self, file: &Path, name: &str) -> Vec<String> {
+        let file = canonical(file);
+        let mut found = self.entries.iter().filter(|e| e.file == file && e.name() == name);
+        match (found.next(), found.next()) {
+            (Some(e), None) => e.path[..e.path.len() - 1].to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The function a call of `path` names, seen from a function of the module `module` in the
+    /// file `from`: `Ok(None)` when no function has that name, an error listing the candidates
+    /// when several do equally well. The path as Rust reads it (relative to the module, or after
+    /// `crate::`, `self::`, `super::`) wins; then a function whose module path ends with the
+    /// written path, in the same file, then anywhere in the package.
+    pub fn resolve(&self, path: &[String], from: &Path, module: &[String]) -> Result<Option<&Entry>, String> {
+        let mut base = module.to_vec();
+        let mut rest = path;
+        while let Some((first, tail)) = rest.split_first() {
+            match first.as_str() {
+                "crate" => base.clear(),
+                "self" => {}
+                "super" => {
+                    base.pop();
+                }
+                _ => break,
+            }
+            rest = tail;
+        }
+        if rest.is_empty() {
+            return Ok(None);
+        }
+        let exact: Vec<String> = base.into_iter().chain(rest.iter().cloned()).collect();
+        let ends_with = |e: &&Entry| e.path.len() >= rest.len() && e.path[e.path.len() - rest.len()..] == *rest;
+        let from = canonical(from);
+        let tiers: [Vec<&Entry>; 3] = [
+            self.entries.iter().filter(|e| e.path == exact).collect(),
+            self.entries.iter().filter(|e| e.file == from).filter(ends_with).collect(),
+            self.entries.iter().filter(ends_with).collect(),
+        ];
+        let candidates = tiers.into_iter().find(|t| !t.is_empty()).unwrap_or_default();
+        match candidates.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(one)),
+            several => {
+                let file =
+                    |e: &Entry| e.file.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+                let list: Vec<String> =
+                    several.iter().map(|e| format!("`{}` in {}", e.path.join("::"), file(e))).collect();
+                Err(format!(
+                    "`{}` names several #[accel] functions: {}; write more of its module path",
+                    path.join("::"),
+                    list.join(", ")
+                ))
+            }
+        }
+    }
+}
+
+/// `#[accel]`, `#[accel::accel]` or `#[::accel::accel]`.
+pub fn is_accel(attr: &syn::Attribute) -> bool {
+    let path = attr.path();
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match names.as_slice() {
+        [one] => one == "accel" && path.leading_colon.is_none(),
+        [krate, one] => krate == "accel" && one == "accel",
+        _ => false,
+    }
+}
+
+/// The files under `dir`, recursively, in sorted order (links to directories are not followed,
+/// so that a link loop cannot recurse forever).
+pub fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if path.is_dir() && !is_link {
+            files_under(&path, out);
+        } else if path.is_file() {
+            out.push(path);
+        }
+    }
+}
+
+/// The path as the file system knows it, so that a file named two ways is one file.
+fn canonical(file: &Path) -> PathBuf {
+    file.canonicalize().unwrap_or_else(|_| file.to_path_buf())
+}
+
+/// The module path of a file of the package at `root`: its directories below the source
+/// directory, then its name unless that is `lib`, `main` or `mod`. Under `tests/`, `examples/`
+/// and `benches/` each top-level file is a crate of its own, so its own name is dropped too. A
+/// file outside the package is a crate root.
+fn module_of(root: &Path, file: &Path) -> Vec<String> {
+    let root = canonical(root);
+    let Ok(relative) = file.strip_prefix(&root) else { return Vec::new() };
+    let mut parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    if parts.is_empty() {
+        return parts;
+    }
+    let top = parts.remove(0);
+    if let Some(last) = parts.last_mut() {
+        *last = last.trim_end_matches(".rs").to_string();
+    }
+    let crate_root = parts.len() == 1 && top != "src";
+    if matches!(parts.last().map(String::as_str), Some("lib" | "main" | "mod")) || crate_root {
+        parts.pop();
+    }
+    parts
+}
+
+/// Collects the `#[accel]` functions of one file, with the module path of each.
+struct Collect<'a> {
+    module: Vec<String>,
+    file: &'a Path,
+    entries: &'a mut Vec<Entry>,
+}
+
+impl<'ast> Visit<'ast> for Collect<'_> {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        self.module.push(m.ident.to_string());
+        syn::visit::visit_item_mod(self, m);
+        self.module.pop();
+    }
+
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        if let Some(at) = item.attrs.iter().position(is_accel) {
+            let mut item = item.clone();
+            let attr = item.attrs.remove(at);
+            let args = match attr.meta {
+                syn::Meta::List(list) => list.tokens.to_string(),
+                _ => String::new(),
+            };
+            let mut path = self.module.clone();
+            path.push(item.sig.ident.to_string());
+            let text = quote::quote!(#item).to_string();
+            self.entries.push(Entry { path, file: self.file.to_path_buf(), text, args });
+        }
+        syn::visit::visit_item_fn(self, item);
+    }
+}
