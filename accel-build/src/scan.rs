@@ -36,7 +36,7 @@ pub fn package(root: &Path) -> (Vec<Found>, Vec<PathBuf>) {
 /// The programs of the functions of `library` that lower.
 fn lowered(library: &Library) -> Vec<Found> {
     let mut found = Vec::new();
-    for entry in library.entries() {
+    for entry in library.functions() {
         let Ok(item) = entry.item() else { continue };
         if accel_core::frontend::is_scalar_helper(&item) {
             continue;

@@ -27,16 +27,26 @@ use syn::visit::Visit;
 /// The directories of a package that may hold `#[accel]` functions.
 pub const SOURCE_DIRS: [&str; 4] = ["src", "tests", "examples", "benches"];
 
-/// One `#[accel]` function of the package.
+/// What an entry of the library is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An `#[accel]` function.
+    Function,
+    /// A `const` item of scalar type, which `#[accel]` code may name.
+    Const,
+}
+
+/// One `#[accel]` function or `const` item of the package.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
+    pub kind: Kind,
     /// Its module path and name, from the package's root (`["stats", "sq"]`).
     pub path: Vec<String>,
     /// The file it is written in.
     pub file: PathBuf,
-    /// The function's item without its `#[accel]` attribute.
+    /// The item (a function without its `#[accel]` attribute).
     pub text: String,
-    /// The arguments of its `#[accel(..)]` attribute (empty for a bare `#[accel]`).
+    /// The arguments of a function's `#[accel(..)]` attribute (empty for a bare `#[accel]`).
     pub args: String,
 }
 
@@ -51,6 +61,11 @@ impl Entry {
         syn::parse_str(&self.text)
     }
 
+    /// The `const` item, parsed anew.
+    pub fn const_item(&self) -> syn::Result<syn::ItemConst> {
+        syn::parse_str(&self.text)
+    }
+
     /// The arguments of its attribute, as tokens.
     pub fn attribute_args(&self) -> syn::Result<proc_macro2::TokenStream> {
         syn::parse_str(&self.args)
@@ -61,11 +76,14 @@ impl Entry {
 #[derive(Clone, Debug, Default)]
 pub struct Library {
     entries: Vec<Entry>,
+    /// The files and names of the `#[accel]` functions written in `impl` or `trait` blocks,
+    /// which are no functions of the library: the macro reports them.
+    in_impls: Vec<(PathBuf, String)>,
 }
 
 impl Library {
     /// No functions: what a function that calls none is lowered with.
-    pub const EMPTY: Library = Library { entries: Vec::new() };
+    pub const EMPTY: Library = Library { entries: Vec::new(), in_impls: Vec::new() };
 
     /// Every `#[accel]` function in the source directories of the package at `root`, in file
     /// order; the second list holds the directories that exist (what a build script watches).
@@ -98,55 +116,64 @@ impl Library {
     /// not parse adds nothing: rustc reports it.
     pub fn add_source(&mut self, module: &[String], file: &Path, text: &str) {
         let Ok(parsed) = syn::parse_file(text) else { return };
-        let mut visitor = Collect { module: module.to_vec(), file, entries: &mut self.entries };
+        let mut visitor = Collect {
+            module: module.to_vec(),
+            file,
+            entries: &mut self.entries,
+            in_impls: &mut self.in_impls,
+            in_functions: 0,
+        };
         visitor.visit_file(&parsed);
     }
 
+    /// Whether the `#[accel]` function `name` of the file `file` is written in an `impl` or
+    /// `trait` block (and no free function of that name is in the file).
+    pub fn is_in_impl(&self, file: &Path, name: &str) -> bool {
+        let file = canonical(file);
+        self.in_impls.iter().any(|(f, n)| *f == file && n == name)
+            && !self.functions().any(|e| e.file == file && e.name() == name)
+    }
+
     /// Every function, in file order.
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
+    pub fn functions(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().filter(|e| e.kind == Kind::Function)
     }
 
     /// The module path of the function `name` of the file `file`, when the library holds
     /// exactly one such function (else the file's own module path is unknown: empty).
     pub fn module_of_function(&self, file: &Path, name: &str) -> Vec<String> {
         let file = canonical(file);
-        let mut found = self.entries.iter().filter(|e| e.file == file && e.name() == name);
+        let mut found = self.functions().filter(|e| e.file == file && e.name() == name);
         match (found.next(), found.next()) {
             (Some(e), None) => e.path[..e.path.len() - 1].to_vec(),
             _ => Vec::new(),
         }
     }
 
-    /// The function a call of `path` names, seen from a function of the module `module` in the
-    /// file `from`: `Ok(None)` when no function has that name, an error listing the candidates
-    /// when several do equally well. The path as Rust reads it (relative to the module, or after
-    /// `crate::`, `self::`, `super::`) wins; then a function whose module path ends with the
-    /// written path, in the same file, then anywhere in the package.
-    pub fn resolve(&self, path: &[String], from: &Path, module: &[String]) -> Result<Option<&Entry>, String> {
-        let mut base = module.to_vec();
-        let mut rest = path;
-        while let Some((first, tail)) = rest.split_first() {
-            match first.as_str() {
-                "crate" => base.clear(),
-                "self" => {}
-                "super" => {
-                    base.pop();
-                }
-                _ => break,
-            }
-            rest = tail;
-        }
+    /// The function (or `const`, by `kind`) that `path` names, seen from a function of the
+    /// module `module` in the file `from`: `Ok(None)` when none has that name, an error listing
+    /// the candidates when several do equally well. The path as Rust reads it (relative to the
+    /// module, or after `crate::`, `self::`, `super::`) wins; then an entry whose module path
+    /// ends with the written path, in the same file, then anywhere in the package.
+    pub fn resolve(
+        &self,
+        kind: Kind,
+        path: &[String],
+        from: &Path,
+        module: &[String],
+    ) -> Result<Option<&Entry>, String> {
+        let rest = named_part(path);
         if rest.is_empty() {
             return Ok(None);
         }
-        let exact: Vec<String> = base.into_iter().chain(rest.iter().cloned()).collect();
+        let exact = rust_reading(path, module);
         let ends_with = |e: &&Entry| e.path.len() >= rest.len() && e.path[e.path.len() - rest.len()..] == *rest;
         let from = canonical(from);
+        let of_kind = || self.entries.iter().filter(|e| e.kind == kind);
         let tiers: [Vec<&Entry>; 3] = [
-            self.entries.iter().filter(|e| e.path == exact).collect(),
-            self.entries.iter().filter(|e| e.file == from).filter(ends_with).collect(),
-            self.entries.iter().filter(ends_with).collect(),
+            of_kind().filter(|e| e.path == exact).collect(),
+            of_kind().filter(|e| e.file == from).filter(ends_with).collect(),
+            of_kind().filter(ends_with).collect(),
         ];
         let candidates = tiers.into_iter().find(|t| !t.is_empty()).unwrap_or_default();
         match candidates.as_slice() {
@@ -158,13 +185,38 @@ impl Library {
                 let list: Vec<String> =
                     several.iter().map(|e| format!("`{}` in {}", e.path.join("::"), file(e))).collect();
                 Err(format!(
-                    "`{}` names several #[accel] functions: {}; write more of its module path",
+                    "`{}` names several {}: {}; write more of its module path",
                     path.join("::"),
+                    if kind == Kind::Function { "#[accel] functions" } else { "constants" },
                     list.join(", ")
                 ))
             }
         }
     }
+}
+
+/// The path from the package's root that Rust reads `path` as, written in `module`: relative to
+/// the module, or after `crate::`, `self::` and `super::`.
+pub fn rust_reading(path: &[String], module: &[String]) -> Vec<String> {
+    let named = named_part(path);
+    let mut base = module.to_vec();
+    for first in &path[..path.len() - named.len()] {
+        match first.as_str() {
+            "crate" => base.clear(),
+            "super" => {
+                base.pop();
+            }
+            _ => {}
+        }
+    }
+    base.extend(named.iter().cloned());
+    base
+}
+
+/// `path` without its leading `crate`, `self` and `super`.
+fn named_part(path: &[String]) -> &[String] {
+    let skip = path.iter().take_while(|s| matches!(s.as_str(), "crate" | "self" | "super")).count();
+    &path[skip..]
 }
 
 /// `#[accel]`, `#[accel::accel]` or `#[::accel::accel]`.
@@ -226,6 +278,9 @@ struct Collect<'a> {
     module: Vec<String>,
     file: &'a Path,
     entries: &'a mut Vec<Entry>,
+    in_impls: &'a mut Vec<(PathBuf, String)>,
+    /// How many function bodies the visit is inside (their `const`s are theirs alone).
+    in_functions: usize,
 }
 
 impl<'ast> Visit<'ast> for Collect<'_> {
@@ -246,8 +301,34 @@ impl<'ast> Visit<'ast> for Collect<'_> {
             let mut path = self.module.clone();
             path.push(item.sig.ident.to_string());
             let text = quote::quote!(#item).to_string();
-            self.entries.push(Entry { path, file: self.file.to_path_buf(), text, args });
+            self.entries.push(Entry { kind: Kind::Function, path, file: self.file.to_path_buf(), text, args });
         }
+        self.in_functions += 1;
         syn::visit::visit_item_fn(self, item);
+        self.in_functions -= 1;
+    }
+
+    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+        if item.attrs.iter().any(is_accel) {
+            self.in_impls.push((self.file.to_path_buf(), item.sig.ident.to_string()));
+        }
+        syn::visit::visit_impl_item_fn(self, item);
+    }
+
+    fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
+        if item.attrs.iter().any(is_accel) {
+            self.in_impls.push((self.file.to_path_buf(), item.sig.ident.to_string()));
+        }
+        syn::visit::visit_trait_item_fn(self, item);
+    }
+
+    fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
+        if self.in_functions > 0 {
+            return;
+        }
+        let mut path = self.module.clone();
+        path.push(item.ident.to_string());
+        let text = quote::quote!(#item).to_string();
+        self.entries.push(Entry { kind: Kind::Const, path, file: self.file.to_path_buf(), text, args: String::new() });
     }
 }

@@ -96,6 +96,8 @@ pub struct Compiled {
     pub optimised: Program,
     /// The Rust code of the CPU backend: the function `__cpu`.
     pub cpu: proc_macro2::TokenStream,
+    /// The package's items the function names ([`frontend::Lowered::referenced`]).
+    pub referenced: Vec<Vec<String>>,
 }
 
 /// The whole pipeline for one function that calls no other `#[accel]` function.
@@ -106,12 +108,12 @@ pub fn compile(item: &syn::ItemFn, options: Options) -> syn::Result<Compiled> {
 /// The whole pipeline for one function, written in the file `from`, whose calls name functions
 /// of `library`.
 pub fn compile_calling(item: &syn::ItemFn, options: Options, library: &Library, from: &Path) -> syn::Result<Compiled> {
-    let program = frontend::lower_calling(item, library, from)?;
+    let frontend::Lowered { program, referenced } = frontend::lower_calling(item, library, from)?;
     let internal = |e: String| syn::Error::new_spanned(&item.sig.ident, format!("internal compiler error: {e}"));
     check::program(&program).map_err(|e| internal(format!("after the front end: {e}")))?;
     let optimised = try_optimise(&program, options).map_err(internal)?;
     let cpu = codegen::cpu_function(&optimised)?;
-    Ok(Compiled { program, optimised, cpu })
+    Ok(Compiled { program, optimised, cpu, referenced })
 }
 
 /// `program` after the passes that `options` turn on, each followed by the type checker.

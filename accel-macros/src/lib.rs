@@ -42,7 +42,15 @@ pub fn accel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::ItemFn);
     let from = proc_macro::Span::call_site().local_file().unwrap_or_default();
     let expanded = with_library(&from, |library| {
-        if accel_core::frontend::is_scalar_helper(&item) {
+        let name = item.sig.ident.to_string();
+        if library.is_in_impl(&from, &name) {
+            Err(syn::Error::new(
+                item.sig.ident.span(),
+                format!(
+                    "#[accel] functions are free functions: move `{name}` out of the `impl` or `trait` block to the module, and call it as `{name}(&rt, ..)`"
+                ),
+            ))
+        } else if accel_core::frontend::is_scalar_helper(&item) {
             helper(&item, library, &from)
         } else {
             expand(&item, options, library, &from)
@@ -146,6 +154,30 @@ fn embedded_program(name: &str, doc: &str, json: &str) -> proc_macro2::TokenStre
     }
 }
 
+/// References to the package's constants and functions that the body names (inlined into the
+/// program), from inside `mod f`, so that rustc does not report them unused.
+fn references(paths: &[Vec<String>]) -> proc_macro2::TokenStream {
+    if paths.is_empty() {
+        return quote!();
+    }
+    // Written in the caller's module, read from `mod f` inside it.
+    let paths = paths.iter().map(|p| {
+        let (first, rest) = p.split_first().expect("a path has a segment");
+        let rest = rest.iter().map(|s| format_ident!("{s}"));
+        match first.as_str() {
+            "crate" => quote!(crate #(::#rest)*),
+            "self" => quote!(super #(::#rest)*),
+            first => {
+                let first = format_ident!("{first}");
+                quote!(super::#first #(::#rest)*)
+            }
+        }
+    });
+    quote! {
+        const _: () = { #(let _ = #paths;)* };
+    }
+}
+
 /// The names of a function's parameters (the front end accepts only identifiers).
 fn parameter_names(item: &syn::ItemFn) -> Vec<syn::Ident> {
     item.sig
@@ -182,8 +214,9 @@ fn expand(
     library: &Library,
     from: &Path,
 ) -> syn::Result<proc_macro2::TokenStream> {
-    let accel_core::Compiled { program, optimised, cpu } =
+    let accel_core::Compiled { program, optimised, cpu, referenced } =
         accel_core::pipeline::compile_calling(item, options, library, from)?;
+    let referenced = references(&referenced);
     let json = program.to_json();
     let optimised_json = optimised.to_json();
 
@@ -263,6 +296,8 @@ fn expand(
             }
 
             #function
+
+            #referenced
 
             #items
 

@@ -7,6 +7,7 @@ use crate::ir::{
     ArrayOp, Axis, BinaryOp, Boundary, Const, Direction, Expr, ExprKind, Lambda, MathFn, Producer, ScanKind,
     StencilShape,
 };
+use crate::library::Kind;
 use crate::types::{ElemType, ScalarType, Type};
 use proc_macro2::Span;
 use syn::punctuated::Punctuated;
@@ -15,7 +16,7 @@ use syn::{Error, Token};
 
 type Args = Punctuated<syn::Expr, Token![,]>;
 
-const ARRAY_METHODS: &str = "map imap zip_with zip unzip fold fold1 fold_all fold1_all sum product maximum minimum fold_seg fold1_seg scanl scanl1 scanr scanr1 scanl_total scanr_total scanl_seg scanl1_seg map_rows backpermute permute reverse transpose reshape take drop concat replicate_rows replicate_cols slice_row slice_col stencil3 stencil5 stencil3x3 stencil5x5 expand filter len shape get";
+const ARRAY_METHODS: &str = "map imap zip_with zip unzip fold fold1 fold_all fold1_all sum product maximum minimum fold_seg fold1_seg scanl scanl1 scanr scanr1 scanl_total scanr_total scanl_seg scanl1_seg map_rows backpermute permute reverse transpose reshape take drop concat replicate_rows replicate_cols slice_row slice_col stencil3 stencil5 stencil3x3 stencil5x5 expand filter len shape rows cols get";
 const NESTED_METHODS: &str = "values lengths offsets len fold fold1 sum product maximum minimum map";
 const FUNCTIONS: &str = "generate fill iota unit iterate while_loop awhile Nested::from_lengths";
 
@@ -100,7 +101,7 @@ impl Lowerer<'_> {
                 Err(Error::new(span, format!("tuples have no method `{name}`: read a field with `.0`, `.1`, ...")))
             }
             Type::Array { elem, rank } => {
-                if !matches!(name.as_str(), "len" | "shape" | "get") {
+                if !matches!(name.as_str(), "len" | "shape" | "rows" | "cols" | "get") {
                     self.collective_allowed(&name, span)?;
                 }
                 self.array_method(&name, span, recv, elem, rank, &m.args, expected)
@@ -343,7 +344,17 @@ impl Lowerer<'_> {
             "map" => {
                 self.check_args(args, 1, name, span, &usage("xs.map(|x| ...)"))?;
                 let ret = expected.and_then(Type::as_array).map(|(el, _)| elem_t(el));
-                let f = self.lambda(arg(0), "map", &[elem_t(e)], ret.as_ref(), Level::Scalar)?;
+                let defaulted_iota = matches!(&a.kind, ExprKind::Array(op) if matches!(&**op, ArrayOp::Producer(Producer::Iota { .. })))
+                    && *e == ElemType::Scalar(ScalarType::I32);
+                let f = self.lambda(arg(0), "map", &[elem_t(e)], ret.as_ref(), Level::Scalar).map_err(|err| {
+                    match &ret {
+                        Some(want) if defaulted_iota && *want != elem_t(e) => Error::new(
+                            err.span(),
+                            format!("{err}; `iota(n)` counts in `i32` unless the context says otherwise: write `iota::<{want}>(n)`"),
+                        ),
+                        _ => err,
+                    }
+                })?;
                 let out = f.result_type().as_elem().cloned().expect("scalar closure");
                 Ok(Expr::array(Producer::Map { f, a }.into(), arr_t(&out, rank)))
             }
@@ -585,6 +596,13 @@ impl Lowerer<'_> {
                 self.check_args(args, 0, name, span, "xs.shape()")?;
                 Ok(Expr::new(ExprKind::Shape(Box::new(a)), Type::Elem(ElemType::index(rank))))
             }
+            "rows" | "cols" => {
+                self.check_args(args, 0, name, span, &format!("m.{name}()"))?;
+                need_rank(rank == 2, "matrices (`xs.len()` is a vector's length, `xs.shape()` any array's shape)")?;
+                let shape = Expr::new(ExprKind::Shape(Box::new(a)), Type::Elem(ElemType::index(2)));
+                let k = usize::from(name == "cols");
+                Ok(Expr::new(ExprKind::Proj(Box::new(shape), k), Type::scalar(ScalarType::Usize)))
+            }
             "get" => {
                 self.check_args(args, 0, name, span, "s.get()")?;
                 need_rank(rank == 0, "`Scalar` arrays (read other arrays with `xs[i]`)")?;
@@ -763,6 +781,9 @@ impl Lowerer<'_> {
         let segs: Vec<String> = fp.path.segments.iter().map(|s| s.ident.to_string()).collect();
         let span = fp.span();
         let args = &c.args;
+        if let Some((closure, scope)) = self.closure_binding(&c.func) {
+            return self.call_closure(&segs[0], &closure, scope, c);
+        }
         // `f32::sqrt(x)`, `f64::max(a, b)`: math functions in path form.
         if let [t, f] = segs.as_slice()
             && let (Some(s), Some(mf)) = (ScalarType::from_rust_name(t), MathFn::from_method_name(f))
@@ -915,8 +936,11 @@ impl Lowerer<'_> {
             }
             _ => {
                 let library = self.library;
-                match library.resolve(&segs, &self.from, &self.module).map_err(|e| Error::new(span, e))? {
-                    Some(callee) => self.inline_call(callee, c, span),
+                match library
+                    .resolve(Kind::Function, &segs, &self.from, &self.module)
+                    .map_err(|e| Error::new(span, e))?
+                {
+                    Some(callee) => self.inline_call(callee, &segs, c, span),
                     None => Err(Error::new(
                         span,
                         format!(

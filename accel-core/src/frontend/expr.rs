@@ -18,9 +18,10 @@ impl Lowerer<'_> {
                     Stmt::Local(local) => lw.local(local, &mut lets)?,
                     Stmt::Expr(e, None) if last => tail = Some(lw.expr(e, expected)?),
                     Stmt::Expr(e, _) => return Err(statement_error(e)),
+                    Stmt::Item(syn::Item::Const(c)) => lw.local_const(c, &mut lets)?,
                     Stmt::Item(item) => {
                         return Err(Error::new_spanned(item,
-                            "items (`fn`, `struct`, `use`, ...) are not allowed inside #[accel]; define them outside the function",
+                            "items (`fn`, `struct`, `use`, ...) other than `const` are not allowed inside #[accel]; define them outside the function",
                         ));
                     }
                     Stmt::Macro(m) => return Err(macro_error(&m.mac)),
@@ -55,6 +56,13 @@ impl Lowerer<'_> {
             Pat::Type(pt) => (&*pt.pat, Some(super::types::value_type(&pt.ty)?)),
             p => (p, None),
         };
+        if let (Pat::Ident(pi), Some(closure)) = (pat, as_closure(&init.expr))
+            && pi.mutability.is_none()
+        {
+            let binding = Binding::Closure { closure: Box::new(closure.clone()), scope: self.scope.clone() };
+            self.scope.push((pi.ident.to_string(), binding));
+            return Ok(());
+        }
         if annotation.is_none()
             && matches!(pat, Pat::Ident(pi) if pi.mutability.is_none())
             && is_untyped_literal(self, &init.expr)
@@ -219,8 +227,14 @@ impl Lowerer<'_> {
         if let Some(ident) = p.path.get_ident() {
             let name = ident.to_string();
             return match self.lookup(&name).cloned() {
-                Some(Binding::Value(var, ty)) => Ok(Expr::var(var, ty)),
+                Some(Binding::Value(var, ty) | Binding::Constant(var, ty)) => Ok(Expr::var(var, ty)),
                 Some(Binding::Literal(e)) => self.expr(&e, expected),
+                Some(Binding::Closure { .. }) => Err(Error::new_spanned(
+                    ident,
+                    format!(
+                        "`{name}` is a closure: pass it to a combinator (`xs.map({name})`) or call it (`{name}(x)`)"
+                    ),
+                )),
                 Some(Binding::Neighbourhood { rank, .. }) => Err(Error::new_spanned(
                     ident,
                     if rank == 1 {
@@ -229,6 +243,7 @@ impl Lowerer<'_> {
                         format!("read a neighbour of `{name}` by row and column, like `{name}[1][1]`")
                     },
                 )),
+                None if let Some(value) = self.library_const(std::slice::from_ref(&name), ident.span())? => Ok(value),
                 None => Err(match name.as_str() {
                     "None" => Error::new_spanned(
                         ident,
@@ -249,7 +264,10 @@ impl Lowerer<'_> {
                 }),
             };
         }
-        named_constant(p)
+        named_constant(p).or_else(|e| {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            self.library_const(&segs, p.span())?.ok_or(e)
+        })
     }
 
     fn binary(&mut self, b: &syn::ExprBinary, expected: Option<&Type>) -> syn::Result<Expr> {
@@ -605,6 +623,15 @@ fn macro_error(m: &syn::Macro) -> Error {
         m,
         "macros are not supported inside #[accel]: remove `println!`/`dbg!` (inspect results on the host), and pass data such as `vec![..]` as a parameter",
     )
+}
+
+/// The closure an expression is, through parentheses.
+pub(super) fn as_closure(e: &syn::Expr) -> Option<&syn::ExprClosure> {
+    match e {
+        syn::Expr::Closure(c) => Some(c),
+        syn::Expr::Paren(p) => as_closure(&p.expr),
+        _ => None,
+    }
 }
 
 fn statement_error(e: &syn::Expr) -> Error {

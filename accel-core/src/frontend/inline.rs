@@ -8,16 +8,32 @@
 //! collective operations would be nested parallelism, reported as such). A function that reaches
 //! itself through calls is an error: inlining would not end.
 
-use super::{Binding, Lowerer};
-use crate::ir::{Expr, ExprKind};
-use crate::library::Entry;
+use super::{Binding, Lowerer, Scope};
+use crate::ir::{Expr, ExprKind, Var};
+use crate::library::{Entry, Kind, rust_reading};
 use crate::types::Type;
 use proc_macro2::Span;
 use syn::Error;
 
 impl Lowerer<'_> {
-    /// `callee(args..)` at `span`.
-    pub(super) fn inline_call(&mut self, callee: &Entry, call: &syn::ExprCall, span: Span) -> syn::Result<Expr> {
+    /// Records that the function being lowered names `entry` by `path` (see
+    /// `Lowered::referenced`), when Rust reads the path so from the function's module.
+    fn note_reference(&mut self, entry: &Entry, path: &[String]) {
+        let top_level = self.calls.len() == 1;
+        if top_level && entry.path == rust_reading(path, &self.module) && !self.referenced.iter().any(|r| r == path) {
+            self.referenced.push(path.to_vec());
+        }
+    }
+
+    /// `callee(args..)` at `span`, the callee named by `path`.
+    pub(super) fn inline_call(
+        &mut self,
+        callee: &Entry,
+        path: &[String],
+        call: &syn::ExprCall,
+        span: Span,
+    ) -> syn::Result<Expr> {
+        self.note_reference(callee, path);
         let name = callee.path.join("::");
         if let Some(at) = self.calls.iter().position(|c| *c == name) {
             let mut cycle = self.calls[at..].to_vec();
@@ -74,12 +90,126 @@ impl Lowerer<'_> {
         }
         Ok(body)
     }
+
+    /// The value of the package's `const` item that `path` names, or `None` when there is none.
+    /// Its expression is lowered where it is named, at its declared type, seeing only other
+    /// constants (resolved from its own module).
+    pub(super) fn library_const(&mut self, path: &[String], span: Span) -> syn::Result<Option<Expr>> {
+        let library = self.library;
+        let Some(entry) =
+            library.resolve(Kind::Const, path, &self.from, &self.module).map_err(|e| Error::new(span, e))?
+        else {
+            return Ok(None);
+        };
+        self.note_reference(entry, path);
+        let name = format!("const {}", entry.path.join("::"));
+        if self.calls.contains(&name) {
+            return Err(Error::new(span, format!("`{}` is defined by itself", entry.path.join("::"))));
+        }
+        let in_const = |e: Error| Error::new(span, format!("in `{}`, named here: {e}", entry.path.join("::")));
+        let item = entry.const_item().map_err(in_const)?;
+        let ty = super::types::value_type(&item.ty).map_err(in_const)?;
+        if !ty.is_elem() {
+            return Err(in_const(Error::new(
+                span,
+                format!("a constant of #[accel] code is a scalar or a tuple of scalars, not `{ty}`"),
+            )));
+        }
+        let outer_scope = std::mem::take(&mut self.scope);
+        let outer_file = std::mem::replace(&mut self.from, entry.file.clone());
+        let outer_module = std::mem::replace(&mut self.module, entry.path[..entry.path.len() - 1].to_vec());
+        self.calls.push(name);
+        let value = self.expr(&item.expr, Some(&ty)).and_then(|v| self.expect_type(v, &ty, &item.expr));
+        self.calls.pop();
+        self.scope = outer_scope;
+        self.from = outer_file;
+        self.module = outer_module;
+        value.map(Some).map_err(in_const)
+    }
+
+    /// A `const` item inside a body: a value of its declared type, computed from constants only.
+    pub(super) fn local_const(&mut self, item: &syn::ItemConst, lets: &mut Vec<(Var, Expr)>) -> syn::Result<()> {
+        let ty = super::types::value_type(&item.ty)?;
+        if !ty.is_elem() {
+            return Err(Error::new_spanned(
+                &item.ty,
+                format!("a constant of #[accel] code is a scalar or a tuple of scalars, not `{ty}`"),
+            ));
+        }
+        // A constant sees the constants before it, not the function's values.
+        let constants: Scope = self.scope.iter().filter(|(_, b)| matches!(b, Binding::Constant(..))).cloned().collect();
+        let outer = std::mem::replace(&mut self.scope, constants);
+        let value = self.expr(&item.expr, Some(&ty)).and_then(|v| self.expect_type(v, &ty, &item.expr));
+        self.scope = outer;
+        let value = value?;
+        let var = self.fresh(&item.ident.to_string());
+        self.scope.push((item.ident.to_string(), Binding::Constant(var.clone(), ty)));
+        lets.push((var, value));
+        Ok(())
+    }
+
+    /// `f(args..)` of a closure `f` bound by `let`: its body lowered in the scope of its
+    /// definition, its parameters bound to the arguments.
+    pub(super) fn call_closure(
+        &mut self,
+        name: &str,
+        closure: &syn::ExprClosure,
+        scope: Scope,
+        call: &syn::ExprCall,
+    ) -> syn::Result<Expr> {
+        if call.args.len() != closure.inputs.len() {
+            return Err(Error::new_spanned(
+                &call.args,
+                format!("the closure `{name}` takes {} argument(s), found {}", closure.inputs.len(), call.args.len()),
+            ));
+        }
+        let mut values = Vec::new();
+        for (arg, pat) in call.args.iter().zip(&closure.inputs) {
+            let declared = match pat {
+                syn::Pat::Type(pt) => Some(super::types::value_type(&pt.ty)?),
+                _ => None,
+            };
+            let value = self.expr(arg, declared.as_ref())?;
+            let value = match &declared {
+                Some(t) => self.expect_type(value, t, arg)?,
+                None => value,
+            };
+            values.push(value);
+        }
+        let outer = std::mem::replace(&mut self.scope, scope);
+        let mut lets = Vec::new();
+        let body = closure
+            .inputs
+            .iter()
+            .zip(values)
+            .try_for_each(|(pat, value)| {
+                let pat = match pat {
+                    syn::Pat::Type(pt) => &*pt.pat,
+                    p => p,
+                };
+                match (pat, &value.kind) {
+                    (syn::Pat::Ident(pi), ExprKind::Var(v)) if pi.mutability.is_none() => {
+                        self.scope.push((pi.ident.to_string(), Binding::Value(v.clone(), value.ty.clone())));
+                        Ok(())
+                    }
+                    _ => self.bind_pattern(pat, value, &mut lets),
+                }
+            })
+            .and_then(|()| self.expr(&closure.body, None));
+        self.scope = outer;
+        let mut body = body?;
+        for (var, value) in lets.into_iter().rev() {
+            let ty: Type = body.ty.clone();
+            body = Expr::new(ExprKind::Let { var, value: Box::new(value), body: Box::new(body) }, ty);
+        }
+        Ok(body)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::interp;
-    use crate::library::Library;
+    use crate::library::{Kind, Library};
     use crate::pipeline::{Options, compile_calling};
     use crate::plan::Plan;
     use crate::types::{ElemType, ScalarType};
@@ -148,6 +278,35 @@ mod tests {
                 x
             }
         }
+
+        const SCALE: f32 = 2.5;
+
+        mod units {
+            pub const OFFSET: f32 = super::SCALE * 2.0;
+        }
+
+        #[accel]
+        fn closures_and_consts(xs: Vector<f32>, k: f32) -> Vector<f32> {
+            const HALF: f32 = 0.5;
+            const QUARTER: f32 = HALF * HALF;
+            let scale = |x: f32| x * k * SCALE;
+            let k = 100.0;
+            let shifted = |x| scale(x) + units::OFFSET + QUARTER;
+            xs.map(shifted).map(|y| y + k * 0.0)
+        }
+
+        #[accel]
+        fn const_of_a_value(xs: Vector<f32>, k: f32) -> Vector<f32> {
+            const TWICE: f32 = k * 2.0;
+            xs.map(|x| x * TWICE)
+        }
+
+        #[accel]
+        fn closure_as_a_value(xs: Vector<f32>) -> Vector<f32> {
+            let f = |x: f32| x + 1.0;
+            let g = f;
+            xs.map(g)
+        }
     "#;
 
     fn library() -> Library {
@@ -158,7 +317,7 @@ mod tests {
 
     fn compile(name: &str) -> syn::Result<crate::pipeline::Compiled> {
         let library = library();
-        let entry = library.entries().iter().find(|e| e.name() == name).expect("the function is in the source");
+        let entry = library.functions().find(|e| e.name() == name).expect("the function is in the source");
         compile_calling(&entry.item().unwrap(), Options::default(), &library, Path::new("lib.rs"))
     }
 
@@ -213,6 +372,19 @@ mod tests {
     }
 
     #[test]
+    fn let_bound_closures_and_consts() {
+        let c = compile("closures_and_consts").unwrap();
+        let xs = vector(&[1.0f32, -4.0], ScalarType::F32, ScalarValue::F32);
+        let k = Value::Elem(ElemValue::Scalar(ScalarValue::F32(2.0)));
+        // x * 2 * 2.5 + 5 + 0.25: the closure keeps the `k` it saw, the later `k` is 100.
+        assert_eq!(floats(interp::eval(&c.program, vec![xs, k]).unwrap()), [10.25, -14.75]);
+        let e = compile("const_of_a_value").err().expect("an error").to_string();
+        assert!(e.contains("cannot find `k`"), "{e}");
+        let e = compile("closure_as_a_value").err().expect("an error").to_string();
+        assert!(e.contains("`f` is a closure: pass it to a combinator"), "{e}");
+    }
+
+    #[test]
     fn recursion_is_an_error_that_names_the_cycle() {
         let e = compile("ping").err().expect("an error").to_string();
         assert!(e.contains("(ping -> pong -> ping)") && e.contains("`iterate`"), "{e}");
@@ -236,7 +408,7 @@ mod tests {
         let path = |p: &str| p.split("::").map(String::from).collect::<Vec<_>>();
         let found = |p: &str, from: &str, module: &[&str]| {
             let module: Vec<String> = module.iter().map(|s| s.to_string()).collect();
-            library.resolve(&path(p), Path::new(from), &module).map(|e| e.map(|e| e.path.join("::")))
+            library.resolve(Kind::Function, &path(p), Path::new(from), &module).map(|e| e.map(|e| e.path.join("::")))
         };
         assert_eq!(found("stats::squares", "lib.rs", &[]), Ok(Some("stats::squares".into())));
         assert_eq!(found("crate::stats::squares", "lib.rs", &["other"]), Ok(Some("stats::squares".into())));

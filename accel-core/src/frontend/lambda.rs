@@ -2,7 +2,7 @@
 //! projections, and the stencil neighbourhood forms (`|l, c, r|`, `|n|` read as `n[r][c]`, or
 //! `|[[a, b, c], [d, e, f], [g, h, i]]|`).
 
-use super::{Binding, Lowerer};
+use super::{Binding, Lowerer, Scope};
 use crate::ir::{Expr, ExprKind, Lambda, StencilShape, Var};
 use crate::types::{ElemType, Type};
 use syn::{Error, Pat};
@@ -24,6 +24,14 @@ impl Lowerer<'_> {
         level: Level,
         body: impl FnOnce(&mut Self, &syn::Expr) -> syn::Result<Expr>,
     ) -> syn::Result<Lambda> {
+        // A closure bound by `let` is lowered here, in the scope of its definition.
+        if let Some((bound, scope)) = self.closure_binding(e) {
+            let bound = syn::Expr::Closure(*bound);
+            let outer = std::mem::replace(&mut self.scope, scope);
+            let lambda = self.lambda_with(&bound, what, params, level, body);
+            self.scope = outer;
+            return lambda;
+        }
         let c = closure(e, what, params.len())?;
         let declared_ret = match &c.output {
             syn::ReturnType::Type(_, t) => Some((super::types::value_type(t)?, t)),
@@ -237,6 +245,17 @@ fn closure<'a>(e: &'a syn::Expr, what: &str, arity: usize) -> syn::Result<&'a sy
             other,
             format!("`{what}` takes a closure of {} here, written inline like `|x| ...`", plural(arity, "parameter")),
         )),
+    }
+}
+
+impl Lowerer<'_> {
+    /// The closure and its defining scope, when `e` names a closure bound by `let`.
+    pub(super) fn closure_binding(&self, e: &syn::Expr) -> Option<(Box<syn::ExprClosure>, Scope)> {
+        let syn::Expr::Path(p) = e else { return None };
+        match self.lookup(&p.path.get_ident()?.to_string()) {
+            Some(Binding::Closure { closure, scope }) => Some((closure.clone(), scope.clone())),
+            _ => None,
+        }
     }
 }
 

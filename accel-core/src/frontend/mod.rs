@@ -23,19 +23,28 @@ use syn::{Error, FnArg, Pat};
 
 /// Lowers a whole `#[accel]` function that calls no other one (see [`lower_calling`]).
 pub fn lower(item: &syn::ItemFn) -> syn::Result<Program> {
-    lower_calling(item, &NO_FUNCTIONS, Path::new(""))
+    lower_calling(item, &NO_FUNCTIONS, Path::new("")).map(|l| l.program)
+}
+
+/// A function lowered with its library.
+pub struct Lowered {
+    pub program: Program,
+    /// The paths, as written, of the package's `const` items and `#[accel]` functions that the
+    /// body names and that Rust reads the same way: the macro refers to them, so that rustc sees
+    /// them used.
+    pub referenced: Vec<Vec<String>>,
 }
 
 /// Lowers a whole `#[accel]` function, written in the file `from`, whose calls of other
 /// `#[accel]` functions name functions of `library` (inlined, see `inline`).
-pub fn lower_calling(item: &syn::ItemFn, library: &Library, from: &Path) -> syn::Result<Program> {
+pub fn lower_calling(item: &syn::ItemFn, library: &Library, from: &Path) -> syn::Result<Lowered> {
     let mut lw = Lowerer::new(library, from, &item.sig.ident.to_string());
     let Signature { params: named, result, result_span } = signature(item)?;
     check_result_type(&result, result_span)?;
     let params = named.into_iter().map(|(name, ty)| (lw.bind(&name, ty.clone()), ty)).collect();
     let body = lw.block(&item.block, Some(&result))?;
     let body = lw.expect_type(body, &result, tail_expr(&item.block))?;
-    Ok(Program { name: item.sig.ident.to_string(), params, body })
+    Ok(Lowered { program: Program { name: item.sig.ident.to_string(), params, body }, referenced: lw.referenced })
 }
 
 /// Whether `item` is a scalar helper: an `#[accel]` function of elements (scalars or tuples of
@@ -182,15 +191,23 @@ fn check_result_type(t: &Type, span: &syn::Type) -> syn::Result<()> {
     }
 }
 
+/// The names in scope, innermost last.
+type Scope = Vec<(String, Binding)>;
+
 /// What a name in scope stands for.
 #[derive(Clone)]
 enum Binding {
     /// A typed variable.
     Value(Var, Type),
+    /// A `const` item of the body: a typed variable that later constants may name too.
+    Constant(Var, Type),
     /// A `let` of an unsuffixed literal expression: typed at each use (see the module docs).
     Literal(Box<syn::Expr>),
     /// A stencil neighbourhood parameter `n`, read as `n[r][c]` (or `n[i]` for vectors).
     Neighbourhood { width: usize, rank: usize, points: Vec<Expr> },
+    /// A `let` of a closure: lowered where it is passed to a combinator or called, in the scope
+    /// it was defined in (so that it sees the values its definition saw).
+    Closure { closure: Box<syn::ExprClosure>, scope: Scope },
 }
 
 /// The state of one lowering: fresh variable ids, the scope, whether we are inside a scalar
@@ -198,7 +215,7 @@ enum Binding {
 /// name and the calls being inlined.
 struct Lowerer<'l> {
     next_id: u32,
-    scope: Vec<(String, Binding)>,
+    scope: Scope,
     scalar_closures: Vec<&'static str>,
     library: &'l Library,
     /// The file and module of the function whose body is being lowered (a callee's while it
@@ -207,6 +224,8 @@ struct Lowerer<'l> {
     module: Vec<String>,
     /// The function being lowered and those whose bodies are being inlined, outermost first.
     calls: Vec<String>,
+    /// See [`Lowered::referenced`].
+    referenced: Vec<Vec<String>>,
 }
 
 impl<'l> Lowerer<'l> {
@@ -220,6 +239,7 @@ impl<'l> Lowerer<'l> {
             from: from.to_path_buf(),
             module: library.module_of_function(from, name),
             calls: vec![name.to_string()],
+            referenced: Vec::new(),
         }
     }
 }

@@ -26,10 +26,14 @@ mod stats {
 mod shapes {
     use accel::prelude::*;
 
+    /// A constant that `#[accel]` code names.
+    pub const ONE: f32 = 1.0;
+
     #[accel]
     pub fn normalised(xs: Vector<f32>) -> Vector<f32> {
         let ms = super::stats::mean_square(xs);
-        xs.map(|x| crate::stats::clamp_unit(x / ms.get().sqrt()))
+        let over_rms = |x: f32| x / (ms.get().sqrt() * ONE);
+        xs.map(|x| crate::stats::clamp_unit(over_rms(x)))
     }
 }
 

@@ -266,6 +266,25 @@ pub fn rms(xs: Vector<f64>) -> Scalar<f64> {
     unit((squares_of(xs).sum().get() / n).sqrt())
 }
 
+/// A constant of the module, named inside `#[accel]` code.
+const GAIN: f64 = 1.5;
+
+/// `const` items in the body, closures bound by `let`, called and passed to `map`.
+#[accel]
+fn scaled_and_clipped(xs: Vector<f64>, k: f64) -> Vector<f64> {
+    const HALF: f64 = 0.5;
+    const LIMIT: f64 = HALF * 100.0;
+    let scale = |x: f64| x * k * GAIN;
+    let clip = |x: f64| x.clamp(-LIMIT, LIMIT);
+    xs.map(|x| clip(scale(x))).map(scale)
+}
+
+/// `m.rows()` and `m.cols()`, as on the host.
+#[accel]
+fn sides(m: Matrix<i32>) -> (Scalar<(usize, usize)>, Vector<i32>) {
+    (unit((m.rows(), m.cols())), generate(m.rows(), |r| m[(r, m.cols() - 1)]))
+}
+
 #[accel]
 fn rem_euclid_of(xs: Vector<i64>, ys: Vector<i64>) -> Vector<i64> {
     xs.zip_with(ys, |x, y| x.rem_euclid(y))
@@ -514,6 +533,28 @@ fn calls_between_functions(on: &Target) -> Check {
     })
 }
 
+fn consts_and_let_bound_closures(on: &Target) -> Check {
+    props(24, (vec_sized(-100.0f64..100.0, size()), -3.0f64..3.0), |(xs, k)| {
+        let v = Vector::from_vec(xs.clone());
+        let (cpu, interp) = both!(on, scaled_and_clipped(&v, k));
+        let want: Vec<f64> = xs.iter().map(|&x| (x * k * 1.5).clamp(-50.0, 50.0) * k * 1.5).collect();
+        all_same_bits(on, "consts and closures bound by let", &cpu.to_vec(), &interp.to_vec(), &want)
+    })
+}
+
+fn rows_and_cols_of_a_matrix(on: &Target) -> Check {
+    props(24, matrix_of(i32s()), |((r, c), data)| {
+        let m = Matrix::from_shape_vec([r, c], data.clone())?;
+        if c == 0 && r > 0 {
+            return Ok(()); // the last column of no columns: an index error, tested elsewhere
+        }
+        let ((cpu_sides, cpu_last), (interp_sides, interp_last)) = both!(on, sides(&m));
+        all_same(on, "m.rows(), m.cols()", &[cpu_sides.get()], &[interp_sides.get()], &[(m.rows(), m.cols())])?;
+        let want: Vec<i32> = (0..r).map(|i| data[i * c + c - 1]).collect();
+        all_same(on, "the last column", &cpu_last.to_vec(), &interp_last.to_vec(), &want)
+    })
+}
+
 /// The plans show callees fused into their callers: `rms` is one reduction, `over_rms` its
 /// reduction and one elementwise kernel.
 fn callees_fuse_into_callers(_: &Target) -> Check {
@@ -535,5 +576,7 @@ pub fn tests() -> Vec<Test> {
         case("library::euclid_by_zero", euclid_by_zero),
         case("library::calls_between_functions", calls_between_functions),
         case("library::callees_fuse_into_callers", callees_fuse_into_callers),
+        case("library::consts_and_let_bound_closures", consts_and_let_bound_closures),
+        case("library::rows_and_cols_of_a_matrix", rows_and_cols_of_a_matrix),
     ]
 }
