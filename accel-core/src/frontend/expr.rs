@@ -187,9 +187,7 @@ impl Lowerer<'_> {
                 r.return_token,
                 "`return` is not supported: make the value the last expression of the block",
             )),
-            E::Match(m) => {
-                Err(Error::new_spanned(m.match_token, "`match` is not supported inside #[accel]: use `if`/`else`"))
-            }
+            E::Match(m) => self.match_expr(m, expected),
             E::Macro(m) => Err(macro_error(&m.mac)),
             E::Break(b) => Err(Error::new_spanned(
                 b.break_token,

@@ -13,6 +13,7 @@ mod call;
 mod expr;
 mod inline;
 mod lambda;
+mod matching;
 pub mod types;
 
 use crate::ir::{Expr, Program, Var};

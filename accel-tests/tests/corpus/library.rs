@@ -285,6 +285,29 @@ fn sides(m: Matrix<i32>) -> (Scalar<(usize, usize)>, Vector<i32>) {
     (unit((m.rows(), m.cols())), generate(m.rows(), |r| m[(r, m.cols() - 1)]))
 }
 
+/// `match` on integers (literals, `|`, ranges, guards, names), tuples and bools.
+#[accel]
+fn classified(xs: Vector<i64>, bs: Vector<bool>) -> Vector<(i64, u32)> {
+    xs.zip_with(bs, |x, b| {
+        let kind = match x {
+            0 => 100,
+            1 | 2 => 200,
+            -5..=-1 => 300,
+            n if n > 1000 => n / 2,
+            _ => -1,
+        };
+        let flag = match (x % 2 == 0, b) {
+            (true, true) => 1u32,
+            (true, false) => 2,
+            _ => match b {
+                true => 3,
+                false => 4,
+            },
+        };
+        (kind, flag)
+    })
+}
+
 #[accel]
 fn rem_euclid_of(xs: Vector<i64>, ys: Vector<i64>) -> Vector<i64> {
     xs.zip_with(ys, |x, y| x.rem_euclid(y))
@@ -555,6 +578,36 @@ fn rows_and_cols_of_a_matrix(on: &Target) -> Check {
     })
 }
 
+fn match_on_scalars_and_tuples(on: &Target) -> Check {
+    let values = prop_oneof![2 => -8i64..8, 1 => any::<i64>(), 1 => 990i64..1010];
+    let pairs = size().prop_flat_map(move |n| (vec_of(values.clone(), n), prop::collection::vec(any::<bool>(), n)));
+    props(24, pairs, |(xs, bs)| {
+        let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(bs.clone()));
+        let (cpu, interp) = both!(on, classified(&v, &w));
+        let want: Vec<(i64, u32)> = xs
+            .iter()
+            .zip(&bs)
+            .map(|(&x, &b)| {
+                let kind = match x {
+                    0 => 100,
+                    1 | 2 => 200,
+                    -5..=-1 => 300,
+                    n if n > 1000 => n / 2,
+                    _ => -1,
+                };
+                let flag = match (x % 2 == 0, b) {
+                    (true, true) => 1,
+                    (true, false) => 2,
+                    (false, true) => 3,
+                    (false, false) => 4,
+                };
+                (kind, flag)
+            })
+            .collect();
+        all_same(on, "match", &cpu.to_vec(), &interp.to_vec(), &want)
+    })
+}
+
 /// The plans show callees fused into their callers: `rms` is one reduction, `over_rms` its
 /// reduction and one elementwise kernel.
 fn callees_fuse_into_callers(_: &Target) -> Check {
@@ -578,5 +631,6 @@ pub fn tests() -> Vec<Test> {
         case("library::callees_fuse_into_callers", callees_fuse_into_callers),
         case("library::consts_and_let_bound_closures", consts_and_let_bound_closures),
         case("library::rows_and_cols_of_a_matrix", rows_and_cols_of_a_matrix),
+        case("library::match_on_scalars_and_tuples", match_on_scalars_and_tuples),
     ]
 }
