@@ -15,7 +15,34 @@ use crate::types::Type;
 use proc_macro2::Span;
 use syn::Error;
 
+/// Where code lowered in place was written: the file and module its names resolve from, and the
+/// name it is known by (for cycles and errors), when it is an item of the library.
+pub(super) struct Item<'a> {
+    entry: &'a Entry,
+    name: String,
+}
+
 impl Lowerer<'_> {
+    /// Runs `f` as the lowering of code written elsewhere: seeing only the names of `scope` and,
+    /// for an `item` of the library, resolving names from its file and module, with the item on
+    /// the stack of what is being inlined. The caller's scope, file and module come back after.
+    pub(super) fn elsewhere<T>(&mut self, scope: Scope, item: Option<Item<'_>>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let outer_scope = std::mem::replace(&mut self.scope, scope);
+        let outer_place = item.map(|Item { entry, name }| {
+            self.calls.push(name);
+            let module = entry.path[..entry.path.len() - 1].to_vec();
+            (std::mem::replace(&mut self.from, entry.file.clone()), std::mem::replace(&mut self.module, module))
+        });
+        let out = f(self);
+        self.scope = outer_scope;
+        if let Some((file, module)) = outer_place {
+            self.calls.pop();
+            self.from = file;
+            self.module = module;
+        }
+        out
+    }
+
     /// Records that the function being lowered names `entry` by `path` (see
     /// `Lowered::referenced`), when Rust reads the path so from the function's module.
     fn note_reference(&mut self, entry: &Entry, path: &[String]) {
@@ -72,17 +99,10 @@ impl Lowerer<'_> {
             bindings.push((param.clone(), Binding::Value(var, ty.clone())));
         }
         // The body, seeing only its parameters, its calls resolved from its own module.
-        let caller_scope = std::mem::replace(&mut self.scope, bindings);
-        let caller_file = std::mem::replace(&mut self.from, callee.file.clone());
-        let caller_module = std::mem::replace(&mut self.module, callee.path[..callee.path.len() - 1].to_vec());
-        self.calls.push(name.clone());
-        let body = self
-            .block(&item.block, Some(&signature.result))
-            .and_then(|b| self.expect_type(b, &signature.result, super::tail_expr(&item.block)));
-        self.calls.pop();
-        self.scope = caller_scope;
-        self.from = caller_file;
-        self.module = caller_module;
+        let body = self.elsewhere(bindings, Some(Item { entry: callee, name: name.clone() }), |lw| {
+            let body = lw.block(&item.block, Some(&signature.result))?;
+            lw.expect_type(body, &signature.result, super::tail_expr(&item.block))
+        });
         let mut body = body.map_err(in_callee)?;
         for (var, value) in lets.into_iter().rev() {
             let ty: Type = body.ty.clone();
@@ -115,15 +135,10 @@ impl Lowerer<'_> {
                 format!("a constant of #[accel] code is a scalar or a tuple of scalars, not `{ty}`"),
             )));
         }
-        let outer_scope = std::mem::take(&mut self.scope);
-        let outer_file = std::mem::replace(&mut self.from, entry.file.clone());
-        let outer_module = std::mem::replace(&mut self.module, entry.path[..entry.path.len() - 1].to_vec());
-        self.calls.push(name);
-        let value = self.expr(&item.expr, Some(&ty)).and_then(|v| self.expect_type(v, &ty, &item.expr));
-        self.calls.pop();
-        self.scope = outer_scope;
-        self.from = outer_file;
-        self.module = outer_module;
+        let value = self.elsewhere(Scope::new(), Some(Item { entry, name }), |lw| {
+            let value = lw.expr(&item.expr, Some(&ty))?;
+            lw.expect_type(value, &ty, &item.expr)
+        });
         value.map(Some).map_err(in_const)
     }
 
@@ -138,10 +153,10 @@ impl Lowerer<'_> {
         }
         // A constant sees the constants before it, not the function's values.
         let constants: Scope = self.scope.iter().filter(|(_, b)| matches!(b, Binding::Constant(..))).cloned().collect();
-        let outer = std::mem::replace(&mut self.scope, constants);
-        let value = self.expr(&item.expr, Some(&ty)).and_then(|v| self.expect_type(v, &ty, &item.expr));
-        self.scope = outer;
-        let value = value?;
+        let value = self.elsewhere(constants, None, |lw| {
+            let value = lw.expr(&item.expr, Some(&ty))?;
+            lw.expect_type(value, &ty, &item.expr)
+        })?;
         let var = self.fresh(&item.ident.to_string());
         self.scope.push((item.ident.to_string(), Binding::Constant(var.clone(), ty)));
         lets.push((var, value));
@@ -176,28 +191,22 @@ impl Lowerer<'_> {
             };
             values.push(value);
         }
-        let outer = std::mem::replace(&mut self.scope, scope);
         let mut lets = Vec::new();
-        let body = closure
-            .inputs
-            .iter()
-            .zip(values)
-            .try_for_each(|(pat, value)| {
+        let mut body = self.elsewhere(scope, None, |lw| {
+            for (pat, value) in closure.inputs.iter().zip(values) {
                 let pat = match pat {
                     syn::Pat::Type(pt) => &*pt.pat,
                     p => p,
                 };
                 match (pat, &value.kind) {
                     (syn::Pat::Ident(pi), ExprKind::Var(v)) if pi.mutability.is_none() => {
-                        self.scope.push((pi.ident.to_string(), Binding::Value(v.clone(), value.ty.clone())));
-                        Ok(())
+                        lw.scope.push((pi.ident.to_string(), Binding::Value(v.clone(), value.ty.clone())));
                     }
-                    _ => self.bind_pattern(pat, value, &mut lets),
+                    _ => lw.bind_pattern(pat, value, &mut lets)?,
                 }
-            })
-            .and_then(|()| self.expr(&closure.body, None));
-        self.scope = outer;
-        let mut body = body?;
+            }
+            lw.expr(&closure.body, None)
+        })?;
         for (var, value) in lets.into_iter().rev() {
             let ty: Type = body.ty.clone();
             body = Expr::new(ExprKind::Let { var, value: Box::new(value), body: Box::new(body) }, ty);

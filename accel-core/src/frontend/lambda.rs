@@ -27,10 +27,7 @@ impl Lowerer<'_> {
         // A closure bound by `let` is lowered here, in the scope of its definition.
         if let Some((bound, scope)) = self.closure_binding(e) {
             let bound = syn::Expr::Closure(*bound);
-            let outer = std::mem::replace(&mut self.scope, scope);
-            let lambda = self.lambda_with(&bound, what, params, level, body);
-            self.scope = outer;
-            return lambda;
+            return self.elsewhere(scope, None, |lw| lw.lambda_with(&bound, what, params, level, body));
         }
         let c = closure(e, what, params.len())?;
         let declared_ret = match &c.output {

@@ -239,7 +239,15 @@ impl<'l> Lowerer<'l> {
             library,
             from: from.to_path_buf(),
             module: library.module_of_function(from, name),
-            calls: vec![name.to_string()],
+            // The function's path, as a callee reaching it again would name it.
+            calls: vec![
+                library
+                    .module_of_function(from, name)
+                    .into_iter()
+                    .chain([name.to_string()])
+                    .collect::<Vec<_>>()
+                    .join("::"),
+            ],
             referenced: Vec::new(),
         }
     }
