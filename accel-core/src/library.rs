@@ -151,7 +151,7 @@ impl Library {
     }
 
     /// The function (or `const`, by `kind`) that `path` names, seen from a function of the
-    /// module `module` in the file `from`: `Ok(None)` when none has that name, an error listing
+    /// module `module` in the file `from` (as [`canonical`] gives it): `Ok(None)` when none has that name, an error listing
     /// the candidates when several do equally well. The path as Rust reads it (relative to the
     /// module, or after `crate::`, `self::`, `super::`) wins; then an entry whose module path
     /// ends with the written path, in the same file, then anywhere in the package.
@@ -168,14 +168,15 @@ impl Library {
         }
         let exact = rust_reading(path, module);
         let ends_with = |e: &&Entry| e.path.len() >= rest.len() && e.path[e.path.len() - rest.len()..] == *rest;
-        let from = canonical(from);
         let of_kind = || self.entries.iter().filter(|e| e.kind == kind);
-        let tiers: [Vec<&Entry>; 3] = [
-            of_kind().filter(|e| e.path == exact).collect(),
-            of_kind().filter(|e| e.file == from).filter(ends_with).collect(),
-            of_kind().filter(ends_with).collect(),
-        ];
-        let candidates = tiers.into_iter().find(|t| !t.is_empty()).unwrap_or_default();
+        // Each tier is searched only when the ones before it found nothing.
+        let tiers: [&dyn Fn(&&Entry) -> bool; 3] =
+            [&|e| e.path == exact, &|e| e.file == from && ends_with(e), &ends_with];
+        let candidates = tiers
+            .iter()
+            .map(|tier| of_kind().filter(tier).collect::<Vec<_>>())
+            .find(|c| !c.is_empty())
+            .unwrap_or_default();
         match candidates.as_slice() {
             [] => Ok(None),
             [one] => Ok(Some(one)),
@@ -247,7 +248,7 @@ pub fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The path as the file system knows it, so that a file named two ways is one file.
-fn canonical(file: &Path) -> PathBuf {
+pub fn canonical(file: &Path) -> PathBuf {
     file.canonicalize().unwrap_or_else(|_| file.to_path_buf())
 }
 

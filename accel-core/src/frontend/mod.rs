@@ -17,7 +17,7 @@ mod matching;
 pub mod types;
 
 use crate::ir::{Expr, Program, Var};
-use crate::library::Library;
+use crate::library::{self, Library};
 use crate::types::Type;
 use std::path::{Path, PathBuf};
 use syn::{Error, FnArg, Pat};
@@ -232,22 +232,17 @@ struct Lowerer<'l> {
 impl<'l> Lowerer<'l> {
     /// The lowering of the function `name` of the file `from`.
     fn new(library: &'l Library, from: &Path, name: &str) -> Lowerer<'l> {
+        let module = library.module_of_function(from, name);
         Lowerer {
             next_id: 0,
             scope: Vec::new(),
             scalar_closures: Vec::new(),
             library,
-            from: from.to_path_buf(),
-            module: library.module_of_function(from, name),
+            // Canonical once here: every call and constant resolves against this file.
+            from: library::canonical(from),
             // The function's path, as a callee reaching it again would name it.
-            calls: vec![
-                library
-                    .module_of_function(from, name)
-                    .into_iter()
-                    .chain([name.to_string()])
-                    .collect::<Vec<_>>()
-                    .join("::"),
-            ],
+            calls: vec![module.iter().cloned().chain([name.to_string()]).collect::<Vec<_>>().join("::")],
+            module,
             referenced: Vec::new(),
         }
     }
