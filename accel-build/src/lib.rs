@@ -160,7 +160,7 @@ fn write(path: &Path, text: &str) -> Result<()> {
 
 /// A build failure, as the error type every accel failure has.
 fn error(context: &str, message: impl ToString) -> Error {
-    Error::Backend { backend: "accel-build".into(), context: context.into(), message: message.to_string() }
+    Error::backend("accel-build", context, message.to_string())
 }
 
 /// 64-bit FNV-1a over `parts`, each followed by a separator byte.

@@ -18,6 +18,7 @@
 //!
 //! Every node carries its type; the front end guarantees that the IR it emits is well typed.
 
+pub use crate::error::SourceRead;
 use crate::types::{ElemType, ScalarType, Type};
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +39,11 @@ pub struct Program {
     pub name: String,
     pub params: Vec<(Var, Type)>,
     pub body: Expr,
+    /// The reads by index written in the source, numbered by [`ReadSite::Source`]: what an
+    /// index error of one names. Not part of the [`fingerprint`](Program::fingerprint): where
+    /// the source is written does not change the device code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_sites: Vec<SourceRead>,
 }
 
 impl Program {
@@ -59,7 +65,13 @@ impl Program {
     /// build script and the macro both compute it to agree on which device code belongs to
     /// which function.
     pub fn fingerprint(&self) -> u64 {
-        self.to_json().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+        // The build script reads the source as text and the macro as the compiler's tokens:
+        // they agree on every read's number but not on its file and line.
+        let placeless = Program { read_sites: Vec::new(), ..self.clone() };
+        placeless
+            .to_json()
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
     }
 
     /// The prefix of the names of this program's kernels in a device module: the function name
@@ -834,9 +846,12 @@ pub enum SeqOp {
 /// The operation an [`ExprKind::Index`] read belongs to, named by its out-of-bounds error.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 pub enum ReadSite {
-    /// `xs[ix]` in source.
+    /// A checked read that a pass made (the source read of a `take`, a `slice`, ...).
     #[default]
     Index,
+    /// `xs[ix]` in source: read number `n` of [`Program::read_sites`], which its
+    /// out-of-bounds error names.
+    Source(u32),
     /// The source read of a `backpermute` that fusion turned into a `generate`.
     Backpermute,
     /// A read that fusion made of an elementwise operand (of a `map`, `zip_with`, or sibling
@@ -854,8 +869,33 @@ impl ReadSite {
     /// The operation name errors give.
     pub fn name(self) -> &'static str {
         match self {
-            ReadSite::Index | ReadSite::Elementwise | ReadSite::Flattened => "index",
+            ReadSite::Index | ReadSite::Source(_) | ReadSite::Elementwise | ReadSite::Flattened => "index",
             ReadSite::Backpermute => "backpermute",
+        }
+    }
+
+    /// Whether the read is checked against the array's shape on every backend.
+    pub fn is_checked(self) -> bool {
+        match self {
+            ReadSite::Index | ReadSite::Source(_) | ReadSite::Backpermute => true,
+            ReadSite::Elementwise | ReadSite::Flattened => false,
+        }
+    }
+
+    /// The error of this read at `index`, outside an array of `shape`.
+    pub fn out_of_bounds(self, index: &[usize], shape: &[usize]) -> crate::Error {
+        let e = crate::Error::index_out_of_bounds(self.name(), index, shape);
+        match self.number() {
+            Some(n) => e.at_read(n),
+            None => e,
+        }
+    }
+
+    /// The number of a read written in the source.
+    pub fn number(self) -> Option<u32> {
+        match self {
+            ReadSite::Source(n) => Some(n),
+            ReadSite::Index | ReadSite::Backpermute | ReadSite::Elementwise | ReadSite::Flattened => None,
         }
     }
 }
@@ -1040,7 +1080,7 @@ mod tests {
             ExprKind::Tuple(vec![f(f64::INFINITY), f(f64::NEG_INFINITY), f(f64::NAN), f(-0.0), f(0.1)]),
             Type::Elem(ElemType::Tuple(vec![ElemType::Scalar(ScalarType::F32); 5])),
         );
-        let p = Program { name: "consts".into(), params: vec![], body };
+        let p = Program { name: "consts".into(), params: vec![], body, read_sites: vec![] };
         let back = Program::from_json(&p.to_json()).unwrap();
         let ExprKind::Tuple(parts) = back.body.kind else { panic!("a tuple") };
         let bits: Vec<u64> = parts

@@ -146,6 +146,20 @@ pub mod site {
     pub const INDEX: u64 = 0;
     pub const BACKPERMUTE: u64 = 1;
     pub const PERMUTE: u64 = 2;
+    /// The site of the first read written in the source (`xs[i]`, numbered by the front end);
+    /// read `n` is `SOURCE + n`.
+    pub const SOURCE: u64 = 3;
+
+    /// The site of source read `n`.
+    #[inline(always)]
+    pub const fn source(n: u32) -> u64 {
+        SOURCE + n as u64
+    }
+
+    /// The number of the source read at `site`, if it is one.
+    pub fn source_number(site: u64) -> Option<u32> {
+        site.checked_sub(SOURCE).and_then(|n| u32::try_from(n).ok())
+    }
 }
 
 /// A scalar that travels as one `u64` kernel parameter.

@@ -255,6 +255,15 @@ fn expand(
         if t.is_elem() { v } else { quote!(&'a #v) }
     });
     let name_text = name.to_string();
+    // The arguments as the interpreter's values, by position (elements by value).
+    let checked_args = program.params.iter().enumerate().map(|(i, (_, t))| {
+        let i = syn::Index::from(i);
+        if t.is_elem() {
+            quote!(::accel::IntoValue::into_value(&__args.#i))
+        } else {
+            quote!(::accel::IntoValue::into_value(__args.#i))
+        }
+    });
     // The arguments by position, so that no parameter name can shadow the generated ones.
     let positions: Vec<syn::Index> = (0..user_names.len()).map(syn::Index::from).collect();
     let function = quote! {
@@ -268,6 +277,14 @@ fn expand(
 
             fn cpu(__cx: &::accel::__private::cpu::Ctx, __args: Self::Args<'_>) -> ::accel::Result<#ret> {
                 self::__cpu(__cx, #(__args.#positions),*)
+            }
+
+            fn read_sites() -> &'static [::accel::__private::ir::SourceRead] {
+                &program().read_sites
+            }
+
+            fn check_laws(__args: &Self::Args<'_>) -> ::accel::Result<()> {
+                ::accel::__private::interp::check(program(), ::std::vec![#(#checked_args),*])
             }
 
             #methods

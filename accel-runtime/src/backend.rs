@@ -36,6 +36,7 @@
 
 use crate::cpu::Ctx;
 use crate::runtime::BackendKind;
+use accel_core::ir::SourceRead;
 use accel_core::{Error, Result};
 use std::sync::OnceLock;
 
@@ -51,6 +52,20 @@ pub trait Function {
 
     /// Runs the function's generated CPU code.
     fn cpu(cx: &Ctx, args: Self::Args<'_>) -> Result<Self::Output>;
+
+    /// The reads by index written in the function's source, which its index errors name
+    /// (`Program::read_sites`; none for a function written by hand).
+    fn read_sites() -> &'static [SourceRead] {
+        &[]
+    }
+
+    /// Checked mode ([`Runtime::set_checked`](crate::Runtime::set_checked)): runs the function
+    /// on the interpreter, testing the laws of its combining functions (`interp::check`); a
+    /// function written by hand has nothing to check.
+    fn check_laws(args: &Self::Args<'_>) -> Result<()> {
+        let _ = args;
+        Ok(())
+    }
 
     /// The function's GPU program: the IR the executor runs, the prefix of its kernels' names and
     /// the module that holds them; `None` for a function built without GPU code.
@@ -91,6 +106,12 @@ fn no_gpu_code(name: &str) -> Error {
         "this function was built without GPU code; run it on a CPU runtime (`Runtime::cpu()`), or build it with \
          the `cuda` feature of accel and its build script",
     )
+}
+
+/// The result of a call of `F`, its error naming the function and the read that failed (see
+/// [`Error::located`]): every backend reports the place of an error the same way.
+fn located<F: Function, T>(result: Result<T>) -> Result<T> {
+    result.map_err(|e| e.located(F::NAME, F::read_sites()))
 }
 
 /// What runs programs: the CPU backend ([`Cpu`]) and the CUDA backend (a
@@ -140,11 +161,8 @@ impl Cpu {
         if n == 0 {
             return Err(Error::invalid_argument("Cpu::with_threads", "a thread pool needs at least one thread"));
         }
-        let pool = start_pool(n).map_err(|e| Error::Backend {
-            backend: "cpu".into(),
-            context: format!("starting a pool of {n} threads"),
-            message: e.to_string(),
-        })?;
+        let pool = start_pool(n)
+            .map_err(|e| Error::backend("cpu", format!("starting a pool of {n} threads"), e.to_string()))?;
         Ok(Cpu { pool: OnceLock::from(Pool::Own(pool)) })
     }
 
@@ -202,7 +220,7 @@ impl Backend for Cpu {
     }
 
     fn call<F: Function>(&self, args: F::Args<'_>) -> Result<F::Output> {
-        self.run(|cx| F::cpu(cx, args))
+        located::<F, _>(self.run(|cx| F::cpu(cx, args)))
     }
 
     /// Every CPU call has finished when it returns.
@@ -218,10 +236,12 @@ impl Backend for crate::cuda::Gpu {
     }
 
     fn call<F: Function>(&self, args: F::Args<'_>) -> Result<F::Output> {
-        let device = F::device().ok_or_else(|| no_gpu_code(F::NAME))?;
-        let args = F::to_device(&args, self)?;
-        let out = self.execute(device.program, device.prefix, device.module, args)?;
-        F::from_device(out)
+        located::<F, _>((|| {
+            let device = F::device().ok_or_else(|| no_gpu_code(F::NAME))?;
+            let args = F::to_device(&args, self)?;
+            let out = self.execute(device.program, device.prefix, device.module, args)?;
+            F::from_device(out)
+        })())
     }
 
     fn synchronize(&self) -> Result<()> {

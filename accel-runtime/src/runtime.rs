@@ -13,6 +13,7 @@ use crate::cpu::Ctx;
 use crate::cuda::Gpu;
 use accel_core::{Error, Result};
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The kind of backend a [`Runtime`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -43,6 +44,15 @@ pub struct Runtime {
     /// CPU backend.
     #[cfg(feature = "cuda")]
     gpus: Vec<Gpu>,
+    /// Checked mode ([`Runtime::set_checked`]).
+    checked: AtomicBool,
+}
+
+/// Whether `ACCEL_CHECK` turns checked mode on: any value but unset, empty, `0`, `off` or
+/// `false`.
+fn checked_from_env() -> bool {
+    std::env::var_os("ACCEL_CHECK")
+        .is_some_and(|v| !matches!(v.to_str().map(str::trim), Some("" | "0" | "off" | "false")))
 }
 
 /// What `ACCEL_BACKEND` asks for.
@@ -138,6 +148,7 @@ impl Runtime {
             cpu,
             #[cfg(feature = "cuda")]
             gpus: Vec::new(),
+            checked: AtomicBool::new(checked_from_env()),
         }
     }
 
@@ -167,7 +178,7 @@ impl Runtime {
     pub fn cuda_devices(ordinals: &[usize]) -> Result<Runtime> {
         check_ordinals(ordinals)?;
         let gpus = ordinals.iter().map(|&ordinal| Gpu::open(ordinal)).collect::<Result<Vec<_>>>()?;
-        Ok(Runtime { cpu: Cpu::lazy(), gpus })
+        Ok(Runtime { cpu: Cpu::lazy(), gpus, checked: AtomicBool::new(checked_from_env()) })
     }
 
     /// The CUDA backend on every device the driver sees, in ordinal order.
@@ -224,6 +235,31 @@ impl Runtime {
         self.gpus.iter().for_each(|g| g.set_expand_strategy(strategy));
         #[cfg(not(feature = "cuda"))]
         let _ = strategy;
+    }
+
+    /// Turns checked mode on or off (off by default; `ACCEL_CHECK=1` turns it on for every
+    /// runtime made after it is set). In checked mode every call first runs its function on
+    /// the reference interpreter and tests the combining function of each fold, scan and
+    /// permute on samples of the values it combines: for associativity, and for `permute`
+    /// commutativity too, since a backend combines in any grouping and order. A function that
+    /// breaks one is [`Error::InvalidCombine`] with the counter-example, instead of a result
+    /// that depends on the backend. Floats are compared within a tolerance (see
+    /// `docs/semantics.md`, "Checked mode"). It makes every call as slow as the interpreter:
+    /// use it while developing and on small inputs.
+    ///
+    /// ```
+    /// use accel_runtime::Runtime;
+    /// let rt = Runtime::cpu();
+    /// rt.set_checked(true);
+    /// assert!(rt.is_checked());
+    /// ```
+    pub fn set_checked(&self, on: bool) {
+        self.checked.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether checked mode is on ([`Runtime::set_checked`]).
+    pub fn is_checked(&self) -> bool {
+        self.checked.load(Ordering::Relaxed)
     }
 
     pub fn backend(&self) -> BackendKind {
@@ -301,6 +337,9 @@ impl Runtime {
     /// # Ok::<(), accel_runtime::Error>(())
     /// ```
     pub fn call<F: Function>(&self, args: F::Args<'_>) -> Result<F::Output> {
+        if self.is_checked() {
+            F::check_laws(&args)?;
+        }
         #[cfg(feature = "cuda")]
         if let Some(gpu) = self.gpu() {
             return gpu.call::<F>(args);

@@ -167,7 +167,7 @@ fn out_of_memory_is_an_error() {
     let gpu = gpu();
     let (_, total) = gpu.mem_info().unwrap();
     match gpu.alloc(total + 1) {
-        Err(Error::OutOfDeviceMemory { requested, free, total: t }) => {
+        Err(Error::OutOfDeviceMemory { requested, free, total: t, .. }) => {
             assert_eq!((requested, t), (total + 1, total));
             assert!(free <= total);
         }

@@ -362,6 +362,10 @@ impl Gen {
                 let ix = ix_to_array(rank, self.scalar(index)?);
                 Code::owned(match (site, self.device) {
                     (ReadSite::Index, _) => quote!(__cx.read(#a, #ix)),
+                    (ReadSite::Source(n), false) => quote!(__cx.read_source(#n, #a, #ix)),
+                    (ReadSite::Source(n), true) => {
+                        quote!(__cx.read_at(::accel_kernels::abi::site::source(#n), #a, #ix))
+                    }
                     // SAFETY (of the generated code): the index is inside the array's shape, by
                     // the construction `ReadSite::Elementwise` and `ReadSite::Flattened` stand for.
                     // Read unchecked on both backends: on the host a check (or an error path)
@@ -470,6 +474,7 @@ impl Gen {
         let (check, zero) = if self.device {
             let site = match site {
                 ReadSite::Index | ReadSite::Elementwise => quote!(::accel_kernels::abi::site::INDEX),
+                ReadSite::Source(n) => quote!(::accel_kernels::abi::site::source(#n)),
                 ReadSite::Backpermute => quote!(::accel_kernels::abi::site::BACKPERMUTE),
                 // In bounds by construction: no check.
                 ReadSite::Flattened => {
@@ -478,8 +483,14 @@ impl Gen {
             };
             (quote!(__cx.check_index(#site, __j, __shape)), quote!(<#t as ::accel_kernels::elem::DeviceElem>::zero()))
         } else {
-            let site = site.name();
-            (quote!(__cx.check_index(#site, __j, __shape)), quote!(<#t as ::core::default::Default>::default()))
+            let check = match site {
+                ReadSite::Source(n) => quote!(__cx.check_source_index(#n, __j, __shape)),
+                ReadSite::Index | ReadSite::Backpermute | ReadSite::Elementwise | ReadSite::Flattened => {
+                    let op = site.name();
+                    quote!(__cx.check_index(#op, __j, __shape))
+                }
+            };
+            (check, quote!(<#t as ::core::default::Default>::default()))
         };
         Ok(quote!({
             let __j: [usize; #rank] = #ix;
@@ -966,8 +977,8 @@ mod tests {
         }
         assert!(code.contains("cpu :: fold_all_imap (__cx , & :: accel :: __private :: cpu :: Delayed"), "{code}");
         assert!(code.contains("cpu :: expand (__cx , & :: accel :: __private :: cpu :: Delayed"), "{code}");
-        // `g[0]` in the epilogue is a delayed read.
-        assert!(code.contains("check_index (\"index\""), "{code}");
+        // `g[0]` in the epilogue is a delayed read, the source's third.
+        assert!(code.contains("check_source_index (2u32"), "{code}");
         assert!(!code.contains("cpu :: generate"), "{code}");
         assert!(!code.contains("cpu :: imap"), "{code}");
     }

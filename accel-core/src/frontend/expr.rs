@@ -1,7 +1,7 @@
 //! Blocks, statements and expressions.
 
 use super::{Binding, Lowerer};
-use crate::ir::{BinaryOp, Const, Expr, ExprKind, ReadSite, UnaryOp, Var};
+use crate::ir::{BinaryOp, Const, Expr, ExprKind, UnaryOp, Var};
 use crate::types::{ElemType, ScalarType, Type};
 use syn::spanned::Spanned;
 use syn::{Error, Pat, Stmt};
@@ -523,10 +523,8 @@ impl Lowerer<'_> {
             return Err(Error::new_spanned(base, format!("only arrays can be indexed, found `{}`", array.ty)));
         };
         let index = self.index_value(&ix.index, rank)?;
-        Ok(Expr::new(
-            ExprKind::Index { array: Box::new(array), index: Box::new(index), site: ReadSite::Index },
-            Type::Elem(elem),
-        ))
+        let site = self.source_read(base, syn::spanned::Spanned::span(ix));
+        Ok(Expr::new(ExprKind::Index { array: Box::new(array), index: Box::new(index), site }, Type::Elem(elem)))
     }
 
     /// An index of the given rank: `i`, `(i, j)` or `[i, j]`.

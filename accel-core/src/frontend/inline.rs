@@ -98,11 +98,19 @@ impl Lowerer<'_> {
             };
             bindings.push((param.clone(), Binding::Value(var, ty.clone())));
         }
-        // The body, seeing only its parameters, its calls resolved from its own module.
+        // The body, seeing only its parameters, its calls resolved from its own module, its
+        // reads reported at the outermost call.
+        let outermost = self.inlined_at.is_none();
+        if outermost {
+            self.inlined_at = Some(super::position(span));
+        }
         let body = self.elsewhere(bindings, Some(Item { entry: callee, name: name.clone() }), |lw| {
             let body = lw.block(&item.block, Some(&signature.result))?;
             lw.expect_type(body, &signature.result, super::tail_expr(&item.block))
         });
+        if outermost {
+            self.inlined_at = None;
+        }
         let mut body = body.map_err(in_callee)?;
         for (var, value) in lets.into_iter().rev() {
             let ty: Type = body.ty.clone();

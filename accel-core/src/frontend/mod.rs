@@ -16,9 +16,10 @@ mod lambda;
 mod matching;
 pub mod types;
 
-use crate::ir::{Expr, Program, Var};
+use crate::ir::{Expr, Program, ReadSite, SourceRead, Var};
 use crate::library::{self, Library};
 use crate::types::Type;
+use proc_macro2::Span;
 use std::path::{Path, PathBuf};
 use syn::{Error, FnArg, Pat};
 
@@ -45,7 +46,8 @@ pub fn lower_calling(item: &syn::ItemFn, library: &Library, from: &Path) -> syn:
     let params = named.into_iter().map(|(name, ty)| (lw.bind(&name, ty.clone()), ty)).collect();
     let body = lw.block(&item.block, Some(&result))?;
     let body = lw.expect_type(body, &result, tail_expr(&item.block))?;
-    Ok(Lowered { program: Program { name: item.sig.ident.to_string(), params, body }, referenced: lw.referenced })
+    let program = Program { name: item.sig.ident.to_string(), params, body, read_sites: lw.read_sites };
+    Ok(Lowered { program, referenced: lw.referenced })
 }
 
 /// Whether `item` is a scalar helper: an `#[accel]` function of elements (scalars or tuples of
@@ -71,7 +73,7 @@ pub fn lower_helper(item: &syn::ItemFn, library: &Library, from: &Path) -> syn::
     let params = named.into_iter().map(|(name, ty)| (lw.bind(&name, ty.clone()), ty)).collect();
     let body = lw.block(&item.block, Some(&result))?;
     let body = lw.expect_type(body, &result, tail_expr(&item.block))?;
-    Ok(Program { name: item.sig.ident.to_string(), params, body })
+    Ok(Program { name: item.sig.ident.to_string(), params, body, read_sites: lw.read_sites })
 }
 
 /// A function's parameters and result, checked.
@@ -227,6 +229,14 @@ struct Lowerer<'l> {
     calls: Vec<String>,
     /// See [`Lowered::referenced`].
     referenced: Vec<Vec<String>>,
+    /// The file of the function as given (for [`SourceRead::file`]).
+    file: String,
+    /// The reads by index written in the source, in the order lowered ([`Program::read_sites`]).
+    read_sites: Vec<SourceRead>,
+    /// Where the call being inlined is written in the function, while a callee's body is
+    /// lowered: the place its reads are reported at (a callee's text has no places of its own
+    /// inside the macro, see [`SourceRead::line`]).
+    inlined_at: Option<(u32, u32)>,
 }
 
 impl<'l> Lowerer<'l> {
@@ -244,8 +254,26 @@ impl<'l> Lowerer<'l> {
             calls: vec![module.iter().cloned().chain([name.to_string()]).collect::<Vec<_>>().join("::")],
             module,
             referenced: Vec::new(),
+            file: from.display().to_string(),
+            read_sites: Vec::new(),
+            inlined_at: None,
         }
     }
+
+    /// The read of `array` at `at`, numbered in the program's table of source reads.
+    fn source_read(&mut self, array: &syn::Expr, at: Span) -> ReadSite {
+        let (line, column) = self.inlined_at.unwrap_or_else(|| position(at));
+        let callee = (self.calls.len() > 1).then(|| self.calls.last().cloned()).flatten();
+        let array = quote::quote!(#array).to_string().split_whitespace().collect::<String>();
+        self.read_sites.push(SourceRead { array, file: self.file.clone(), line, column, callee });
+        ReadSite::Source(self.read_sites.len() as u32 - 1)
+    }
+}
+
+/// The line and column (from 1) where `span` starts.
+fn position(span: Span) -> (u32, u32) {
+    let start = span.start();
+    (start.line as u32, start.column as u32 + 1)
 }
 
 /// The library of a lowering that calls nothing.

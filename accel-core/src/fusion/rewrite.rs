@@ -119,7 +119,7 @@ pub fn rank(a: &Expr) -> usize {
 ///
 /// A backpermute's source index may lie outside the operand, so its read of a delayed array stays
 /// a (checked) read. Any other index is inside the operand for a correct program, but only an
-/// `Elementwise` one is so by construction: under an `Index` one (a `slice`'s row, say) the
+/// `Elementwise` one is so by construction: under a checked one (a `slice`'s row, say) the
 /// closure's own elementwise reads become checked reads, so that a bad index is still reported.
 pub fn element(a: &Expr, ix: Expr, site: ReadSite) -> Expr {
     let elem = Type::Elem(a.ty.as_array().expect("an array operand").0.clone());
@@ -131,7 +131,7 @@ pub fn element(a: &Expr, ix: Expr, site: ReadSite) -> Expr {
                     return (*f.body).clone();
                 }
                 let mut body = (*f.body).clone();
-                if site == ReadSite::Index {
+                if site.is_checked() {
                     check_elementwise_reads(&mut body);
                 }
                 return let_in(p, ix, body);

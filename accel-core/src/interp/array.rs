@@ -2,6 +2,7 @@
 //! one function per group. Each loops over its result (or its input) in row-major order and
 //! applies closures one element at a time.
 
+use super::laws::Law;
 use super::{Host, HostValue, Interp, Val, buffer, flat, ill_typed, new_array, read, size, unravel};
 use crate::error::{Error, Result};
 use crate::fusion::expand_permute;
@@ -198,6 +199,7 @@ impl Interp {
             Fold { z, f, a } => {
                 let z = self.eval_opt_elem(z.as_ref())?;
                 let a = self.eval_array(a)?;
+                self.check_law(name, f, Law::Associative, &[&a.data])?;
                 let (outer, n) = split_inner(&a)?;
                 let data = (0..size(name, &outer)?)
                     .map(|r| self.reduce(name, f, z.as_ref(), row(&a, r, n)))
@@ -207,6 +209,7 @@ impl Interp {
             FoldAll { z, f, a } => {
                 let z = self.eval_opt_elem(z.as_ref())?;
                 let a = self.eval_array(a)?;
+                self.check_law(name, f, Law::Associative, &[&a.data])?;
                 let total = self.reduce(name, f, z.as_ref(), &a.data)?;
                 new_array(ty, vec![], vec![total])
             }
@@ -214,6 +217,7 @@ impl Interp {
                 let z = self.eval_opt_elem(z.as_ref())?;
                 let a = self.eval_array(a)?;
                 let segs = self.eval(segments)?.into_segments()?;
+                self.check_law(name, f, Law::Associative, &[&a.data])?;
                 let (mut shape, n) = split_inner(&a)?;
                 check_covers(name, segs.total(), n)?;
                 let mut data = Vec::new();
@@ -241,6 +245,7 @@ impl Interp {
                     return Err(ill_typed(format!("{name} with a seed {z:?}")));
                 }
                 let a = self.eval_array(a)?;
+                self.check_law(name, f, Law::Associative, &[&a.data])?;
                 self.scan(ty, *dir, *kind, f, z.as_ref(), &a)
             }
             ScanSeg { kind, z, f, a, segments } => {
@@ -257,6 +262,7 @@ impl Interp {
                 }
                 let a = self.eval_array(a)?;
                 let segs = self.eval(segments)?.into_segments()?;
+                self.check_law(name, f, Law::Associative, &[&a.data])?;
                 let (mut shape, n) = split_inner(&a)?;
                 check_covers(name, segs.total(), n)?;
                 let mut data = Vec::new();
@@ -282,6 +288,8 @@ impl Interp {
             Permute { defaults, f, combine, a } => {
                 let defaults = self.eval_array(defaults)?;
                 let a = self.eval_array(a)?;
+                // The combine meets the defaults and the sources: test it on both.
+                self.check_law(name, combine, Law::AssociativeAndCommutative, &[&defaults.data, &a.data])?;
                 self.permute(ty, &defaults, f, combine, &a)
             }
             Reshape { shape, a } => {

@@ -14,6 +14,7 @@
 mod array;
 mod host;
 mod irregular;
+pub mod laws;
 pub mod scalar;
 #[cfg(test)]
 mod tests;
@@ -30,19 +31,32 @@ pub use host::{Host, HostValue, int_value};
 /// Evaluates a program on argument values (one per parameter, checked against the parameter
 /// types: a mismatch is [`Error::InvalidArgument`] naming the parameter).
 pub fn eval(program: &Program, args: Vec<Value>) -> Result<Value> {
+    eval_with(Interp::default(), program, args)
+}
+
+/// Checked mode: evaluates `program` as [`eval`] does, testing the combining function of every
+/// fold, scan and permute on samples of the values it combines (the laws of [`laws`]). The
+/// first law broken is an [`Error::InvalidCombine`] naming the function and showing the
+/// counter-example; any other error of the run is returned as [`eval`] returns it.
+pub fn check(program: &Program, args: Vec<Value>) -> Result<()> {
+    let checking = Interp { sampler: Some(laws::Sampler::default()), ..Interp::default() };
+    eval_with(checking, program, args).map(drop)
+}
+
+fn eval_with(mut interp: Interp, program: &Program, args: Vec<Value>) -> Result<Value> {
     if args.len() != program.params.len() {
         return Err(Error::invalid_argument(
             &program.name,
             format!("the program has {} parameter(s) but was given {} argument(s)", program.params.len(), args.len()),
         ));
     }
-    let mut interp = Interp::default();
     for ((var, ty), arg) in program.params.iter().zip(args) {
         check_argument(&arg, ty)
             .map_err(|why| Error::invalid_argument(&program.name, format!("parameter `{}`: {why}", var.name)))?;
         interp.env.push((var.id, Val::from_value(arg)));
     }
-    Ok(interp.eval(&program.body)?.into_value())
+    let value = interp.eval(&program.body).map_err(|e| e.located(&program.name, &program.read_sites))?;
+    Ok(value.into_value())
 }
 
 /// Evaluates `p` by walking its IR and by running its [`Schedule`](crate::schedule::Schedule):
@@ -54,7 +68,10 @@ pub(crate) fn eval_both(p: &Program, args: Vec<Value>) -> Result<Value> {
     for ((v, _), a) in p.params.iter().zip(args) {
         interp.env.push((v.id, Val::from_value(a)));
     }
-    let scheduled = crate::schedule::Schedule::build(p).run(&mut interp).map(Val::into_value);
+    let scheduled = crate::schedule::Schedule::build(p)
+        .run(&mut interp)
+        .map(Val::into_value)
+        .map_err(|e| e.located(&p.name, &p.read_sites));
     // Compared as text, so that a NaN equals itself.
     assert_eq!(format!("{walked:?}"), format!("{scheduled:?}"), "{p}");
     walked
@@ -63,11 +80,7 @@ pub(crate) fn eval_both(p: &Program, args: Vec<Value>) -> Result<Value> {
 /// The error for IR that a correct front end never emits (ill-typed or malformed). It is a
 /// value rather than a panic because programs can also come from deserialised JSON.
 fn ill_typed(what: impl fmt::Display) -> Error {
-    Error::Backend {
-        backend: "interpreter".to_string(),
-        context: "evaluating the IR".to_string(),
-        message: format!("ill-typed IR: {what}"),
-    }
+    Error::backend("interpreter", "evaluating the IR", format!("ill-typed IR: {what}"))
 }
 
 /// Checks an argument against its parameter type, and that its parts are consistent (`Value`'s
@@ -249,6 +262,8 @@ impl Val {
 struct Interp {
     env: Vec<(u32, Val)>,
     ahead: Vec<(usize, Val)>,
+    /// In checked mode ([`check`]), what draws the samples the laws are tested on.
+    sampler: Option<laws::Sampler>,
 }
 
 impl HostValue for Val {
@@ -296,7 +311,12 @@ impl Host for Interp {
     fn index(&mut self, array: &Expr, index: &Expr, site: ReadSite) -> Result<Val> {
         let a = self.eval_array(array)?;
         let ix = self.eval_index(index)?;
-        Ok(Val::Elem(read(&a, &ix, site.name())?.clone()))
+        // A read written in the source is named by its number (`ReadSite::out_of_bounds`).
+        let element = read(&a, &ix, site.name()).map_err(|e| match site.number() {
+            Some(n) => e.at_read(n),
+            None => e,
+        })?;
+        Ok(Val::Elem(element.clone()))
     }
 
     fn shape(&mut self, a: &Expr) -> Result<Vec<usize>> {

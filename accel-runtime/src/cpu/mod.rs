@@ -239,6 +239,29 @@ impl Ctx {
         inside
     }
 
+    /// `a[ix]` written in the source as read `number` (see `accel_core::ir::ReadSite::Source`),
+    /// or `E::default()` after recording `IndexOutOfBounds` of that read.
+    #[inline]
+    pub fn read_source<E: Elem, const R: usize>(&self, number: u32, a: impl Elements<E, R>, ix: [usize; R]) -> E {
+        if shape::contains(a.shape(), ix) {
+            a.get_linear(shape::ravel(a.shape(), ix))
+        } else {
+            self.fail(Error::index_out_of_bounds("index", &ix, &a.shape()).at_read(number));
+            E::default()
+        }
+    }
+
+    /// [`Ctx::check_index`] for the read `number` written in the source (of a fused, delayed
+    /// array).
+    #[inline]
+    pub fn check_source_index<const R: usize>(&self, number: u32, ix: [usize; R], shape: [usize; R]) -> bool {
+        let inside = shape::contains(shape, ix);
+        if !inside {
+            self.fail(Error::index_out_of_bounds("index", &ix, &shape).at_read(number));
+        }
+        inside
+    }
+
     /// A read of `a` at `ix` on behalf of `op`, which names it when `ix` is out of range.
     #[inline]
     pub fn read_in<E: Elem, const R: usize>(&self, op: &str, a: impl Elements<E, R>, ix: [usize; R]) -> E {

@@ -116,7 +116,7 @@ pub(super) fn backend_error(context: impl Into<String>, e: DriverError) -> Error
     if is_sticky(e) {
         message.push_str("; a kernel fault leaves CUDA unusable until the process ends: restart the program");
     }
-    Error::Backend { backend: "cuda".into(), context: context.into(), message }
+    Error::backend("cuda", context, message)
 }
 
 pub(super) fn is_out_of_memory(e: DriverError) -> bool {

@@ -292,7 +292,7 @@ fn allocate(stream: &Stream, bytes: usize, mirrored: bool) -> Result<DeviceBuffe
     let cx = &device.cx;
     let out_of_memory = || -> Result<DeviceBuffer> {
         let (free, total) = cx.mem_info().map_err(|e| backend_error("querying free device memory", e))?;
-        Err(Error::OutOfDeviceMemory { requested: bytes, free, total })
+        Err(Error::out_of_device_memory(bytes, free, total))
     };
     let Some(class) = size_class(bytes) else { return out_of_memory() };
     let mut pool = lock(&device.pool);

@@ -165,11 +165,7 @@ impl Gpu {
             if !e.log.is_empty() {
                 message = format!("{message}; JIT log:\n{}", e.log);
             }
-            Error::Backend {
-                backend: "cuda".into(),
-                context: format!("loading a PTX module of {} bytes on {}", ptx.len(), self.name()),
-                message,
-            }
+            Error::backend("cuda", format!("loading a PTX module of {} bytes on {}", ptx.len(), self.name()), message)
         })
     }
 
@@ -178,28 +174,21 @@ impl Gpu {
         let c_name = CString::new(name)
             .map_err(|_| Error::invalid_argument("Gpu::kernel", format!("kernel name {name:?} contains a NUL byte")))?;
         let function = self.device.cx.function(module, &c_name).map_err(|e| match e.0 {
-            CUresult::CUDA_ERROR_NOT_FOUND => Error::Backend {
-                backend: "cuda".into(),
-                context: context(),
-                message: format!("the module has no kernel named `{name}` ({})", describe(e)),
-            },
+            CUresult::CUDA_ERROR_NOT_FOUND => {
+                Error::backend("cuda", context(), format!("the module has no kernel named `{name}` ({})", describe(e)))
+            }
             _ => backend_error(context(), e),
         })?;
         // Read from the PTX text: asking the driver past the last parameter is an API error that
         // compute-sanitizer reports.
-        let sizes = entry_parameters(ptx, name).ok_or_else(|| Error::Backend {
-            backend: "cuda".into(),
-            context: context(),
-            message: format!("the module text has no entry `{name}`"),
-        })?;
+        let sizes = entry_parameters(ptx, name)
+            .ok_or_else(|| Error::backend("cuda", context(), format!("the module text has no entry `{name}`")))?;
         if let Some((index, size)) = sizes.iter().enumerate().find(|&(_, &size)| size != 8) {
-            return Err(Error::Backend {
-                backend: "cuda".into(),
-                context: context(),
-                message: format!(
-                    "parameter {index} of kernel `{name}` is {size} bytes; accel kernels take 8-byte words only"
-                ),
-            });
+            return Err(Error::backend(
+                "cuda",
+                context(),
+                format!("parameter {index} of kernel `{name}` is {size} bytes; accel kernels take 8-byte words only"),
+            ));
         }
         let resident_blocks =
             self.device.cx.resident_blocks(function, BLOCK_THREADS).map_err(|e| backend_error(context(), e))?.max(1);

@@ -194,11 +194,7 @@ impl DValue {
 
 /// An internal inconsistency between the IR and the values (a bug in accel, never user error).
 pub(crate) fn ill_typed(what: String) -> Error {
-    Error::Backend {
-        backend: "cuda".into(),
-        context: "executing a program".into(),
-        message: format!("ill-typed: {what}"),
-    }
+    Error::backend("cuda", "executing a program", format!("ill-typed: {what}"))
 }
 
 /// Appends the kernel words of `v` (see `accel_core::kernel`).

@@ -210,8 +210,9 @@ pub fn seconds<A: Copy, B: Copy>(v: &[(A, B)]) -> Vec<B> {
     v.iter().map(|p| p.1).collect()
 }
 
-/// Both sides failed with the same error: the same variant, and for an index error the same
-/// index and shape, for a division the same operator. (Explanatory texts may differ.)
+/// Both sides failed with the same error: the same variant and location (the function, and for
+/// a read written in the source, the read), and for an index error the same index and shape,
+/// for a division the same operator. (Explanatory texts may differ.)
 pub fn same_error<T: Debug>(
     t: &Target,
     what: &str,
@@ -235,14 +236,15 @@ pub fn same_error<T: Debug>(
             return Err(Failed::from(format!("{what}: expected an error, both returned Ok({})", short(&v))));
         }
     };
-    let agree = match (&g, &r) {
-        (
-            Error::IndexOutOfBounds { index: i1, shape: s1, .. },
-            Error::IndexOutOfBounds { index: i2, shape: s2, .. },
-        ) => i1 == i2 && s1 == s2,
-        (Error::DivisionByZero { op: o1 }, Error::DivisionByZero { op: o2 }) => o1 == o2,
-        _ => std::mem::discriminant(&g) == std::mem::discriminant(&r),
-    };
+    let agree = g.location() == r.location()
+        && match (&g, &r) {
+            (
+                Error::IndexOutOfBounds { index: i1, shape: s1, .. },
+                Error::IndexOutOfBounds { index: i2, shape: s2, .. },
+            ) => i1 == i2 && s1 == s2,
+            (Error::DivisionByZero { op: o1, .. }, Error::DivisionByZero { op: o2, .. }) => o1 == o2,
+            _ => std::mem::discriminant(&g) == std::mem::discriminant(&r),
+        };
     if !agree {
         return Err(Failed::from(format!("{what}: different errors\n  {side}: {g:?}\n  interpreter: {r:?}")));
     }

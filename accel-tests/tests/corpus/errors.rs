@@ -27,6 +27,44 @@ fn gather_through(xs: Vector<i64>, idx: Vector<usize>) -> Vector<i64> {
     idx.map(|j| xs[j])
 }
 
+/// Two reads by index in one closure, the second of a delayed array (fused into the read).
+#[accel]
+fn gather_two(idx: Vector<usize>, a: Vector<i64>, b: Vector<i64>) -> Vector<i64> {
+    let c = b.map(|x| x * 2);
+    idx.map(|i| a[i] + c[i])
+}
+
+/// A read inside a called function.
+#[accel]
+fn pick_then_add(xs: Vector<i64>, idx: Vector<usize>) -> Vector<i64> {
+    gather_through(xs, idx).map(|x| x + 1)
+}
+
+/// Not associative: `(a - b) - c` is not `a - (b - c)`.
+#[accel]
+fn fold_by_subtraction(xs: Vector<f32>) -> Scalar<f32> {
+    xs.fold_all(0.0, |a, b| a - b)
+}
+
+/// Not associative either, in a scan of integers.
+#[accel]
+fn scan_shifting(xs: Vector<i32>) -> Vector<i32> {
+    xs.scanl1(|a, b| a * 2 + b)
+}
+
+/// Associative but not commutative: the last source wins, and sources meet in any order.
+#[accel]
+fn scatter_last_wins(xs: Vector<u32>, dst: Vector<usize>, n: usize) -> Vector<u32> {
+    xs.permute(fill(n, 0u32), |i| Some(dst[i]), |_, b| b)
+}
+
+/// Lawful: sums and maxima of floats and integers, a histogram.
+#[accel]
+fn lawful(xs: Vector<f32>, ks: Vector<i64>, dst: Vector<usize>, n: usize) -> (Scalar<f32>, Vector<i64>, Vector<u32>) {
+    let hist = dst.map(|_| 1u32).permute(fill(n, 0u32), |i| Some(dst[i]), |a, b| a + b);
+    (xs.sum(), ks.scanl1(|a, b| a.max(b)), hist)
+}
+
 #[accel]
 fn read_matrix_rows(m: Matrix<i32>, rows: Vector<usize>) -> Vector<i32> {
     rows.imap(|i, r| m[(r, i % m.shape().1)])
@@ -193,6 +231,107 @@ fn index_in_closure(on: &Target) -> Check {
         picks[at] = rows + rng.below(3);
         let (g, r) = both_raw!(on, read_matrix_rows(&m, &Vector::from_vec(picks)));
         expect(on, &format!("m[(r, j)] with r out of range (n = {n}, at {at})"), "IndexOutOfBounds", g, r)?;
+    }
+    Ok(())
+}
+
+/// The line (from 1) of this file that holds `needle`, and the column where it starts.
+fn place_of(needle: &str) -> (u32, u32) {
+    let source = include_str!("errors.rs");
+    let (line, text) = source.lines().enumerate().find(|(_, l)| l.contains(needle)).expect("the needle is in the file");
+    (line as u32 + 1, text.find(needle).expect("found") as u32 + 1)
+}
+
+/// An index error names the array as written, the function and the place of the read, the same
+/// on every backend; a read inside a called function is placed at the call.
+fn index_errors_say_where(on: &Target) -> Check {
+    for n in error_sizes(on) {
+        let mut rng = Rng::new("errors::index_errors_say_where", n);
+        let (a, b) = (Vector::from_vec(rng.vec::<i64>(n + 5)), Vector::from_vec(rng.vec::<i64>(n)));
+        let mut idx = rng.indices(n.max(1), n);
+        let at = rng.below(idx.len());
+        idx[at] = n + rng.below(5);
+        let idx = Vector::from_vec(idx);
+        let (g, r) = both_raw!(on, gather_two(&idx, &a, &b));
+        let e = same_error(on, &format!("c[i] out of range (n = {n})"), g, r)?;
+        let read = e.location().read().ok_or_else(|| Failed::from(format!("no read named: {e}")))?;
+        let (line, column) = place_of("c[i])");
+        check!(read.array == "c" && read.callee.is_none(), "{read:?}");
+        check!((read.line, read.column) == (line, column), "{read:?}, expected {line}:{column}");
+        check!(read.file.ends_with("errors.rs"), "{read:?}");
+        check!(e.location().function() == Some("gather_two"), "{e:?}");
+        let text = e.to_string();
+        check!(text.contains(&format!("reading `c` at {}:{line}:{column} (in `gather_two`)", read.file)), "{text}");
+
+        let xs = Vector::from_vec(rng.vec::<i64>(n));
+        let mut idx = rng.indices(n + 1, n);
+        idx[rng.below(n + 1)] = n;
+        let (g, r) = both_raw!(on, pick_then_add(&xs, &Vector::from_vec(idx)));
+        let e = same_error(on, &format!("xs[j] in a called function (n = {n})"), g, r)?;
+        let read = e.location().read().ok_or_else(|| Failed::from(format!("no read named: {e}")))?;
+        check!(read.array == "xs" && read.callee.as_ref().is_some_and(|c| c.ends_with("gather_through")), "{read:?}");
+        check!((read.line, read.column) == place_of("gather_through(xs, idx)"), "{read:?}");
+        check!(e.location().function() == Some("pick_then_add"), "{e:?}");
+    }
+    still_usable(on, "an index error that says where")
+}
+
+/// Turns checked mode on for one backend's runtime, and off again when dropped (on every path
+/// out of a trial).
+struct Checked(&'static Runtime);
+
+impl Checked {
+    fn on(rt: &'static Runtime) -> Checked {
+        rt.set_checked(true);
+        Checked(rt)
+    }
+}
+
+impl Drop for Checked {
+    fn drop(&mut self) {
+        self.0.set_checked(false);
+    }
+}
+
+/// The law a checked call reports broken, with the function it names.
+fn broken_law<T: std::fmt::Debug>(what: &str, got: accel::Result<T>, function: &str) -> Result<String, Failed> {
+    match got {
+        Err(Error::InvalidCombine { law, example, at, .. })
+            if at.function() == Some(function) && !example.is_empty() =>
+        {
+            Ok(law)
+        }
+        other => Err(Failed::from(format!("{what}: expected InvalidCombine in `{function}`, got {other:?}"))),
+    }
+}
+
+/// Checked mode finds combining functions that are not associative (or, for `permute`, not
+/// commutative) on the data, on every backend, and passes lawful ones with their results
+/// unchanged; unchecked, the same calls run.
+fn checked_mode_finds_unlawful_operators(on: &Target) -> Check {
+    let rt = on.rt()?;
+    for n in [3, 100, 4097] {
+        let mut rng = Rng::new("errors::checked_mode", n);
+        let xs = Vector::from_vec(rng.vec::<f32>(n));
+        let ks = Vector::from_vec(rng.vec::<i64>(n));
+        let dst = Vector::from_vec(rng.indices(n, 7));
+        let ints = Vector::from_vec(rng.vec::<u32>(n));
+        let small = Vector::from_vec((0..n).map(|_| rng.below(100) as i32 + 1).collect());
+        // Unchecked: results (wrong ones for the unlawful functions, but results).
+        check!(fold_by_subtraction(rt, &xs).is_ok() && scatter_last_wins(rt, &ints, &dst, 7).is_ok());
+        let unchecked = lawful(rt, &xs, &ks, &dst, 7)?;
+        let _checked = Checked::on(rt);
+        let law = broken_law("a - b", fold_by_subtraction(rt, &xs), "fold_by_subtraction")?;
+        check!(law == "associative", "{law}");
+        let law = broken_law("a * 2 + b", scan_shifting(rt, &small), "scan_shifting")?;
+        check!(law == "associative", "{law}");
+        let law = broken_law("the last source wins", scatter_last_wins(rt, &ints, &dst, 7), "scatter_last_wins")?;
+        check!(law == "commutative", "{law}");
+        let (sum, maxima, hist) = lawful(rt, &xs, &ks, &dst, 7)?;
+        let scale: f32 = xs.to_vec().iter().map(|x| x.abs()).sum();
+        summed("a checked sum", &[sum.get()], &[unchecked.0.get()], &[scale])?;
+        same("checked maxima", &maxima, &unchecked.1)?;
+        same("a checked histogram", &hist, &unchecked.2)?;
     }
     Ok(())
 }
@@ -1100,6 +1239,8 @@ pub fn tests() -> Vec<Test> {
         exclusive("errors::out_of_range_reads_are_index_errors", out_of_range_reads_are_index_errors),
         exclusive("errors::out_of_range_reads_inside_a_map", out_of_range_reads_inside_a_map),
         exclusive("errors::out_of_range_matrix_reads", out_of_range_matrix_reads),
+        exclusive("errors::index_errors_say_where", index_errors_say_where),
+        exclusive("errors::checked_mode_finds_unlawful_operators", checked_mode_finds_unlawful_operators),
         exclusive("errors::backpermute_sources_out_of_range", backpermute_sources_out_of_range),
         exclusive("errors::permute_destinations_out_of_range", permute_destinations_out_of_range),
         exclusive("errors::permute_matrix_destination_out_of_range", permute_matrix_destination_out_of_range),

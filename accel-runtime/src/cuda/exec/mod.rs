@@ -120,14 +120,14 @@ impl Host for Exec<'_> {
             let shape = self.eval_index(shape)?;
             let ix = self.eval_index(index)?;
             if ix.len() != shape.len() || ix.iter().zip(&shape).any(|(i, n)| i >= n) {
-                return Err(Error::index_out_of_bounds(site.name(), &ix, &shape));
+                return Err(site.out_of_bounds(&ix, &shape));
             }
             return self.apply(f, [DValue::Elem(ElemValue::from_index(&ix))]);
         }
         let a = self.eval(array)?.into_array()?;
         let ix = self.eval_index(index)?;
         if ix.len() != a.shape.len() || ix.iter().zip(&a.shape).any(|(i, n)| i >= n) {
-            return Err(Error::index_out_of_bounds(site.name(), &ix, &a.shape));
+            return Err(site.out_of_bounds(&ix, &a.shape));
         }
         let linear = ix.iter().zip(&a.shape).fold(0, |k, (i, n)| k * n + i);
         Ok(DValue::Elem(self.read(&a, linear)?))
@@ -203,7 +203,11 @@ impl<'a> Exec<'a> {
                     abi::site::PERMUTE => "permute",
                     _ => "index",
                 };
-                Error::index_out_of_bounds(op, &index, &shape)
+                let e = Error::index_out_of_bounds(op, &index, &shape);
+                match abi::site::source_number(slot[1]) {
+                    Some(n) => e.at_read(n),
+                    None => e,
+                }
             }
             abi::code::DIVISION_BY_ZERO => Error::division_by_zero("/"),
             abi::code::REMAINDER_BY_ZERO => Error::division_by_zero("%"),
