@@ -203,6 +203,16 @@ mod tests {
     }
 
     #[test]
+    fn the_plan_lists_the_centroids_the_assignment_reads() {
+        // The update's results, one `let` of a tuple inside the loop, are the inputs of the
+        // assignment that follows it (`plan()` once left them out).
+        let plan = kmeans::plan();
+        let assignment = plan.kernels().find(|k| k.outputs[0].name == "next").expect("the assignment in the loop");
+        let inputs: Vec<&str> = assignment.inputs.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(inputs, ["xs", "ys", "centroids.0", "centroids.1"], "{plan}");
+    }
+
+    #[test]
     fn points_without_centroids_are_an_index_error() {
         let (xs, ys) = columns(&[(1.0, 2.0)]);
         let none = Vector::from_vec(vec![]);
