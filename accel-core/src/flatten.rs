@@ -2,7 +2,7 @@
 //! `matrix.map_rows(|row| ..)`, becomes flat operations over all rows at once, before fusion, so
 //! that every backend runs it as it runs any other program and fusion fuses it like any other.
 //!
-//! The rows decide the lifting ([`Rows`]): a `Nested`'s are *irregular* (segmented operations
+//! The rows decide the lifting (`Rows`): a `Nested`'s are *irregular* (segmented operations
 //! over its segment descriptor and values), a matrix's *regular* (the matrix's own operations
 //! along its rows, with no segment descriptor at all).
 //!
@@ -55,7 +55,7 @@
 //!
 //! A fold or scan whose operator reads values of the row (a per-row modulus, say) runs over the
 //! values tagged with their row, `(row, x)`: the operator reads those values at the row of its
-//! operands ([`RowTags`]; a seed is tagged with no row, and the row is taken from the other side),
+//! operands (`RowTags`; a seed is tagged with no row, and the row is taken from the other side),
 //! and the tags are dropped from what it gives.
 //!
 //! What these rules do not cover (a `filter`, `generate` or `expand` in a matrix's row function,

@@ -22,7 +22,8 @@ use std::fmt::{self, Write as _};
 /// An array a kernel reads or writes.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Operand {
-    /// A source name (`xs`), or `%k` for the output of kernel `k`.
+    /// A source name (`xs`), `c.1` for part 1 of a tuple bound to `c` (the results of a call,
+    /// the state of a loop), or `%k` for the output of kernel `k` that no `let` names.
     pub name: String,
     pub ty: Type,
 }
@@ -70,11 +71,12 @@ impl Plan {
         let absorbed = nodes.iter().zip(&launched).filter(|(_, l)| !**l).map(|(n, _)| *n as *const ArrayOp).collect();
         let mut b = Builder { steps: Vec::new(), kernels: 0, names: Vec::new(), absorbed };
         for (v, t) in &program.params {
-            b.names.push((v.id, Operand { name: v.name.clone(), ty: t.clone() }));
+            b.names.push((v.id, Named::Array(Operand { name: v.name.clone(), ty: t.clone() })));
         }
         let out = b.expr(&program.body);
         if let Some(Step::Kernel(k)) = b.steps.iter_mut().rev().find(|s| matches!(s, Step::Kernel(_)))
-            && out.as_ref().is_some_and(|o| k.outputs.first().is_some_and(|ko| ko.name == o.name))
+            && let Some(Named::Array(o)) = &out
+            && k.outputs.first().is_some_and(|ko| ko.name == o.name)
         {
             k.outputs[0].name = "result".into();
         }
@@ -148,11 +150,53 @@ impl fmt::Display for Plan {
     }
 }
 
+/// A collective value as the plan names it: an array (a parameter, a kernel's output, the state
+/// of a loop) or a tuple of values, such as the several results of an inlined call bound by one
+/// `let`, whose projections are the arrays of its parts. Without the tuples, a kernel that reads
+/// a part of one (`let c = update(..); assign(c.0, c.1)`) lost that input.
+#[derive(Clone, Debug)]
+enum Named {
+    Array(Operand),
+    /// The parts, `None` where a part is no array of the plan (a scalar, a branch's result).
+    Tuple(Vec<Option<Named>>),
+}
+
+impl Named {
+    /// The arrays it names, parts of tuples in order.
+    fn operands(&self, out: &mut Vec<Operand>) {
+        match self {
+            Named::Array(o) => push_unique(out, o.clone()),
+            Named::Tuple(parts) => parts.iter().flatten().for_each(|p| p.operands(out)),
+        }
+    }
+
+    /// The value at `path` (projections, outermost first) inside it, whose type is `ty`.
+    fn part(&self, path: &[usize], ty: &Type) -> Option<Named> {
+        match (self, path.split_first()) {
+            (_, None) => Some(self.clone()),
+            (Named::Tuple(parts), Some((i, rest))) => parts.get(*i)?.as_ref()?.part(rest, ty),
+            // A tuple-typed array value (a loop's state): its part by name.
+            (Named::Array(o), Some(_)) => {
+                let path: Vec<String> = path.iter().map(ToString::to_string).collect();
+                Some(Named::Array(Operand { name: format!("{}.{}", o.name, path.join(".")), ty: ty.clone() }))
+            }
+        }
+    }
+
+    /// The array it names, if it is one.
+    fn array(self) -> Option<Operand> {
+        match self {
+            Named::Array(o) => Some(o),
+            Named::Tuple(_) => None,
+        }
+    }
+}
+
 struct Builder {
     steps: Vec<Step>,
     kernels: usize,
-    /// Variable id -> the operand it names.
-    names: Vec<(u32, Operand)>,
+    /// Variable id -> the value it names.
+    names: Vec<(u32, Named)>,
     /// The nodes fused into others (no kernel of their own).
     absorbed: std::collections::HashSet<*const ArrayOp>,
 }
@@ -203,31 +247,27 @@ fn skeleton(op: &ArrayOp) -> &'static str {
 }
 
 impl Builder {
-    /// Walks an expression in evaluation order, emitting steps; returns the operand naming its
-    /// value when it is a collective value.
-    fn expr(&mut self, e: &Expr) -> Option<Operand> {
+    /// Walks an expression in evaluation order, emitting steps; returns what names its value
+    /// when it is a collective value or a tuple of them.
+    fn expr(&mut self, e: &Expr) -> Option<Named> {
         match &e.kind {
-            ExprKind::Var(v) => self.names.iter().rev().find(|(id, _)| *id == v.id).map(|(_, o)| o.clone()),
+            ExprKind::Var(v) => self.names.iter().rev().find(|(id, _)| *id == v.id).map(|(_, n)| n.clone()),
             ExprKind::Let { var, value, body } => {
-                if let Some(mut o) = self.expr(value) {
-                    if o.name.starts_with('%')
-                        && let Some(Step::Kernel(k)) = self.steps.last_mut()
-                        && let Some(out) = k.outputs.iter_mut().find(|x| x.name == o.name)
-                    {
-                        out.name = var.name.clone();
-                        o.name = var.name.clone();
+                if let Some(mut named) = self.expr(value) {
+                    // A kernel's output takes the name of the `let` that binds it (`c.0`, `c.1`
+                    // for the parts of a tuple), not of a later `let` of a variable or a part.
+                    if !matches!(value.kind, ExprKind::Var(_) | ExprKind::Proj(..)) {
+                        self.name_outputs(&mut named, var.name.clone());
                     }
-                    self.names.push((var.id, o));
+                    self.names.push((var.id, named));
                 }
                 self.expr(body)
             }
             ExprKind::Tuple(parts) => {
-                parts.iter().for_each(|p| {
-                    self.expr(p);
-                });
-                None
+                let parts: Vec<Option<Named>> = parts.iter().map(|p| self.expr(p)).collect();
+                parts.iter().any(Option::is_some).then_some(Named::Tuple(parts))
             }
-            ExprKind::Proj(x, i) => self.expr(x).map(|o| Operand { name: format!("{}.{i}", o.name), ty: e.ty.clone() }),
+            ExprKind::Proj(x, i) => self.expr(x)?.part(&[*i], &e.ty),
             ExprKind::If { cond, then, els } if !e.ty.is_elem() => {
                 self.expr(cond);
                 self.steps.push(Step::Host("if: the kernels of one branch below run".into()));
@@ -251,8 +291,35 @@ impl Builder {
         }
     }
 
-    fn array(&mut self, op: &ArrayOp, ty: &Type) -> Option<Operand> {
+    /// Gives the kernel outputs that `named` holds unnamed (`%k`) the name `name`, or
+    /// `name.i` for part `i` of a tuple.
+    fn name_outputs(&mut self, named: &mut Named, name: String) {
+        match named {
+            Named::Array(o) if o.name.starts_with('%') => {
+                let outputs = self.steps.iter_mut().rev().find_map(|s| match s {
+                    Step::Kernel(k) => k.outputs.iter_mut().find(|x| x.name == o.name),
+                    Step::Host(_) => None,
+                });
+                if let Some(out) = outputs {
+                    out.name.clone_from(&name);
+                    o.name = name;
+                }
+            }
+            Named::Array(_) => {}
+            Named::Tuple(parts) => {
+                for (i, part) in parts.iter_mut().enumerate() {
+                    if let Some(part) = part {
+                        self.name_outputs(part, format!("{name}.{i}"));
+                    }
+                }
+            }
+        }
+    }
+
+    fn array(&mut self, op: &ArrayOp, ty: &Type) -> Option<Named> {
         use ArrayOp::*;
+        let renamed =
+            |n: Option<Named>| n.and_then(Named::array).map(|o| Named::Array(Operand { name: o.name, ty: ty.clone() }));
         match op {
             The(a) => {
                 self.expr(a);
@@ -261,18 +328,19 @@ impl Builder {
             Unzip(a) => {
                 let a = self.expr(a);
                 self.steps.push(Step::Host("unzip: split the columns (no copy)".into()));
-                a.map(|o| Operand { name: o.name, ty: ty.clone() })
+                renamed(a)
             }
             Reshape { shape, a } => {
                 self.expr(shape);
-                self.expr(a).map(|o| Operand { name: o.name, ty: ty.clone() })
+                let a = self.expr(a);
+                renamed(a)
             }
             Awhile { init, cond, step } => {
                 self.expr(init);
                 self.steps.push(Step::Host("awhile: repeat the kernels below while the condition holds".into()));
                 for l in [cond, step] {
                     let (v, t) = &l.params[0];
-                    self.names.push((v.id, Operand { name: v.name.clone(), ty: t.clone() }));
+                    self.names.push((v.id, Named::Array(Operand { name: v.name.clone(), ty: t.clone() })));
                     self.expr(&l.body);
                 }
                 self.steps.push(Step::Host("end awhile".into()));
@@ -284,10 +352,14 @@ impl Builder {
                 self.steps.push(Step::Host("pair segments and values into a nested array".into()));
                 None
             }
-            NestedValues(n) | NestedSegments(n) => {
-                self.expr(n).map(|o| Operand { name: format!("{}.{}", o.name, op.name()), ty: ty.clone() })
-            }
-            SegmentOffsets(s) => self.expr(s).map(|o| Operand { name: format!("{}.offsets", o.name), ty: ty.clone() }),
+            NestedValues(n) | NestedSegments(n) => self
+                .expr(n)
+                .and_then(Named::array)
+                .map(|o| Named::Array(Operand { name: format!("{}.{}", o.name, op.name()), ty: ty.clone() })),
+            SegmentOffsets(s) => self
+                .expr(s)
+                .and_then(Named::array)
+                .map(|o| Named::Array(Operand { name: format!("{}.offsets", o.name), ty: ty.clone() })),
             Unit(x) => {
                 self.expr(x);
                 self.steps.push(Step::Host("unit: upload one element".into()));
@@ -300,13 +372,13 @@ impl Builder {
                 None
             }
             Generate { .. } | Producer(_) | Fold { .. } | FoldAll { .. } | FoldSeg { .. } | Scan { .. } => {
-                Some(self.kernel(op, ty))
+                Some(Named::Array(self.kernel(op, ty)))
             }
             ScanSeg { .. } | Permute { .. } | Concat { .. } | Slice { .. } | Stencil { .. } | Expand { .. } => {
-                Some(self.kernel(op, ty))
+                Some(Named::Array(self.kernel(op, ty)))
             }
-            Filter { .. } | ExpandPermute { .. } => Some(self.kernel(op, ty)),
-            SegmentsFromLengths(_) | SegmentLengths(_) => Some(self.kernel(op, ty)),
+            Filter { .. } | ExpandPermute { .. } => Some(Named::Array(self.kernel(op, ty))),
+            SegmentsFromLengths(_) | SegmentLengths(_) => Some(Named::Array(self.kernel(op, ty))),
         }
     }
 
@@ -343,8 +415,8 @@ impl Builder {
                     delayed.push(inner);
                 }
                 _ => {
-                    if let Some(o) = self.expr(c) {
-                        push_unique(&mut inputs, o);
+                    if let Some(named) = self.expr(c) {
+                        named.operands(&mut inputs);
                     }
                 }
             }
@@ -355,9 +427,10 @@ impl Builder {
         }
         // Arrays the closures read (delayed producers' inputs among them).
         for node in delayed.iter().chain(&lambdas_of) {
-            for (id, t) in captured_arrays(node) {
-                if let Some((_, o)) = self.names.iter().rev().find(|(v, _)| *v == id) {
-                    push_unique(&mut inputs, Operand { name: o.name.clone(), ty: t });
+            for c in captured_arrays(node) {
+                let named = self.names.iter().rev().find(|(v, _)| *v == c.id);
+                if let Some(read) = named.and_then(|(_, n)| n.part(&c.path, &c.ty)) {
+                    read.operands(&mut inputs);
                 }
             }
         }
@@ -399,18 +472,39 @@ fn direct_operands(op: &ArrayOp) -> Vec<&Expr> {
     out
 }
 
-/// The free variables of collective type that a node's closures read, by id.
-fn captured_arrays(op: &ArrayOp) -> Vec<(u32, Type)> {
-    let mut out: Vec<(u32, Type)> = Vec::new();
+/// An array a closure reads from outside it: a variable (`xs`) or a part of a tuple variable
+/// (`c.0`, `s.1.0`), by the variable's id and the projections, outermost first.
+struct Capture {
+    id: u32,
+    path: Vec<usize>,
+    /// The type of what is read.
+    ty: Type,
+}
+
+/// The arrays a node's closures read from outside them, each once, in order of first read.
+fn captured_arrays(op: &ArrayOp) -> Vec<Capture> {
+    let mut out: Vec<Capture> = Vec::new();
     visit::for_each_operand(op, &mut |body, bound, _| {
         let visit::Bound::Params(params) = bound else { return };
+        // The inner expressions of projection chains, read with their chain.
+        let mut inside: Vec<*const Expr> = Vec::new();
         visit::pre_order(body, &mut |e| {
-            if let ExprKind::Var(v) = &e.kind
+            if inside.contains(&(e as *const Expr)) {
+                return;
+            }
+            let (mut root, mut path) = (e, Vec::new());
+            while let ExprKind::Proj(x, i) = &root.kind {
+                path.push(*i);
+                root = x;
+                inside.push(root as *const Expr);
+            }
+            path.reverse();
+            if let ExprKind::Var(v) = &root.kind
                 && !e.ty.is_elem()
                 && !params.iter().any(|(p, _)| p.id == v.id)
-                && !out.iter().any(|(id, _)| *id == v.id)
+                && !out.iter().any(|c| c.id == v.id && c.path == path)
             {
-                out.push((v.id, e.ty.clone()));
+                out.push(Capture { id: v.id, path, ty: e.ty.clone() });
             }
         });
     });
@@ -435,5 +529,60 @@ mod tests {
         assert!(text.contains(&format!("\n      launches: reduce, finish  {words}\n")), "{text}");
         let kernel = plan.kernels().next().expect("one kernel");
         assert_eq!(kernel.launches, [crate::kernel::Role::Reduce, crate::kernel::Role::Finish]);
+    }
+
+    /// The plan of a function, and each kernel's inputs and output by name, in plan order.
+    fn kernels(src: &str) -> (Plan, Vec<(Vec<String>, String)>) {
+        let plan = Plan::build(&optimise(&crate::kernel::tests::program(src), Options::default()));
+        let names = plan
+            .kernels()
+            .map(|k| (k.inputs.iter().map(|o| o.name.clone()).collect(), k.outputs[0].name.clone()))
+            .collect();
+        (plan, names)
+    }
+
+    #[test]
+    fn kernels_list_the_arrays_they_read_through_tuples() {
+        // A k-means step in `awhile` as inlining writes it: the update's two centroid arrays
+        // bound by one `let`, read by the next assignment through `let`s of the parts.
+        let kmeans = "fn f(xs: Vector<f32>, cx: Vector<f32>, cy: Vector<f32>) -> Vector<u32> {
+            let k = cx.len();
+            let state = awhile((cx, cy, xs.map(|_| 0u32), unit(true)), |s| s.3, |s| {
+                let centroids = {
+                    let assignment = s.2;
+                    let sums = xs.permute(fill(k, 0.0f32), |i| assignment[i] as usize, |a, b| a + b);
+                    let old = s.1;
+                    (generate(k, |j| sums[j] + s.0[j]), generate(k, |j| old[j] * 0.5))
+                };
+                let next = {
+                    let cx = centroids.0;
+                    let cy = centroids.1;
+                    xs.map(|x| if x < cx[0] + cy[0] { 0u32 } else { 1 })
+                };
+                let changed = next.zip_with(s.2, |a, b| if a != b { 1u32 } else { 0 }).sum();
+                (centroids.0, centroids.1, next, unit(changed.get() > 0))
+            });
+            state.2
+        }";
+        let (plan, names) = kernels(kmeans);
+        let of = |output: &str| names.iter().find(|(_, o)| o == output).map(|(i, _)| i.clone());
+        assert_eq!(of("sums"), Some(vec!["xs".to_string(), "s.2".into()]), "{plan}");
+        assert_eq!(of("centroids.0"), Some(vec!["sums".to_string(), "s.0".into()]), "{plan}");
+        assert_eq!(of("centroids.1"), Some(vec!["s.1".to_string()]), "{plan}");
+        assert_eq!(of("next"), Some(vec!["xs".to_string(), "centroids.0".into(), "centroids.1".into()]), "{plan}");
+
+        // A two-pass row variance whose means are one part of a tuple: the second pass reads
+        // the means and not the other part, and counts the bytes of what it reads.
+        let variance = "fn f(m: Matrix<f32>) -> (Vector<f32>, Vector<f32>) {
+            let n = m.cols() as f32;
+            let stats = (m.fold(0.0, |a, b| a + b).map(|s| s / n), m.map(|x| x * x).fold(0.0, |a, b| a + b));
+            let centred = m.imap(|(i, j), x| (x - stats.0[i]) * (x - stats.0[i]));
+            (centred.fold(0.0, |a, b| a + b).map(|s| s / n), stats.1)
+        }";
+        let (plan, names) = kernels(variance);
+        let outputs: Vec<&str> = names.iter().map(|(_, o)| o.as_str()).collect();
+        assert_eq!(outputs, ["stats.0", "stats.1", "%2"], "{plan}");
+        assert_eq!(names[2].0, ["m", "stats.0"], "{plan}");
+        assert_eq!(plan.kernels().nth(2).map(|k| k.bytes_read_per_element), Some(8), "{plan}");
     }
 }

@@ -1,4 +1,11 @@
-//! Dense, row-major host arrays of rank 0 to 3.
+//! Dense, row-major arrays of rank 0 to 3: what `#[accel]` functions take and return.
+//!
+//! An [`Array`] is immutable once made: arrays are built on the host ([`Vector::from_vec`],
+//! [`Array::from_shape_vec`], [`Array::from_shape_fn`], `collect`, the `ndarray` conversions)
+//! or returned by a program, and read with [`Array::to_vec`], [`Array::at`], [`Array::iter`] and
+//! [`Scalar::get`]. Because nothing mutates an array, a copy of its elements kept on a GPU can
+//! never disagree with the host's, which is what lets results stay on the device between calls
+//! (see [`Array`]'s "Device-resident arrays").
 
 use crate::elem::{Columns, Elem};
 use crate::shape;
@@ -6,8 +13,11 @@ use crate::storage::Storage;
 use accel_core::{Error, Result};
 use std::fmt;
 
-/// A dense, row-major array of rank `R` whose elements are stored column by column
-/// (see [`Elem`]).
+/// A dense, row-major array of rank `R` (0 to 3) of elements `E`, whose shape is `[usize; R]`
+/// (the last dimension innermost). [`Scalar`], [`Vector`] and [`Matrix`] are its ranks 0, 1
+/// and 2. Elements are the [`Elem`] types (`f32 f64 i32 i64 u32 u64 usize bool` and tuples of
+/// them); a tuple array is stored column by column (structure of arrays), so that a kernel
+/// reading one field of a tuple loads only that field.
 ///
 /// ```
 /// use accel_runtime::{Array, Matrix, Vector};
@@ -22,6 +32,52 @@ use std::fmt;
 /// assert_eq!(a.to_vec(), (0..8).collect::<Vec<_>>());
 /// # Ok::<(), accel_runtime::Error>(())
 /// ```
+///
+/// Cloning an array copies its host elements (and shares its device copy, if it has one);
+/// `==` compares shapes and elements.
+///
+/// # Device-resident arrays
+///
+/// On a CUDA runtime the result of an `#[accel]` call stays in device memory until the host
+/// first reads it ([`Array::to_vec`], [`Array::at`], [`Array::iter`], [`Scalar::get`], `==`,
+/// printing); it is then downloaded once and kept on both sides. Passing such a result to the
+/// next call on the same runtime hands the kernels the device copy: a chain of calls moves no
+/// data through the host. A host array passed to a GPU call is uploaded on the first call and
+/// its device copy kept, so passing it again costs no copy either. Reading a result before it
+/// is needed therefore costs a download, and nothing else changes: results are the same arrays
+/// on every backend, only where their elements are differs. On the CPU backend every array is
+/// on the host.
+///
+/// A call whose kernels cannot fail returns as soon as they are queued; a host read waits for
+/// them. [`Array::download`] brings a result to the host and reports a device failure as an
+/// [`Error`] where a read would panic; [`Runtime::synchronize`] waits for
+/// every queued call.
+///
+/// ```
+/// use accel_runtime::backend::Function;
+/// use accel_runtime::{Result, Runtime, Vector, cpu};
+///
+/// /// What `#[accel] fn double(xs: Vector<i32>) -> Vector<i32> { xs.map(|x| 2 * x) }` gives
+/// /// the CPU backend (a doc test has no build script to compile an `#[accel]` function).
+/// struct Double;
+/// impl Function for Double {
+///     type Args<'a> = (&'a Vector<i32>,);
+///     type Output = Vector<i32>;
+///     const NAME: &'static str = "double";
+///     fn cpu(cx: &cpu::Ctx, (xs,): (&Vector<i32>,)) -> Result<Vector<i32>> {
+///         cpu::generate(cx, xs.shape(), |[i]| 2 * xs.get_linear(i))
+///     }
+/// }
+///
+/// let rt = Runtime::new()?; // a GPU if there is one
+/// let xs = Vector::from_vec(vec![1, 2, 3]);
+/// let twice = rt.call::<Double>((&xs,))?; // on a GPU: `twice` stays on the device,
+/// let four_times = rt.call::<Double>((&twice,))?; // is read there by the next call,
+/// assert_eq!(four_times.to_vec(), [4, 8, 12]); // and only this result is downloaded.
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+///
+/// [`Runtime::synchronize`]: crate::Runtime::synchronize
 #[derive(Clone)]
 pub struct Array<E: Elem, const R: usize> {
     shape: [usize; R],
@@ -50,18 +106,13 @@ impl<E: Elem, const R: usize> Array<E, R> {
     pub(crate) fn keep_device_copy(&self, array: crate::cuda::DArray) {
         self.data.keep_device_copy(array)
     }
-
-    /// Brings the elements of a GPU result to the host now, reporting a device failure as an
-    /// error (reading an element downloads them too, but panics on such a failure).
-    pub fn download(&self) -> Result<&Self> {
-        self.data.download()?;
-        Ok(self)
-    }
 }
 
-/// A rank-0 array: exactly one element.
+/// A rank-0 array: exactly one element, made with [`Scalar::new`] and read with [`Scalar::get`].
+/// Reductions over a whole array (`fold_all`, a vector's `sum`) give one, so that the result
+/// can stay on the device like any other array.
 pub type Scalar<E> = Array<E, 0>;
-/// A rank-1 array.
+/// A rank-1 array, made with [`Vector::from_vec`], [`Vector::from_slice`] or `collect`.
 pub type Vector<E> = Array<E, 1>;
 /// `unzip` of arrays of tuples: the columns become arrays of their own, without copying.
 macro_rules! unzip {
@@ -89,19 +140,47 @@ unzip!(A 0, B 1, C 2, D 3);
 unzip!(A 0, B 1, C 2, D 3, F 4);
 unzip!(A 0, B 1, C 2, D 3, F 4, G 5);
 
-/// A rank-2 array: rows of columns.
+/// A rank-2 array of shape `[rows, cols]`, stored row after row; made with
+/// [`Array::from_shape_vec`] or [`Array::from_shape_fn`], its dimensions read with
+/// [`Matrix::rows`] and [`Matrix::cols`].
 pub type Matrix<E> = Array<E, 2>;
 
 impl<E: Elem, const R: usize> Array<E, R> {
-    /// The array of `shape` holding `v` in row-major order; `ShapeMismatch` if the sizes differ.
+    /// The array of `shape` holding `v` in row-major order (for a matrix: the first row, then
+    /// the second, ...). `Matrix::from_shape_vec` and `Array::<E, 3>::from_shape_vec` are this
+    /// function at ranks 2 and 3.
+    ///
+    /// ```
+    /// use accel_runtime::{Array, Matrix};
+    ///
+    /// let m = Matrix::from_shape_vec([2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    /// assert_eq!(m.at([1, 2]), Some(6.0));
+    /// let cube = Array::from_shape_vec([2, 1, 2], vec![1i64, 2, 3, 4])?;
+    /// assert_eq!(cube.at([1, 0, 0]), Some(3));
+    /// assert!(Matrix::from_shape_vec([2, 2], vec![1, 2, 3]).is_err());
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `Error::ShapeMismatch` if `v.len()` is not the product of `shape` (a product beyond
+    /// `usize` never matches).
     pub fn from_shape_vec(shape: [usize; R], v: Vec<E>) -> Result<Self> {
         Self::from_columns(shape, E::Columns::from_vec(v))
     }
 
-    /// The array of `shape` whose element at `ix` is `f(ix)`, called in row-major order.
+    /// The array of `shape` whose element at `ix` is `f(ix)`, called once per element in
+    /// row-major order, on the calling thread.
     ///
-    /// Panics if the shape's size does not fit in memory; [`crate::cpu::generate`] reports that
-    /// as an error instead.
+    /// ```
+    /// use accel_runtime::Matrix;
+    ///
+    /// let identity = Matrix::from_shape_fn([3, 3], |[i, j]| u32::from(i == j));
+    /// assert_eq!(identity.to_vec(), [1, 0, 0, 0, 1, 0, 0, 0, 1]);
+    /// ```
+    ///
+    /// # Panics
+    /// If the shape's size does not fit in memory; [`crate::cpu::generate`] reports that as an
+    /// error instead (and runs in parallel).
     pub fn from_shape_fn(shape: [usize; R], mut f: impl FnMut([usize; R]) -> E) -> Self {
         let n = shape::size(shape);
         let mut ix = [0; R];
@@ -113,7 +192,19 @@ impl<E: Elem, const R: usize> Array<E, R> {
         Array { shape, data: Storage::host(E::Columns::from_vec(v)) }
     }
 
-    /// The array of `shape` over existing columns; `ShapeMismatch` if the sizes differ.
+    /// The array of `shape` over existing columns ([`Elem::Columns`]: a `Vec` for a scalar
+    /// element, a tuple of column vectors for a tuple), moved in without copying.
+    ///
+    /// ```
+    /// use accel_runtime::Vector;
+    ///
+    /// let pairs = Vector::<(u32, f32)>::from_columns([2], (vec![1, 2], vec![0.5, 1.5]))?;
+    /// assert_eq!(pairs.to_vec(), [(1, 0.5), (2, 1.5)]);
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `Error::ShapeMismatch` if the columns do not hold the product of `shape` elements.
     pub fn from_columns(shape: [usize; R], cols: E::Columns) -> Result<Self> {
         let size = shape::size(shape);
         if size != cols.len() {
@@ -132,34 +223,86 @@ impl<E: Elem, const R: usize> Array<E, R> {
         Array { shape, data: Storage::host(cols) }
     }
 
+    /// Brings the elements of a GPU result to the host now (once: later reads use the host
+    /// copy), and returns the array. A host array, and every array of a build without the
+    /// `cuda` feature, is returned as it is, so code that calls it runs on every backend.
+    ///
+    /// ```
+    /// use accel_runtime::Vector;
+    /// let xs = Vector::from_vec(vec![1, 2]);
+    /// assert_eq!(xs.download()?.to_vec(), [1, 2]);
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The device's failure, if the download or the work that computes the array failed
+    /// (reading an element downloads too, but panics on such a failure).
+    pub fn download(&self) -> Result<&Self> {
+        #[cfg(feature = "cuda")]
+        self.data.download()?;
+        Ok(self)
+    }
+
+    /// The extent of each dimension, outermost first (`[rows, cols]` for a matrix, `[]` for a
+    /// scalar).
+    ///
+    /// ```
+    /// use accel_runtime::{Matrix, Scalar};
+    /// assert_eq!(Matrix::from_shape_vec([2, 3], vec![0; 6])?.shape(), [2, 3]);
+    /// assert_eq!(Scalar::new(1i32).shape(), [0usize; 0]);
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
     pub fn shape(&self) -> [usize; R] {
         self.shape
     }
 
-    /// Number of elements.
+    /// Number of elements: the product of the shape (1 for a scalar).
+    ///
+    /// ```
+    /// use accel_runtime::Matrix;
+    /// assert_eq!(Matrix::from_shape_vec([2, 3], vec![0; 6])?.len(), 6);
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         shape::size(self.shape)
     }
 
+    /// Whether the array has no elements (some dimension is 0; never for a scalar).
+    ///
+    /// ```
+    /// use accel_runtime::Matrix;
+    /// assert!(Matrix::<f32>::from_shape_vec([0, 4], vec![])?.is_empty());
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// The number of dimensions, `R`.
     pub fn rank(&self) -> usize {
         R
     }
 
-    /// The elements in row-major order.
+    /// The elements in row-major order, copied into a `Vec` (for tuples: the columns zipped
+    /// back into tuples). On a GPU result this downloads the elements first (see "Device-resident
+    /// arrays" above).
+    ///
+    /// ```
+    /// use accel_runtime::Matrix;
+    /// let m = Matrix::from_shape_fn([2, 2], |[i, j]| 10 * i + j);
+    /// assert_eq!(m.to_vec(), [0, 1, 10, 11]);
+    /// ```
     pub fn to_vec(&self) -> Vec<E> {
         self.data.columns().to_vec()
     }
 
-    /// The column storage.
+    /// The column storage (see [`Elem::Columns`]), borrowed without copying.
     pub fn columns(&self) -> &E::Columns {
         self.data.columns()
     }
 
-    /// The column storage, by value.
+    /// The column storage, by value: the array's elements without a copy (for tuples, one
+    /// vector per field).
     pub fn into_columns(self) -> E::Columns {
         self.data.into_columns()
     }
@@ -193,31 +336,62 @@ impl<E: Elem, const R: usize> Array<E, R> {
         unsafe { crate::cpu::View::of(self).element(ix) }
     }
 
-    /// Element at `ix`, or `None` outside the shape.
+    /// Element at `ix` (`[row, col]` for a matrix), or `None` outside the shape: the checked
+    /// read.
+    ///
+    /// ```
+    /// use accel_runtime::Matrix;
+    /// let m = Matrix::from_shape_vec([2, 2], vec![1, 2, 3, 4])?;
+    /// assert_eq!((m.at([1, 0]), m.at([0, 2])), (Some(3), None));
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
     pub fn at(&self, ix: [usize; R]) -> Option<E> {
         shape::contains(self.shape, ix).then(|| self.data.columns().get(shape::ravel(self.shape, ix)))
     }
 
-    /// The elements in row-major order.
+    /// The elements in row-major order, by value, without collecting them.
+    ///
+    /// ```
+    /// use accel_runtime::Vector;
+    /// let xs = Vector::from_vec(vec![1.5f32, 2.5]);
+    /// assert_eq!(xs.iter().sum::<f32>(), 4.0);
+    /// ```
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = E> + ExactSizeIterator + '_ {
         self.data.columns().iter_range(0..self.len())
     }
 }
 
 impl<E: Elem> Vector<E> {
+    /// The vector of `v`'s elements, taking ownership of them (tuple elements are split into
+    /// columns). It cannot fail: its shape is `[v.len()]`.
+    ///
     /// ```
     /// use accel_runtime::Vector;
-    /// assert_eq!(Vector::from_vec(vec![1u32, 2]).shape(), [2]);
+    /// let xs = Vector::from_vec(vec![1u32, 2]);
+    /// assert_eq!((xs.shape(), xs.to_vec()), ([2], vec![1, 2]));
     /// ```
     pub fn from_vec(v: Vec<E>) -> Self {
         Array { shape: [v.len()], data: Storage::host(E::Columns::from_vec(v)) }
     }
 
+    /// The vector of a copy of `v`'s elements.
+    ///
+    /// ```
+    /// use accel_runtime::Vector;
+    /// assert_eq!(Vector::from_slice(&[(1, true), (2, false)]).len(), 2);
+    /// ```
     pub fn from_slice(v: &[E]) -> Self {
         Self::from_vec(v.to_vec())
     }
 }
 
+/// `iter.collect::<Vector<_>>()`: the vector of the items in order.
+///
+/// ```
+/// use accel_runtime::Vector;
+/// let squares: Vector<u64> = (1..=4).map(|i| i * i).collect();
+/// assert_eq!(squares.to_vec(), [1, 4, 9, 16]);
+/// ```
 impl<E: Elem> FromIterator<E> for Vector<E> {
     fn from_iter<I: IntoIterator<Item = E>>(iter: I) -> Self {
         Self::from_vec(iter.into_iter().collect())
@@ -225,6 +399,9 @@ impl<E: Elem> FromIterator<E> for Vector<E> {
 }
 
 impl<E: Elem> Scalar<E> {
+    /// The scalar holding `e`: how a host value is passed where an `#[accel]` function takes a
+    /// `Scalar` (element parameters are passed by value instead).
+    ///
     /// ```
     /// use accel_runtime::Scalar;
     /// assert_eq!(Scalar::new(2.5f64).get(), 2.5);
@@ -233,17 +410,32 @@ impl<E: Elem> Scalar<E> {
         Array { shape: [], data: Storage::host(E::Columns::from_vec(vec![e])) }
     }
 
-    /// The one element.
+    /// The one element (on a GPU result, downloaded first).
+    ///
+    /// ```
+    /// use accel_runtime::Scalar;
+    /// assert_eq!(Scalar::new((1u32, false)).get(), (1, false));
+    /// ```
     pub fn get(&self) -> E {
         self.data.columns().get(0)
     }
 }
 
 impl<E: Elem> Matrix<E> {
+    /// The number of rows, `shape()[0]` (also `m.rows()` inside `#[accel]`).
+    ///
+    /// ```
+    /// use accel_runtime::Matrix;
+    /// let m = Matrix::from_shape_vec([2, 3], vec![0; 6])?;
+    /// assert_eq!((m.rows(), m.cols()), (2, 3));
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
     pub fn rows(&self) -> usize {
         self.shape[0]
     }
 
+    /// The number of columns (the length of each row), `shape()[1]` (also `m.cols()` inside
+    /// `#[accel]`).
     pub fn cols(&self) -> usize {
         self.shape[1]
     }
@@ -324,8 +516,11 @@ impl<E: Elem, const R: usize> Array<E, R> {
 
 #[cfg(feature = "ndarray")]
 mod nd {
-    //! Conversions to and from `ndarray`, rank 0 to 3. Arrays in any ndarray layout convert in
-    //! logical (row-major) order.
+    //! Conversions to and from `ndarray` (the `ndarray` feature of `accel`), rank 0 to 3, in
+    //! both directions with `From`: `ndarray::Array2::from(&m)` or `(&m).into()` gives an owned
+    //! ndarray array, `Matrix::from(&nd)` or [`Array::from_ndarray`] an accel array. Arrays in
+    //! any ndarray layout (transposed, sliced with steps) convert in logical (row-major) order,
+    //! copying the elements once.
 
     use super::*;
     use ndarray::{ArrayBase, Data, Ix0, Ix1, Ix2, Ix3};
@@ -356,8 +551,9 @@ mod nd {
     ndarray_rank!(0 Ix0, 1 Ix1, 2 Ix2, 3 Ix3);
 
     impl<E: Elem, const R: usize> Array<E, R> {
-        /// Converts an `ndarray` array of the same rank (0 to 3), in logical order whatever its
-        /// layout.
+        /// Converts an `ndarray` array (or view) of the same rank (0 to 3), in logical order
+        /// whatever its layout; it cannot fail, the shapes having the same rank. The other
+        /// direction is `From<&Array>` for `ndarray::Array`.
         ///
         /// ```
         /// use accel_runtime::Matrix;

@@ -5,7 +5,7 @@
 //! IR after the passes, its kernels and the conversion of the arguments to device values), and
 //! the function itself is one call of [`Runtime::call`](crate::Runtime::call). A [`Backend`]
 //! runs a `Function` on its arguments: the CPU backend ([`Cpu`], a thread pool) and the CUDA
-//! backend (a [`Gpu`](crate::cuda::Gpu)) both implement it, so that what is built on top of
+//! backend (a `cuda::Gpu`, with the `cuda` feature) both implement it, so that what is built on top of
 //! calls (streams of chunks, work spread over several devices) is written once, generic over the
 //! backend.
 //!
@@ -114,8 +114,8 @@ fn located<F: Function, T>(result: Result<T>) -> Result<T> {
     result.map_err(|e| e.located(F::NAME, F::read_sites()))
 }
 
-/// What runs programs: the CPU backend ([`Cpu`]) and the CUDA backend (a
-/// [`Gpu`](crate::cuda::Gpu)).
+/// What runs programs: the CPU backend ([`Cpu`]) and the CUDA backend (a `cuda::Gpu`, with the
+/// `cuda` feature).
 pub trait Backend {
     fn kind(&self) -> BackendKind;
 

@@ -14,8 +14,10 @@ use std::sync::OnceLock;
 #[cfg(feature = "cuda")]
 use crate::cuda::DSegments;
 
-/// Offsets of consecutive segments: `offsets[0] == 0`, never decreasing, one more entry than
-/// segments.
+/// A segment descriptor: how a flat vector of values is cut into consecutive segments (the rows
+/// of a [`Nested`] array, the lengths given to `fold_seg`), as offsets: `offsets[0] == 0`, never
+/// decreasing, one more entry than segments, segment `i` being `offsets[i]..offsets[i + 1]`.
+/// Made once and immutable, so the statistics and the device copy worked out from it are kept.
 ///
 /// ```
 /// use accel_runtime::{Segments, Vector};
@@ -91,8 +93,12 @@ impl fmt::Debug for Segments {
 }
 
 impl Segments {
-    /// Segments of the given lengths; a negative length or a total beyond `usize` is
-    /// `Error::InvalidSegments` of `op`.
+    /// Segments of the given lengths, in order. `op` names the operation the lengths are for, in
+    /// the error.
+    ///
+    /// # Errors
+    /// `Error::InvalidSegments` of `op` for a negative length or lengths whose total is beyond
+    /// `usize`.
     pub fn from_lengths<L: IndexLike>(op: &str, lengths: &Vector<L>) -> Result<Segments> {
         let mut offsets = Vec::with_capacity(lengths.len() + 1);
         let mut total = 0usize;
@@ -109,7 +115,7 @@ impl Segments {
         Ok(Segments::checked(offsets))
     }
 
-    /// Segments from their offsets, which must start at 0 and never decrease.
+    /// Segments from their offsets: where each segment starts, then the total.
     ///
     /// ```
     /// use accel_runtime::Segments;
@@ -118,6 +124,10 @@ impl Segments {
     /// assert!(Segments::from_offsets(vec![]).is_err());
     /// # Ok::<(), accel_runtime::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// `Error::InvalidSegments` if the offsets are empty (zero segments are `vec![0]`), do not
+    /// start at 0, or decrease somewhere.
     pub fn from_offsets(offsets: Vec<usize>) -> Result<Segments> {
         match offsets.first() {
             Some(0) => {}
@@ -172,7 +182,10 @@ impl Segments {
         self.offsets[self.offsets.len() - 1]
     }
 
-    /// The positions of segment `i`. Panics if `i >= count()`.
+    /// The positions of segment `i` among the values.
+    ///
+    /// # Panics
+    /// If `i >= count()`.
     pub fn range(&self, i: usize) -> Range<usize> {
         self.offsets[i]..self.offsets[i + 1]
     }
@@ -182,10 +195,18 @@ impl Segments {
         &self.offsets
     }
 
+    /// The length of each segment, as a vector (what `fold_seg` takes).
+    ///
+    /// ```
+    /// use accel_runtime::Segments;
+    /// assert_eq!(Segments::from_offsets(vec![0, 2, 2, 5])?.lengths().to_vec(), [2, 0, 3]);
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
     pub fn lengths(&self) -> Vector<usize> {
         self.offsets.windows(2).map(|w| w[1] - w[0]).collect()
     }
 
+    /// The `count() + 1` offsets as a vector, copied (to pass them to an `#[accel]` function).
     pub fn offsets_vector(&self) -> Vector<usize> {
         Vector::from_slice(&self.offsets)
     }
@@ -210,7 +231,11 @@ impl Segments {
     }
 }
 
-/// A vector of vectors, stored as flat values plus [`Segments`].
+/// An irregular vector of vectors (rows of any lengths, empty ones included), stored as the
+/// flat values of all rows in order plus the [`Segments`] that cut them into rows: no
+/// allocation per row, and the form `Nested::map` and the segmented operations run on. Build
+/// one with [`Nested::from_rows`] or, from the flat form, [`Nested::from_parts`]; a
+/// [`Matrix`](crate::Matrix) is the regular case.
 ///
 /// ```
 /// use accel_runtime::Nested;
@@ -230,6 +255,15 @@ pub struct Nested<E: Elem> {
 }
 
 impl<E: Elem> Nested<E> {
+    /// The nested array of `rows`, in order: their values are moved into one flat vector. It
+    /// cannot fail.
+    ///
+    /// ```
+    /// use accel_runtime::Nested;
+    /// let n = Nested::from_rows(vec![vec![1.5f32], vec![], vec![2.5, 3.5]]);
+    /// assert_eq!(n.lengths().to_vec(), [1, 0, 2]);
+    /// assert_eq!(n.to_rows(), [vec![1.5], vec![], vec![2.5, 3.5]]);
+    /// ```
     pub fn from_rows(rows: Vec<Vec<E>>) -> Self {
         let mut offsets = Vec::with_capacity(rows.len() + 1);
         offsets.push(0);
@@ -241,12 +275,30 @@ impl<E: Elem> Nested<E> {
         Nested { segments: Segments::checked(offsets), values: Vector::from_vec(values) }
     }
 
-    /// Offsets (starting at 0, never decreasing, ending at `values.len()`) and flat values.
+    /// The nested array of flat `values` cut at `offsets` (starting at 0, never decreasing,
+    /// ending at `values.len()`): row `i` is `values[offsets[i]..offsets[i + 1]]`. This is
+    /// the compressed-sparse-row layout, taken without copying.
+    ///
+    /// ```
+    /// use accel_runtime::Nested;
+    /// let n = Nested::from_parts(vec![0, 3, 3, 4], vec![7u32, 8, 9, 10])?;
+    /// assert_eq!((n.len(), n.row(0), n.row(1)), (3, Some(vec![7, 8, 9]), Some(vec![])));
+    /// assert!(Nested::from_parts(vec![0, 2], vec![7u32]).is_err());
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `Error::InvalidSegments` if the offsets are not valid ([`Segments::from_offsets`]) or
+    /// their last is not the number of values.
     pub fn from_parts(offsets: Vec<usize>, values: Vec<E>) -> Result<Self> {
         Self::from_segments(Segments::from_offsets(offsets)?, Vector::from_vec(values))
     }
 
-    /// Segments whose total is the number of values.
+    /// The nested array of `values` cut by `segments` (shared segments, such as another nested
+    /// array's, keep their statistics and device copy).
+    ///
+    /// # Errors
+    /// `Error::InvalidSegments` if the segments' total is not the number of values.
     pub fn from_segments(segments: Segments, values: Vector<E>) -> Result<Self> {
         if segments.total() != values.len() {
             return Err(Error::invalid_segments(
@@ -262,15 +314,17 @@ impl<E: Elem> Nested<E> {
         self.segments.count()
     }
 
+    /// Whether there are no rows (rows that are all empty still count).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Row `i`, or `None` past the last row.
+    /// Row `i`, copied, or `None` past the last row.
     pub fn row(&self, i: usize) -> Option<Vec<E>> {
         (i < self.len()).then(|| self.values.columns().iter_range(self.segments.range(i)).collect())
     }
 
+    /// Every row, copied: the inverse of [`Nested::from_rows`].
     pub fn to_rows(&self) -> Vec<Vec<E>> {
         (0..self.len()).map(|i| self.values.columns().iter_range(self.segments.range(i)).collect()).collect()
     }
@@ -280,6 +334,7 @@ impl<E: Elem> Nested<E> {
         &self.values
     }
 
+    /// The segment descriptor that cuts the values into rows.
     pub fn segments(&self) -> &Segments {
         &self.segments
     }

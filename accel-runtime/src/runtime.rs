@@ -1,7 +1,7 @@
 //! The runtime: which backend runs a program, and its resources.
 //!
 //! A runtime holds the CPU backend ([`Cpu`], a rayon thread pool of accel's own) and, with the
-//! `cuda` feature, may hold [`Gpu`]s; generated code calls [`Runtime::call`], which hands the
+//! `cuda` feature, may hold `Gpu`s; generated code calls [`Runtime::call`], which hands the
 //! function to the backend in use through the [`Backend`] seam. A CUDA runtime starts its CPU
 //! pool only if something runs on the CPU. A CUDA runtime may hold several devices
 //! ([`Runtime::cuda_devices`]); programs run on the first, and the streams of chunks that spread
@@ -25,7 +25,31 @@ pub enum BackendKind {
     Cuda,
 }
 
-/// Holds the backend that `#[accel]` functions run on.
+/// The backend that `#[accel]` functions run on, and its resources (the CPU thread pool; the GPU
+/// context, streams, loaded modules and memory pool): every call of an `#[accel]` function takes
+/// one, `f(&rt, args..)`. Make one per program and share it (`&Runtime` is `Sync`): opening a
+/// GPU and loading its module happen once per runtime, not per call.
+///
+/// - [`Runtime::new`]: a GPU when one can be used, else the CPU; the `ACCEL_BACKEND`
+///   environment variable (`auto`, `cpu`, `cuda`) overrides the choice;
+/// - [`Runtime::cpu`], [`Runtime::cpu_with_threads`]: the CPU backend (rayon), always available;
+/// - [`Runtime::cuda`], `cuda_device`, `cuda_devices`, `cuda_all`: CUDA devices, or the error
+///   saying why not.
+///
+/// [`Runtime::backend`] says which one a runtime got, [`Runtime::synchronize`] waits for the
+/// work queued on it.
+///
+/// ```
+/// use accel_runtime::{BackendKind, Runtime};
+///
+/// // What tests use: the same results as a GPU, with no device needed.
+/// let rt = Runtime::cpu();
+/// assert_eq!(rt.backend(), BackendKind::Cpu);
+/// // What programs use: ACCEL_BACKEND=cpu forces the CPU, =cuda a GPU or an error.
+/// let rt = Runtime::new()?;
+/// println!("running on {:?}", rt.backend());
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
 ///
 /// ```
 /// use accel_runtime::{BackendKind, Runtime, Vector, cpu};
@@ -103,6 +127,20 @@ impl Runtime {
     /// - `cpu`: the CPU;
     /// - `cuda`: CUDA device 0, or the `Error::NoDevice` that says why not;
     /// - anything else: `Error::InvalidArgument`.
+    ///
+    /// ```
+    /// use accel_runtime::{BackendKind, Runtime};
+    /// let rt = Runtime::new()?;
+    /// if std::env::var("ACCEL_BACKEND").as_deref() == Ok("cpu") {
+    ///     assert_eq!(rt.backend(), BackendKind::Cpu);
+    /// }
+    /// # Ok::<(), accel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `Error::NoDevice` when `ACCEL_BACKEND=cuda` and no GPU can be used;
+    /// `Error::InvalidArgument` for any other value than `auto`, `cpu` and `cuda` (or one that is
+    /// not UTF-8).
     pub fn new() -> Result<Runtime> {
         let value = std::env::var_os("ACCEL_BACKEND");
         let text = match &value {
@@ -133,12 +171,22 @@ impl Runtime {
     }
 
     /// The CPU backend with one thread per core (rayon's default, which honours
-    /// `RAYON_NUM_THREADS`).
+    /// `RAYON_NUM_THREADS`), in a pool of accel's own, so that accel's loops never compete with
+    /// the application's use of rayon. It cannot fail: if no pool can be started, rayon's global
+    /// pool runs the work.
+    ///
+    /// ```
+    /// use accel_runtime::Runtime;
+    /// assert!(Runtime::cpu().threads() >= 1);
+    /// ```
     pub fn cpu() -> Runtime {
         Runtime::with_cpu(Cpu::new())
     }
 
     /// The CPU backend with `n` threads (`n > 0`).
+    ///
+    /// # Errors
+    /// `Error::InvalidArgument` for `n == 0`; `Error::Backend` if the pool cannot be started.
     pub fn cpu_with_threads(n: usize) -> Result<Runtime> {
         Ok(Runtime::with_cpu(Cpu::with_threads(n)?))
     }
@@ -152,8 +200,18 @@ impl Runtime {
         }
     }
 
-    /// The CUDA backend on device 0; `Error::NoDevice` says why it cannot be used (in builds
-    /// without the `cuda` feature: that the feature is missing).
+    /// The CUDA backend on device 0.
+    ///
+    /// ```
+    /// use accel_runtime::Runtime;
+    /// // A GPU if there is one, else the CPU; `Runtime::new()` does this too, after a notice.
+    /// let rt = Runtime::cuda().unwrap_or_else(|_| Runtime::cpu());
+    /// # let _ = rt;
+    /// ```
+    ///
+    /// # Errors
+    /// `Error::NoDevice`, saying why the device cannot be used (no driver, no device, ... in
+    /// builds without the `cuda` feature: that the feature is missing).
     pub fn cuda() -> Result<Runtime> {
         Runtime::cuda_device(0)
     }
@@ -262,6 +320,12 @@ impl Runtime {
         self.checked.load(Ordering::Relaxed)
     }
 
+    /// Which backend runs this runtime's programs.
+    ///
+    /// ```
+    /// use accel_runtime::{BackendKind, Runtime};
+    /// assert_eq!(Runtime::cpu().backend(), BackendKind::Cpu);
+    /// ```
     pub fn backend(&self) -> BackendKind {
         #[cfg(feature = "cuda")]
         if !self.gpus.is_empty() {
@@ -285,6 +349,10 @@ impl Runtime {
     /// # Ok(())
     /// # }
     /// ```
+    ///
+    /// # Errors
+    /// The first failure of the queued work (an index out of bounds found by a kernel, a device
+    /// fault), which the call that queued it could not report.
     pub fn synchronize(&self) -> Result<()> {
         #[cfg(feature = "cuda")]
         for gpu in &self.gpus {
@@ -312,12 +380,19 @@ impl Runtime {
 
     /// Runs generated CPU code inside this runtime's thread pool with a fresh [`Ctx`]; an error
     /// recorded in the context and not yet taken is returned too. Works on any backend.
+    ///
+    /// # Errors
+    /// What `f` returns, or the error it recorded in the context.
     pub fn run_cpu<T: Send>(&self, f: impl FnOnce(&Ctx) -> Result<T> + Send) -> Result<T> {
         self.cpu.run(f)
     }
 
     /// Runs the `#[accel]` function `F` on `args` on this runtime's backend (what the function
     /// itself does: `f(&rt, a, b)` is `rt.call::<f::Function>((a, b))`).
+    ///
+    /// # Errors
+    /// The function's run-time errors (`Error::IndexOutOfBounds`, `DivisionByZero`, ...) and the
+    /// backend's (`OutOfDeviceMemory`, ...).
     ///
     /// ```
     /// use accel_runtime::{Result, Runtime, Vector, backend::Function, cpu};

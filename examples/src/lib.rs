@@ -14,6 +14,8 @@
 //! | [`sparse`] | CSR sparse matrix-vector product, per-row mean and variance | `Nested::map` with parallel code per row |
 //! | [`bfs`] | breadth-first search levels of a graph | `expand` fused into `permute`, `filter`, `awhile` |
 //! | [`sieve`] | the primes below `n` (Sieve of Eratosthenes) | `expand` fused into `permute`, `filter`, `awhile` |
+//! | [`kmeans`] | k-means clustering of points in the plane | calls of `#[accel]` functions and a scalar helper, `iterate`, `permute` of `f64` sums, `awhile` |
+//! | [`life`] | Conway's Game of Life on a torus | `stencil3x3` with `Wrap`, a scalar helper, `awhile` |
 //! | [`quicksort`] | a vector in order (every segment partitioned around its pivot each round) | `Nested::map` with reads of the row, tuple results, `permute`, `expand`, `filter`, `awhile` |
 //!
 //! `cargo run --release -p accel-examples --bin demo` runs them all.
@@ -25,6 +27,8 @@ pub mod check;
 pub mod dotp;
 pub mod filter;
 pub mod histogram;
+pub mod kmeans;
+pub mod life;
 pub mod mandelbrot;
 pub mod quicksort;
 pub mod rng;

@@ -4,7 +4,7 @@
 //! from rewritten children, the delayed operands of consumers — so that a new node kind is
 //! described once, here.
 //!
-//! The shared and the mutable traversal come from one definition ([`each_child!`]), so they
+//! The shared and the mutable traversal come from one definition (the `each_child!` macro), so they
 //! cannot disagree on the children, their order or their binders. The order is the order of
 //! the node's fields, with closure bodies last; kernel names number collective nodes in this
 //! pre-order ([`crate::kernel::array_nodes`]).

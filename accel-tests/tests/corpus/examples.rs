@@ -1,11 +1,16 @@
-//! The examples of `examples/src` (dot product, SAXPY, Black-Scholes, histogram, Mandelbrot,
-//! blur, primes, the Sieve, breadth-first search) on the GPU against the interpreter, at a few
-//! sizes each.
+//! The examples of `examples/src` against the interpreter, at a few sizes each. Dot product,
+//! SAXPY, Black-Scholes, histogram, Mandelbrot, blur, primes, the Sieve, breadth-first search
+//! and quicksort run on the GPU only (their own unit tests run them on the CPU); k-means and
+//! the Game of Life, programs of calls between `#[accel]` functions inside `awhile`, run on
+//! every backend and are checked against their plain-Rust oracles too.
 
 use crate::compare::*;
 use crate::harness::*;
 use accel::prelude::*;
-use accel_examples::{bfs, black_scholes, blur, dotp, filter, histogram, mandelbrot, quicksort, saxpy, sieve};
+use accel_examples::rng::SplitMix64;
+use accel_examples::{
+    bfs, black_scholes, blur, dotp, filter, histogram, kmeans, life, mandelbrot, quicksort, saxpy, sieve,
+};
 
 fn dot_product(on: &Target) -> Check {
     on.each_size("examples::dotp", Tier::Medium, |n, rng| {
@@ -126,6 +131,67 @@ fn quicksort_example(on: &Target) -> Check {
     })
 }
 
+fn kmeans_example(on: &Target) -> Check {
+    // No point, one, a few, a thousand and a million and three (checked against the
+    // interpreter up to the thousand: it runs every step element by element).
+    for (n, k) in [(0, 3), (1, 1), (1, 4), (7, 3), (1000, 5), (1_000_003, 8)] {
+        let mut rng = SplitMix64::new(Rng::new("examples::kmeans", n).next_u64());
+        // On a grid of 1/64: every backend sums the clusters exactly, so all agree bit for bit.
+        let (points, initial) = kmeans::clustered(&mut rng, n, k);
+        let ((xs, ys), (cx, cy)) = (kmeans::columns(&points), kmeans::columns(&initial));
+        let max_steps = 30;
+        let (gx, gy, ga, steps) = backend!(on, kmeans::kmeans(&xs, &ys, &cx, &cy, max_steps));
+        let (want, want_a, want_steps) = kmeans::sequential(&points, &initial, max_steps);
+        let (wx, wy) = kmeans::columns(&want);
+        let what = format!("{n} points, {k} centroids");
+        exact(&format!("{what}: x vs oracle"), &gx.to_vec(), &wx.to_vec())?;
+        exact(&format!("{what}: y vs oracle"), &gy.to_vec(), &wy.to_vec())?;
+        exact(&format!("{what}: clusters vs oracle"), &ga.to_vec(), &want_a)?;
+        check_eq!(steps.get(), want_steps, "{what}");
+        check!(n < 1000 || steps.get() > 1, "{what}: {} steps", steps.get());
+        if n <= 1000 {
+            let (rx, ry, ra, rs) = reference!(kmeans::kmeans(&xs, &ys, &cx, &cy, max_steps));
+            same(&format!("{what}: x"), &gx, &rx)?;
+            same(&format!("{what}: y"), &gy, &ry)?;
+            same(&format!("{what}: clusters"), &ga, &ra)?;
+            same(&format!("{what}: steps"), &steps, &rs)?;
+        }
+    }
+    Ok(())
+}
+
+fn life_example(on: &Target) -> Check {
+    for (rows, cols) in [(0, 0), (1, 1), (1, 6), (5, 7), (257, 129)] {
+        let mut rng = Rng::new("examples::life", rows * 1000 + cols);
+        // About a third of the cells alive.
+        let cells: Vec<u32> = (0..rows * cols).map(|_| u32::from(rng.below(3) == 0)).collect();
+        check!(rows * cols < 100 || cells.contains(&1));
+        let board = Matrix::from_shape_vec([rows, cols], cells.clone())?;
+        let mut want = cells;
+        for generations in 0..5 {
+            let (g, r) = both!(on, life::life(&board, generations));
+            let what = format!("{rows}x{cols} after {generations} generations");
+            same(&what, &g, &r)?;
+            exact(&format!("{what} vs oracle"), &g.to_vec(), &want)?;
+            want = life::sequential_generation(&want, rows, cols);
+        }
+    }
+    // A glider comes back to its shape every 4 generations, one cell down and right, across the
+    // torus's edges.
+    let (rows, cols) = (5, 7);
+    let glider = Matrix::from_shape_vec([rows, cols], life::glider(rows, cols, 0, 0))?;
+    for laps in 1..=8 {
+        let (g, r) = both!(on, life::life(&glider, 4 * laps));
+        same(&format!("a glider after {laps} laps"), &g, &r)?;
+        exact(
+            &format!("a glider after {laps} laps"),
+            &g.to_vec(),
+            &life::glider(rows, cols, laps as usize, laps as usize),
+        )?;
+    }
+    Ok(())
+}
+
 fn sweeps() -> Vec<Test> {
     vec![
         case("examples::dotp", dot_product),
@@ -142,5 +208,6 @@ fn sweeps() -> Vec<Test> {
 }
 
 pub fn tests() -> Vec<Test> {
-    sweeps().into_iter().map(Test::cuda_only).collect()
+    let everywhere = [case("examples::kmeans", kmeans_example), case("examples::life", life_example)];
+    sweeps().into_iter().map(Test::cuda_only).chain(everywhere).collect()
 }

@@ -12,6 +12,10 @@ mod dotp;
 mod filter;
 #[path = "histogram.rs"]
 mod histogram;
+#[path = "kmeans.rs"]
+mod kmeans;
+#[path = "life.rs"]
+mod life;
 #[path = "mandelbrot.rs"]
 mod mandelbrot;
 #[path = "quicksort.rs"]
@@ -33,7 +37,7 @@ type Example = fn() -> Result<(), Box<dyn Error>>;
 
 fn main() -> Result<(), Box<dyn Error>> {
     let start = Instant::now();
-    let examples: [(&str, Example); 12] = [
+    let examples: [(&str, Example); 14] = [
         ("dotp", dotp::main),
         ("saxpy", saxpy::main),
         ("black_scholes", black_scholes::main),
@@ -46,6 +50,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         ("sieve", sieve::main),
         ("bfs", bfs::main),
         ("quicksort", quicksort::main),
+        ("kmeans", kmeans::main),
+        ("life", life::main),
     ];
     for (name, run) in examples {
         println!("=== {name}");
