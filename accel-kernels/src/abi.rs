@@ -93,7 +93,7 @@ pub mod code {
     pub const EMPTY_REDUCTION: u32 = 4;
     pub const NEGATIVE_COUNT: u32 = 5;
     pub const NEGATIVE_LENGTH: u32 = 6;
-    /// An expansion's counts may add up to more than a run can address ([`spread::too_many`]):
+    /// An expansion's counts may add up to more than a run can address (`spread::too_many`):
     /// the sources in index 0, the longest count in the value.
     pub const TOO_MANY_OUTPUTS: u32 = 7;
     pub const DIV_EUCLID_BY_ZERO: u32 = 8;

@@ -60,7 +60,7 @@ pub fn outer<const R: usize>(shape: [usize; R]) -> usize {
     k
 }
 
-/// An array of rank `R` as a kernel reads it (a [`View`](crate::view::View) or a
+/// An array of rank `R` as a kernel reads it (a `View` or a
 /// [`Delayed`](crate::delayed::Delayed)): its shape, and the sizes that follow from it.
 pub trait Shaped<const R: usize> {
     fn shape(&self) -> [usize; R];

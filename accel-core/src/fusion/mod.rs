@@ -18,7 +18,7 @@
 //! 4. **Expand under permute.** [`ArrayOp::ExpandPermute`](crate::ir::ArrayOp::ExpandPermute):
 //!    a `permute` of an `expand` as one node, each expanded element computed where it is
 //!    scattered. The interpreter and the CPU backend run what it stands for
-//!    ([`expand_permute::unfused`]); the GPU runs it as one kernel after the counts, by one of
+//!    (`expand_permute::unfused`); the GPU runs it as one kernel after the counts, by one of
 //!    four strategies (`accel_kernels::expand`).
 //!
 //! A backend launches kernels only for the collective nodes that are not absorbed into another:
@@ -26,11 +26,11 @@
 //!
 //! The passes, in order ([`PASSES`]; [`crate::pipeline`] runs them, and `#[accel(fusion =
 //! false)]` or `ACCEL_FUSION=off` runs [`UNFUSED`] instead, which only lowers producers):
-//! 1. [`producers`]: producers become delayed arrays and fuse into their consumers; `let`s are
+//! 1. `producers`: producers become delayed arrays and fuse into their consumers; `let`s are
 //!    inlined or kept manifest by the sharing rule;
-//! 2. [`expand_permute`]: a `permute` of an `expand` becomes fused form 4;
-//! 3. [`siblings`]: reductions of the same extent become one reduction of tuples;
-//! 4. [`epilogues`]: elementwise work on a reduction's or scan's results moves into its last
+//! 2. `expand_permute`: a `permute` of an `expand` becomes fused form 4;
+//! 3. `siblings`: reductions of the same extent become one reduction of tuples;
+//! 4. `epilogues`: elementwise work on a reduction's or scan's results moves into its last
 //!    step.
 
 mod epilogues;

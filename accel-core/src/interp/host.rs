@@ -46,7 +46,7 @@ pub trait Host {
     fn segment_of(&mut self, segments: Self::Value, index: usize) -> Result<usize>;
     /// A collective operation whose result has type `ty`.
     fn array_op(&mut self, op: &ArrayOp, ty: &Type) -> Result<Self::Value>;
-    /// The error for IR that a correct front end never emits (see [`ill_typed`]).
+    /// The error for IR that a correct front end never emits (the interpreter's `ill_typed`).
     fn ill_typed(&self, what: String) -> Error;
     /// Values that a [`Schedule`](crate::schedule::Schedule) computed ahead for some
     /// expressions, by the expression's address: [`Host::eval`] takes each the first time it

@@ -6,7 +6,7 @@
 //! named by [`kernel::kernel_name`]; their parameters are `u64` words laid out as [`kernel::layout`]
 //! lists, and the CUDA executor of `accel-runtime` passes exactly those words. All kernels of
 //! a node share one prologue that turns words into views; the scalar code of closures is the CPU
-//! backend's (the same [`Gen`](super::Gen)), so both backends compute the same elements.
+//! backend's (the same `Gen`), so both backends compute the same elements.
 //!
 //! The fused forms of [`crate::fusion`]: a delayed operand becomes an `accel_kernels::Delayed`
 //! (its shape from the words, the generate's closure over the captures) that kernels read like a
