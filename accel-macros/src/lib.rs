@@ -92,13 +92,13 @@ fn helper(item: &syn::ItemFn, library: &Library, from: &Path) -> syn::Result<pro
     let user_names = parameter_names(item);
     let param_types: Vec<_> = program.params.iter().map(|(_, t)| codegen::param_type(t)).collect();
     let ret = codegen::value_type(program.result_type());
-    let value_args = value_args(&user_names, &program);
+    let named_args = value_args(user_names.iter().map(|n| quote!(#n)), &program);
     let doc_mod = format!("The reference interpreter and IR of the scalar helper [`{name}()`].");
     let reference = reference_fn(
         " Evaluates the helper on the reference interpreter.",
         &user_names,
         &param_types,
-        &value_args,
+        &named_args,
         &ret,
     );
     let program = embedded_program("program", " The helper's IR, as the front end wrote it.", &json);
@@ -194,15 +194,17 @@ fn parameter_names(item: &syn::ItemFn) -> Vec<syn::Ident> {
 }
 
 /// The arguments as the interpreter's values: elements by value, arrays by reference.
-fn value_args(user_names: &[syn::Ident], program: &accel_core::Program) -> Vec<proc_macro2::TokenStream> {
-    user_names
-        .iter()
+fn value_args(
+    args: impl IntoIterator<Item = proc_macro2::TokenStream>,
+    program: &accel_core::Program,
+) -> Vec<proc_macro2::TokenStream> {
+    args.into_iter()
         .zip(&program.params)
-        .map(|(n, (_, t))| {
+        .map(|(a, (_, t))| {
             if t.is_elem() {
-                quote!(::accel::IntoValue::into_value(&#n))
+                quote!(::accel::IntoValue::into_value(&#a))
             } else {
-                quote!(::accel::IntoValue::into_value(#n))
+                quote!(::accel::IntoValue::into_value(#a))
             }
         })
         .collect()
@@ -228,13 +230,13 @@ fn expand(
     let param_types: Vec<_> = program.params.iter().map(|(_, t)| codegen::param_type(t)).collect();
     let ret = codegen::value_type(program.result_type());
     let rt = if user_names.iter().any(|n| n == "rt") { format_ident!("__rt") } else { format_ident!("rt") };
-    let value_args = value_args(&user_names, program);
+    let named_args = value_args(user_names.iter().map(|n| quote!(#n)), program);
     let doc_mod = format!("The reference interpreter, plan and generated code of [`{name}()`].");
     let reference = reference_fn(
         " Runs the program on the reference interpreter: slow, sequential, the oracle of every backend.",
         &user_names,
         &param_types,
-        &value_args,
+        &named_args,
         &ret,
     );
     let source_program =
@@ -255,17 +257,9 @@ fn expand(
         if t.is_elem() { v } else { quote!(&'a #v) }
     });
     let name_text = name.to_string();
-    // The arguments as the interpreter's values, by position (elements by value).
-    let checked_args = program.params.iter().enumerate().map(|(i, (_, t))| {
-        let i = syn::Index::from(i);
-        if t.is_elem() {
-            quote!(::accel::IntoValue::into_value(&__args.#i))
-        } else {
-            quote!(::accel::IntoValue::into_value(__args.#i))
-        }
-    });
     // The arguments by position, so that no parameter name can shadow the generated ones.
     let positions: Vec<syn::Index> = (0..user_names.len()).map(syn::Index::from).collect();
+    let checked_args = value_args(positions.iter().map(|i| quote!(__args.#i)), program);
     let function = quote! {
         /// The function as the backends see it: `Runtime::call::<Function>` runs it.
         pub struct Function;

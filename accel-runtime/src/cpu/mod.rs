@@ -232,45 +232,39 @@ impl Ctx {
     /// fused, delayed array).
     #[inline]
     pub fn check_index<const R: usize>(&self, op: &str, ix: [usize; R], shape: [usize; R]) -> bool {
-        let inside = shape::contains(shape, ix);
-        if !inside {
-            self.fail(Error::index_out_of_bounds(op, &ix, &shape));
-        }
-        inside
+        self.check_inside(ix, shape, || Error::index_out_of_bounds(op, &ix, &shape))
     }
 
     /// `a[ix]` written in the source as read `number` (see `accel_core::ir::ReadSite::Source`),
     /// or `E::default()` after recording `IndexOutOfBounds` of that read.
     #[inline]
     pub fn read_source<E: Elem, const R: usize>(&self, number: u32, a: impl Elements<E, R>, ix: [usize; R]) -> E {
-        if shape::contains(a.shape(), ix) {
-            a.get_linear(shape::ravel(a.shape(), ix))
-        } else {
-            self.fail(Error::index_out_of_bounds("index", &ix, &a.shape()).at_read(number));
-            E::default()
-        }
+        let inside = self.check_source_index(number, ix, a.shape());
+        element_or_default(inside, a, ix)
     }
 
     /// [`Ctx::check_index`] for the read `number` written in the source (of a fused, delayed
     /// array).
     #[inline]
     pub fn check_source_index<const R: usize>(&self, number: u32, ix: [usize; R], shape: [usize; R]) -> bool {
-        let inside = shape::contains(shape, ix);
-        if !inside {
-            self.fail(Error::index_out_of_bounds("index", &ix, &shape).at_read(number));
-        }
-        inside
+        self.check_inside(ix, shape, || Error::index_out_of_bounds("index", &ix, &shape).at_read(number))
     }
 
     /// A read of `a` at `ix` on behalf of `op`, which names it when `ix` is out of range.
     #[inline]
     pub fn read_in<E: Elem, const R: usize>(&self, op: &str, a: impl Elements<E, R>, ix: [usize; R]) -> E {
-        if shape::contains(a.shape(), ix) {
-            a.get_linear(shape::ravel(a.shape(), ix))
-        } else {
-            self.fail(Error::index_out_of_bounds(op, &ix, &a.shape()));
-            E::default()
+        let inside = self.check_index(op, ix, a.shape());
+        element_or_default(inside, a, ix)
+    }
+
+    /// Whether `ix` is inside `shape`; if not, records the error `outside` makes (only then).
+    #[inline]
+    fn check_inside<const R: usize>(&self, ix: [usize; R], shape: [usize; R], outside: impl FnOnce() -> Error) -> bool {
+        let inside = shape::contains(shape, ix);
+        if !inside {
+            self.fail(outside());
         }
+        inside
     }
 
     /// `a / b`, or the default after recording `DivisionByZero` (integer division by zero).
@@ -305,6 +299,12 @@ impl Ctx {
             T::default()
         })
     }
+}
+
+/// `a[ix]` if `inside` (the caller checked `ix` against `a`'s shape), else the default element.
+#[inline]
+fn element_or_default<E: Elem, const R: usize>(inside: bool, a: impl Elements<E, R>, ix: [usize; R]) -> E {
+    if inside { a.get_linear(shape::ravel(a.shape(), ix)) } else { E::default() }
 }
 
 /// Checks the `R1 == R - 1` relation of a skeleton that removes the innermost dimension.
