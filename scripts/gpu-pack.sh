@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds, in release, the test corpus of accel-tests (tests/corpus.rs), the CUDA driver tests of
 # accel-runtime (tests/cuda_driver.rs, tests/cuda_fault.rs), the bench binaries of accel-benches
-# (with the baselines of benches/baselines) and the `fusion` example (twice: with fusion, and with
+# (with the baselines of benches/baselines), the program of the package outside the workspace
+# (accel-tests/outside, with its `cuda` feature) and the `fusion` example (twice: with fusion, and with
 # ACCEL_FUSION=off into target/unfused), and packs them with their runner (scripts/gpu-run.sh)
 # into gpu-pack/, for a GPU machine that has no Rust toolchain. The PTX is inside the binaries;
 # they load libcuda at run time. See docs/testing.md, "GPU runs".
@@ -27,6 +28,8 @@ cargo test --release -p accel-runtime --features cuda --test cuda_driver --test 
     --message-format=json | copy_executables ""
 cargo bench -p accel-benches --benches --no-run --message-format=json | copy_executables "bench-"
 cargo build --release -p accel-examples --bin fusion --message-format=json | copy_executables ""
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/outside" cargo build --release --features cuda \
+    --manifest-path accel-tests/outside/Cargo.toml -p outside-app --message-format=json | copy_executables ""
 ACCEL_FUSION=off CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/unfused" \
     cargo build --release -p accel-examples --bin fusion --message-format=json | copy_executables "unfused-"
 mv "$pack/bin/unfused-fusion" "$pack/bin/fusion-unfused"
@@ -35,7 +38,7 @@ cp -r benches/baselines "$pack/baselines"
 chmod +x "$pack/run.sh" "$pack"/bin/*
 
 [ -x "$pack/bin/corpus" ] || { echo "the corpus test binary was not built"; exit 1; }
-for t in cuda_driver cuda_fault; do
+for t in cuda_driver cuda_fault outside-app; do
     [ -x "$pack/bin/$t" ] || { echo "the test binary $t was not built"; exit 1; }
 done
 # The test binary embeds a large module (PTX and SASS of some 250 programs): compressed, the pack

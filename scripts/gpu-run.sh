@@ -2,13 +2,15 @@
 # The runner of gpu-pack/ (scripts/gpu-pack.sh copies it there as run.sh): runs on a GPU machine
 # that has no Rust toolchain.
 #
-#   bash gpu-pack/run.sh [driver] [tests] [memcheck] [racecheck] [fusion] [perf] [benches]   (no argument: all)
+#   bash gpu-pack/run.sh [driver] [tests] [outside] [memcheck] [racecheck] [fusion] [perf] [benches]   (no argument: all)
 #
 # - driver: accel-runtime's CUDA driver tests (bin/cuda_driver, bin/cuda_fault: the device layer
 #   with hand-written PTX, streams included, and a deliberately faulting kernel, which is why
 #   cuda_fault is not run under compute-sanitizer);
 # - tests: the cuda:: trials of the test corpus (bin/corpus; its cpu:: trials run where it is
 #   built);
+# - outside: the package outside the workspace (accel-tests/outside: a program calling into an
+#   accel dependency), checked on the CPU and this GPU against its reference;
 # - memcheck, racecheck: the same under compute-sanitizer, any error it reports failing the step;
 #   memcheck with inputs up to 2^20 elements on 8 test threads, then bin/cuda_driver (the
 #   allocator's reuse of memory across streams), racecheck (much slower: it tracks
@@ -29,7 +31,7 @@ out="${OUT:-$here/out}"
 mkdir -p "$out"
 summary="$out/summary.txt"
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(driver tests memcheck racecheck fusion perf benches)
+[ ${#steps[@]} -gt 0 ] || steps=(driver tests outside memcheck racecheck fusion perf benches)
 status=0
 
 {
@@ -136,6 +138,7 @@ for s in "${steps[@]}"; do
     case "$s" in
         driver) step driver driver ;;
         tests) step tests "$here/bin/corpus" cuda:: ;;
+        outside) step outside "$here/bin/outside-app" ;;
         memcheck) step memcheck memcheck ;;
         racecheck) step racecheck sanitize racecheck 12 1 --skip cuda::device::concurrent ;;
         fusion) step fusion fusion ;;

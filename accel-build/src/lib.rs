@@ -5,28 +5,33 @@
 //! `cuda` feature (accel's build script announces it to its dependents as `DEP_ACCEL_CUDA=1`),
 //! the build script
 //!
-//! 1. finds every `#[accel]` function in `src/`, `tests/`, `examples/` and `benches/` and lowers
+//! 1. finds the accel packages it depends on (`dependencies`, by `cargo metadata`), whose
+//!    functions its own may call, and lists them for the macro in
+//!    `OUT_DIR/accel/dependencies.json` (this step runs without `cuda` too);
+//! 2. finds every `#[accel]` function in `src/`, `tests/`, `examples/` and `benches/` and lowers
 //!    it with accel-core, as the macro does (`scan`), keeping each program once (by
 //!    fingerprint);
-//! 2. generates one device crate for all of them and compiles it with the pinned nightly into one
+//! 3. generates one device crate for all of them and compiles it with the pinned nightly into one
 //!    PTX module, `OUT_DIR/accel/accel.ptx` (`device`, `toolchain`), unless nothing it
 //!    depends on changed;
-//! 3. assembles the module with ptxas for sm_80 and sm_90 when a ptxas is found (`ptxas`), into
+//! 4. assembles the module with ptxas for sm_80 and sm_90 when a ptxas is found (`ptxas`), into
 //!    `OUT_DIR/accel/accel.sm_80.cubin` and `accel.sm_90.cubin`;
-//! 4. writes one marker per program, `OUT_DIR/accel/programs/<fingerprint>`, and sets
+//! 5. writes one marker per program, `OUT_DIR/accel/programs/<fingerprint>`, and sets
 //!    `ACCEL_PTX_DIR=OUT_DIR/accel` for the crate's compilation: the macro embeds the module
 //!    (`include_str!`) and the cubins it finds (`include_bytes!`), and reports a function without
 //!    a marker, which the build did not see.
 //!
-//! Without the `cuda` feature it only sets `ACCEL_PTX_DIR` to an empty directory and needs no
-//! nightly. A failure stops the build with the message of the step that failed.
+//! Without the `cuda` feature it only lists the dependencies and sets `ACCEL_PTX_DIR` to a
+//! directory without a module, and needs no nightly. A failure stops the build with the message of the step that failed.
 
+mod dependencies;
 mod device;
 mod dump;
 mod ptxas;
 mod scan;
 mod toolchain;
 
+use accel_core::library::Dependency;
 use accel_core::{Error, Program};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -66,6 +71,8 @@ fn run() -> Result<()> {
     println!("cargo:rustc-env=ACCEL_FUSION={}", std::env::var("ACCEL_FUSION").unwrap_or_default());
     // Markers of an earlier build must not outlive it: the macro trusts every marker it finds.
     reset_dir(&programs_dir)?;
+    let dependencies = accel_dependencies(&root)?;
+    write(&dir.join(accel_core::library::DEPENDENCIES_FILE), &Dependency::write_list(&dependencies))?;
     let cuda = std::env::var_os("DEP_ACCEL_CUDA").is_some();
     let stages = dump::stages()?;
     if !cuda && stages.is_empty() {
@@ -75,7 +82,7 @@ fn run() -> Result<()> {
         return Ok(());
     }
 
-    let (found, watched) = scan::package(&root);
+    let (found, watched) = scan::package(&root, &dependencies);
     for path in &watched {
         println!("cargo:rerun-if-changed={}", path.display());
     }
@@ -123,6 +130,26 @@ fn run() -> Result<()> {
     }
     let device = device_source.map(|source| dump::Device { source, ptx: build.ptx() });
     dump::all(&stages, &found, device.as_ref(), &profile_dir.join("accel-dump").join(&package))
+}
+
+/// The accel packages the package depends on. Their sources are watched (a path dependency
+/// edited changes what its callers inline) even when no device code is built. When cargo cannot
+/// say, the build goes on without them and says so: only calls into them fail.
+fn accel_dependencies(root: &Path) -> Result<Vec<Dependency>> {
+    let cargo = std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
+    let target = std::env::var("TARGET").map_err(|_| {
+        error("reading the build script's environment", "TARGET is not set: call accel_build::build() from build.rs")
+    })?;
+    let found = dependencies::find(&cargo, root, &target).unwrap_or_else(|e| {
+        println!(
+            "cargo:warning=accel: the #[accel] functions of dependencies cannot be called, since their sources were not found: {e}"
+        );
+        Vec::new()
+    });
+    for dependency in &found {
+        println!("cargo:rerun-if-changed={}", dependency.root.join("src").display());
+    }
+    Ok(found)
 }
 
 /// accel-core's device module for `programs`; on failure, the program it failed on, by trying

@@ -13,7 +13,7 @@
 //! of their own) are skipped: rustc and the macro report the errors with their spans.
 
 use accel_core::Program;
-use accel_core::library::Library;
+use accel_core::library::{Dependency, Library};
 use std::path::{Path, PathBuf};
 
 /// One `#[accel]` function that lowered.
@@ -27,16 +27,18 @@ pub struct Found {
 }
 
 /// Every `#[accel]` function under the source directories of the package at `root`, in file
-/// order; the second list holds the directories that exist (what the build script watches).
-pub fn package(root: &Path) -> (Vec<Found>, Vec<PathBuf>) {
-    let (library, dirs) = Library::of_package(root);
+/// order, calls into its accel `dependencies` inlined; the second list holds the directories
+/// that exist (what the build script watches).
+pub fn package(root: &Path, dependencies: &[Dependency]) -> (Vec<Found>, Vec<PathBuf>) {
+    let (library, dirs) = Library::of_package(root, dependencies);
     (lowered(&library), dirs)
 }
 
-/// The programs of the functions of `library` that lower.
+/// The programs of the package's own functions of `library` that lower (a dependency's are its
+/// own build's).
 fn lowered(library: &Library) -> Vec<Found> {
     let mut found = Vec::new();
-    for entry in library.functions() {
+    for entry in library.own_functions() {
         let Ok(item) = entry.item() else { continue };
         if accel_core::frontend::is_scalar_helper(&item) {
             continue;
@@ -134,11 +136,43 @@ mod tests {
         std::fs::write(root.join("src/deep/a.rs"), SOURCE).unwrap();
         std::fs::write(root.join("tests/b.rs"), "#[accel] fn id(xs: Vector<i64>) -> Vector<i64> { xs }").unwrap();
         std::fs::write(root.join("src/notes.txt"), SOURCE).unwrap();
-        let (found, dirs) = package(&root);
+        let (found, dirs) = package(&root, &[]);
         let names: Vec<&str> = found.iter().map(|f| f.program.name.as_str()).collect();
         assert_eq!(names, ["dotp", "twice", "inc", "id"]);
         assert_eq!(found[3].file, root.join("tests/b.rs"));
         assert_eq!(dirs, [root.join("src"), root.join("tests")]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn calls_into_dependencies_are_inlined_and_their_functions_left_to_them() {
+        let root = std::env::temp_dir().join(format!("accel-build-deps-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (app, geo) = (root.join("app"), root.join("geo-kit"));
+        std::fs::create_dir_all(app.join("src")).unwrap();
+        std::fs::create_dir_all(geo.join("src/shapes")).unwrap();
+        std::fs::write(
+            app.join("src/main.rs"),
+            "#[accel] fn area(xs: Vector<f32>) -> Scalar<f32> { geo::shapes::squares(xs).sum() }",
+        )
+        .unwrap();
+        // Inside the dependency, `crate::` is the dependency's root.
+        std::fs::write(geo.join("src/lib.rs"), "mod shapes;\n#[accel] pub fn sq(x: f32) -> f32 { x * x }").unwrap();
+        std::fs::write(
+            geo.join("src/shapes/mod.rs"),
+            "#[accel] pub fn squares(xs: Vector<f32>) -> Vector<f32> { xs.map(|x| crate::sq(x)) }",
+        )
+        .unwrap();
+        let geo_dependency = Dependency { name: "geo".into(), root: geo.clone() };
+        let (found, _) = package(&app, &[geo_dependency]);
+        let names: Vec<&str> = found.iter().map(|f| f.program.name.as_str()).collect();
+        assert_eq!(names, ["area"], "the dependency's own functions are its build's");
+        use accel_core::value::{ArrayValue, ElemValue, ScalarValue, Value};
+        let f32s = |xs: &[f32]| xs.iter().map(|&x| ElemValue::Scalar(ScalarValue::F32(x))).collect::<Vec<_>>();
+        let f32 = accel_core::types::ElemType::Scalar(accel_core::types::ScalarType::F32);
+        let xs = ArrayValue::new(f32.clone(), vec![3], f32s(&[1.0, 2.0, 3.0])).unwrap();
+        let sum = accel_core::interp::eval(&found[0].source, vec![Value::Array(xs)]).unwrap();
+        assert_eq!(sum, Value::Array(ArrayValue::new(f32, vec![], f32s(&[14.0])).unwrap()));
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -14,18 +14,52 @@
 //!
 //! Names resolve as paths: `sq(xs)` or `stats::sq(xs)` names the function whose module path
 //! ends with the written path (`crate::`, `self::` and `super::` prefixes are dropped), preferring
-//! the functions of the caller's own file; two candidates are an error that lists them. A module
-//! path is where the file sits (`src/stats/mod.rs` and `src/stats.rs` hold `stats`, a file under
-//! `tests/` or `examples/` is a crate of its own) followed by the inline `mod`s around the item.
+//! the path as Rust reads it, then the functions of the caller's own file, then those of its own
+//! crate; two candidates are an error that lists them. A module path is where the file sits
+//! (`src/stats/mod.rs` and `src/stats.rs` hold `stats`, a file under `tests/` or `examples/` is a
+//! crate of its own) followed by the inline `mod`s around the item.
 //!
-//! Limits: what is not written literally in the package's files (a function made by
-//! `macro_rules!`, one in a dependency) is not found; the call is then an error.
+//! The accel packages the package depends on ([`Dependency`]: packages that depend on `accel`
+//! themselves, found by the build script with `cargo metadata` and listed for the macro in
+//! [`DEPENDENCIES_FILE`]) add the functions of their `src/` directories, each under a first module
+//! named as the package's code names the crate: `geometry::norm(xs)` calls `norm` of the
+//! dependency `geometry`, and inside it `crate::` means that crate.
+//!
+//! Limits: what is not written literally in the files (a function made by `macro_rules!`) is not
+//! found; the call is then an error.
 
 use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 
 /// The directories of a package that may hold `#[accel]` functions.
 pub const SOURCE_DIRS: [&str; 4] = ["src", "tests", "examples", "benches"];
+
+/// The file, beside the module the build script writes (`ACCEL_PTX_DIR`), that lists the
+/// package's accel dependencies for the macro, as JSON.
+pub const DEPENDENCIES_FILE: &str = "dependencies.json";
+
+/// An accel package that the package depends on (directly or through others).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Dependency {
+    /// The name the package's code knows its library by (`geometry` for a dependency
+    /// `geometry-kit` whose library is `geometry`, or the name it is renamed to).
+    pub name: String,
+    /// The directory of its `Cargo.toml`.
+    pub root: PathBuf,
+}
+
+impl Dependency {
+    /// The dependencies listed in `file` (as the build script wrote them); none when there is no
+    /// such file (a package without the build script, or one that depends on no accel package).
+    pub fn read_list(file: &Path) -> Vec<Dependency> {
+        std::fs::read_to_string(file).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
+    }
+
+    /// `list` as the text of a [`DEPENDENCIES_FILE`].
+    pub fn write_list(list: &[Dependency]) -> String {
+        serde_json::to_string_pretty(list).expect("paths and names serialise")
+    }
+}
 
 /// What an entry of the library is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +78,8 @@ pub struct Entry {
     pub path: Vec<String>,
     /// The file it is written in.
     pub file: PathBuf,
+    /// The dependency it belongs to (`None`: the package itself).
+    pub krate: Option<String>,
     /// The item (a function without its `#[accel]` attribute).
     pub text: String,
     /// The arguments of a function's `#[accel(..)]` attribute (empty for a bare `#[accel]`).
@@ -79,24 +115,48 @@ pub struct Library {
     /// The files and names of the `#[accel]` functions written in `impl` or `trait` blocks,
     /// which are no functions of the library: the macro reports them.
     in_impls: Vec<(PathBuf, String)>,
+    /// The source directory (canonical) and name of each dependency added.
+    dependencies: Vec<(PathBuf, String)>,
+    /// The names brought into scope by `use` items, which calls may name.
+    imports: Vec<Import>,
+}
+
+/// A name that a `use` item brings into a module: `use geo::shapes::squares as sq;` in the module
+/// `stats` brings `sq`, naming `geo::shapes::squares`.
+#[derive(Clone, Debug)]
+struct Import {
+    file: PathBuf,
+    module: Vec<String>,
+    name: String,
+    path: Vec<String>,
 }
 
 impl Library {
     /// No functions: what a function that calls none is lowered with.
-    pub const EMPTY: Library = Library { entries: Vec::new(), in_impls: Vec::new() };
+    pub const EMPTY: Library =
+        Library { entries: Vec::new(), in_impls: Vec::new(), dependencies: Vec::new(), imports: Vec::new() };
 
-    /// Every `#[accel]` function in the source directories of the package at `root`, in file
-    /// order; the second list holds the directories that exist (what a build script watches).
-    pub fn of_package(root: &Path) -> (Library, Vec<PathBuf>) {
+    /// Every `#[accel]` function in the source directories of the package at `root` and in the
+    /// `src/` directories of its accel `dependencies`, in file order; the second list holds the
+    /// package's source directories that exist (what a build script watches, beside the
+    /// dependencies' `src/`).
+    pub fn of_package(root: &Path, dependencies: &[Dependency]) -> (Library, Vec<PathBuf>) {
         let dirs: Vec<PathBuf> = SOURCE_DIRS.iter().map(|d| root.join(d)).filter(|d| d.is_dir()).collect();
-        let mut files = Vec::new();
-        for dir in &dirs {
-            files_under(dir, &mut files);
-        }
-        files.retain(|f| f.extension().is_some_and(|e| e == "rs"));
         let mut library = Library::default();
-        for file in files {
+        for file in rust_files(&dirs) {
             library.add_file(root, &file);
+        }
+        for dependency in dependencies {
+            let src = dependency.root.join("src");
+            let files = rust_files(std::slice::from_ref(&src));
+            library.dependencies.push((canonical(&src), dependency.name.clone()));
+            for file in files {
+                let file = canonical(&file);
+                let Ok(text) = std::fs::read_to_string(&file) else { continue };
+                let module: Vec<String> =
+                    std::iter::once(dependency.name.clone()).chain(module_of(&dependency.root, &file)).collect();
+                library.add_entries(&module, Some(&dependency.name), &file, &text);
+            }
         }
         (library, dirs)
     }
@@ -115,12 +175,19 @@ impl Library {
     /// Adds the functions of one file's text, whose module path is `module`. A file that does
     /// not parse adds nothing: rustc reports it.
     pub fn add_source(&mut self, module: &[String], file: &Path, text: &str) {
+        self.add_entries(module, None, file, text);
+    }
+
+    /// Adds the functions of one file of the crate `krate` (`None`: the package itself).
+    fn add_entries(&mut self, module: &[String], krate: Option<&str>, file: &Path, text: &str) {
         let Ok(parsed) = syn::parse_file(text) else { return };
         let mut visitor = Collect {
             module: module.to_vec(),
+            krate,
             file,
             entries: &mut self.entries,
             in_impls: &mut self.in_impls,
+            imports: &mut self.imports,
             in_functions: 0,
         };
         visitor.visit_file(&parsed);
@@ -139,6 +206,62 @@ impl Library {
         self.entries.iter().filter(|e| e.kind == Kind::Function)
     }
 
+    /// The functions of the package itself (not of its dependencies), in file order.
+    pub fn own_functions(&self) -> impl Iterator<Item = &Entry> {
+        self.functions().filter(|e| e.krate.is_none())
+    }
+
+    /// The dependency whose source holds `file` (as [`canonical`] gives it), or `None` for a
+    /// file of the package.
+    fn crate_of(&self, file: &Path) -> Option<&str> {
+        self.dependencies.iter().find(|(src, _)| file.starts_with(src)).map(|(_, name)| name.as_str())
+    }
+
+    /// The path from the package's root that Rust reads `path` as, written in `module` of the
+    /// file `from`: relative to the module, or after `crate::` (the root of the file's own
+    /// crate), `self::` and `super::`; a first name that a `use` of the module brings is read as
+    /// the imported path, and one that names a dependency as that dependency.
+    pub fn rust_reading(&self, path: &[String], from: &Path, module: &[String]) -> Vec<String> {
+        let named = named_part(path);
+        if named.len() == path.len()
+            && let Some(first) = named.first()
+        {
+            let imported = self.imports.iter().find(|i| i.file == from && i.module == module && i.name == *first);
+            if let Some(import) = imported {
+                // An imported path is not read through imports again (`use stats::stats;` would
+                // not end).
+                let mut reading = self.reading_without_imports(&import.path, from, module);
+                reading.extend(named[1..].iter().cloned());
+                return reading;
+            }
+        }
+        self.reading_without_imports(path, from, module)
+    }
+
+    /// [`Library::rust_reading`] of a path whose first name is not one a `use` brings.
+    fn reading_without_imports(&self, path: &[String], from: &Path, module: &[String]) -> Vec<String> {
+        let named = named_part(path);
+        if named.len() == path.len()
+            && let Some(first) = named.first()
+            && self.dependencies.iter().any(|(_, name)| name == first)
+        {
+            return named.to_vec();
+        }
+        let crate_depth = usize::from(self.crate_of(from).is_some());
+        let mut base = module.to_vec();
+        for first in &path[..path.len() - named.len()] {
+            match first.as_str() {
+                "crate" => base.truncate(crate_depth),
+                "super" if base.len() > crate_depth => {
+                    base.pop();
+                }
+                _ => {}
+            }
+        }
+        base.extend(named.iter().cloned());
+        base
+    }
+
     /// The module path of the function `name` of the file `file`, when the library holds
     /// exactly one such function (else the file's own module path is unknown: empty).
     pub fn module_of_function(&self, file: &Path, name: &str) -> Vec<String> {
@@ -154,7 +277,8 @@ impl Library {
     /// module `module` in the file `from` (as [`canonical`] gives it): `Ok(None)` when none has that name, an error listing
     /// the candidates when several do equally well. The path as Rust reads it (relative to the
     /// module, or after `crate::`, `self::`, `super::`) wins; then an entry whose module path
-    /// ends with the written path, in the same file, then anywhere in the package.
+    /// ends with the written path, in the same file, then in the same crate, then anywhere (a
+    /// dependency's function named through a `use`).
     pub fn resolve(
         &self,
         kind: Kind,
@@ -166,12 +290,17 @@ impl Library {
         if rest.is_empty() {
             return Ok(None);
         }
-        let exact = rust_reading(path, module);
+        let exact = self.rust_reading(path, from, module);
+        let own_crate = self.crate_of(from);
         let ends_with = |e: &&Entry| e.path.len() >= rest.len() && e.path[e.path.len() - rest.len()..] == *rest;
         let of_kind = || self.entries.iter().filter(|e| e.kind == kind);
         // Each tier is searched only when the ones before it found nothing.
-        let tiers: [&dyn Fn(&&Entry) -> bool; 3] =
-            [&|e| e.path == exact, &|e| e.file == from && ends_with(e), &ends_with];
+        let tiers: [&dyn Fn(&&Entry) -> bool; 4] = [
+            &|e| e.path == exact,
+            &|e| e.file == from && ends_with(e),
+            &|e| e.krate.as_deref() == own_crate && ends_with(e),
+            &ends_with,
+        ];
         let candidates = tiers
             .iter()
             .map(|tier| of_kind().filter(tier).collect::<Vec<_>>())
@@ -196,24 +325,6 @@ impl Library {
     }
 }
 
-/// The path from the package's root that Rust reads `path` as, written in `module`: relative to
-/// the module, or after `crate::`, `self::` and `super::`.
-pub fn rust_reading(path: &[String], module: &[String]) -> Vec<String> {
-    let named = named_part(path);
-    let mut base = module.to_vec();
-    for first in &path[..path.len() - named.len()] {
-        match first.as_str() {
-            "crate" => base.clear(),
-            "super" => {
-                base.pop();
-            }
-            _ => {}
-        }
-    }
-    base.extend(named.iter().cloned());
-    base
-}
-
 /// `path` without its leading `crate`, `self` and `super`.
 fn named_part(path: &[String]) -> &[String] {
     let skip = path.iter().take_while(|s| matches!(s.as_str(), "crate" | "self" | "super")).count();
@@ -229,6 +340,16 @@ pub fn is_accel(attr: &syn::Attribute) -> bool {
         [krate, one] => krate == "accel" && one == "accel",
         _ => false,
     }
+}
+
+/// The `.rs` files under `dirs`, in sorted order.
+fn rust_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in dirs {
+        files_under(dir, &mut files);
+    }
+    files.retain(|f| f.extension().is_some_and(|e| e == "rs"));
+    files
 }
 
 /// The files under `dir`, recursively, in sorted order (links to directories are not followed,
@@ -274,12 +395,50 @@ fn module_of(root: &Path, file: &Path) -> Vec<String> {
     parts
 }
 
+impl Collect<'_> {
+    /// The names `tree` brings, below the path `prefix` (a glob brings none that can be told).
+    fn add_imports(&mut self, tree: &syn::UseTree, mut prefix: Vec<String>) {
+        let mut add = |name: String, path: Vec<String>| {
+            let module = self.module.clone();
+            self.imports.push(Import { file: self.file.to_path_buf(), module, name, path });
+        };
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.add_imports(&p.tree, prefix);
+            }
+            syn::UseTree::Name(n) if n.ident != "self" => {
+                prefix.push(n.ident.to_string());
+                add(n.ident.to_string(), prefix);
+            }
+            syn::UseTree::Name(_) => {
+                let name = prefix.last().cloned().unwrap_or_default();
+                add(name, prefix);
+            }
+            syn::UseTree::Rename(r) => {
+                if r.ident != "self" {
+                    prefix.push(r.ident.to_string());
+                }
+                add(r.rename.to_string(), prefix);
+            }
+            syn::UseTree::Group(g) => {
+                for tree in &g.items {
+                    self.add_imports(tree, prefix.clone());
+                }
+            }
+            syn::UseTree::Glob(_) => {}
+        }
+    }
+}
+
 /// Collects the `#[accel]` functions of one file, with the module path of each.
 struct Collect<'a> {
     module: Vec<String>,
+    krate: Option<&'a str>,
     file: &'a Path,
     entries: &'a mut Vec<Entry>,
     in_impls: &'a mut Vec<(PathBuf, String)>,
+    imports: &'a mut Vec<Import>,
     /// How many function bodies the visit is inside (their `const`s are theirs alone).
     in_functions: usize,
 }
@@ -302,7 +461,14 @@ impl<'ast> Visit<'ast> for Collect<'_> {
             let mut path = self.module.clone();
             path.push(item.sig.ident.to_string());
             let text = quote::quote!(#item).to_string();
-            self.entries.push(Entry { kind: Kind::Function, path, file: self.file.to_path_buf(), text, args });
+            self.entries.push(Entry {
+                kind: Kind::Function,
+                path,
+                file: self.file.to_path_buf(),
+                krate: self.krate.map(String::from),
+                text,
+                args,
+            });
         }
         self.in_functions += 1;
         syn::visit::visit_item_fn(self, item);
@@ -323,6 +489,12 @@ impl<'ast> Visit<'ast> for Collect<'_> {
         syn::visit::visit_trait_item_fn(self, item);
     }
 
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        if self.in_functions == 0 {
+            self.add_imports(&item.tree, Vec::new());
+        }
+    }
+
     fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
         if self.in_functions > 0 {
             return;
@@ -330,6 +502,95 @@ impl<'ast> Visit<'ast> for Collect<'_> {
         let mut path = self.module.clone();
         path.push(item.ident.to_string());
         let text = quote::quote!(#item).to_string();
-        self.entries.push(Entry { kind: Kind::Const, path, file: self.file.to_path_buf(), text, args: String::new() });
+        self.entries.push(Entry {
+            kind: Kind::Const,
+            path,
+            file: self.file.to_path_buf(),
+            krate: self.krate.map(String::from),
+            text,
+            args: String::new(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A package `app` whose `src/lib.rs` and `src/stats.rs` call into the dependency `geo`.
+    struct Packages {
+        root: PathBuf,
+    }
+
+    impl Packages {
+        /// The files under a directory of its own, named by `test` (tests run in parallel).
+        fn new(test: &str) -> Packages {
+            let root = std::env::temp_dir().join(format!("accel-library-{test}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&root);
+            let files = [
+                (
+                    "app/src/lib.rs",
+                    "use geo::shapes::squares as sqs;\nuse stats::stats;\n#[accel] pub fn sq(x: f32) -> f32 { x }",
+                ),
+                ("app/src/stats.rs", "use geo::sq;\n#[accel] fn f(x: f32) -> f32 { x }"),
+                ("geo/src/lib.rs", "pub mod shapes;\n#[accel] pub fn sq(x: f32) -> f32 { x * x }"),
+                ("geo/src/shapes.rs", "#[accel] pub fn squares(xs: Vector<f32>) -> Vector<f32> { xs }"),
+            ];
+            for (file, text) in files {
+                let file = root.join(file);
+                std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                std::fs::write(file, text).unwrap();
+            }
+            Packages { root }
+        }
+
+        fn file(&self, file: &str) -> PathBuf {
+            canonical(&self.root.join(file))
+        }
+    }
+
+    impl Drop for Packages {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.root);
+        }
+    }
+
+    #[test]
+    fn dependencies_resolve_by_name_import_and_crate_root() {
+        let packages = Packages::new("resolve");
+        let geo = Dependency { name: "geo".into(), root: packages.root.join("geo") };
+        let (library, _) = Library::of_package(&packages.root.join("app"), &[geo]);
+        let own: Vec<String> = library.own_functions().map(|e| e.path.join("::")).collect();
+        assert_eq!(own, ["sq", "stats::f"]);
+        let path = |p: &str| p.split("::").map(String::from).collect::<Vec<_>>();
+        let found = |p: &str, from: &str, module: &[&str]| {
+            let module: Vec<String> = module.iter().map(|s| s.to_string()).collect();
+            let entry = library.resolve(Kind::Function, &path(p), &packages.file(from), &module).unwrap();
+            entry.map(|e| (e.path.join("::"), e.krate.clone()))
+        };
+        let geo = |p: &str| Some((p.to_string(), Some("geo".to_string())));
+        // Written with the dependency's name, from any module.
+        assert_eq!(found("geo::sq", "app/src/lib.rs", &[]), geo("geo::sq"));
+        assert_eq!(found("geo::shapes::squares", "app/src/stats.rs", &["stats"]), geo("geo::shapes::squares"));
+        // Through a `use`, renamed or not.
+        assert_eq!(found("sqs", "app/src/lib.rs", &[]), geo("geo::shapes::squares"));
+        assert_eq!(found("sq", "app/src/stats.rs", &["stats"]), geo("geo::sq"));
+        // An import that names itself is read once.
+        assert_eq!(found("stats", "app/src/lib.rs", &[]), None);
+        // The package's own function wins where no `use` says otherwise.
+        assert_eq!(found("sq", "app/src/lib.rs", &[]), Some(("sq".to_string(), None)));
+        // Inside the dependency, `crate::` is its root.
+        assert_eq!(found("crate::sq", "geo/src/shapes.rs", &["geo", "shapes"]), geo("geo::sq"));
+        assert_eq!(found("super::sq", "geo/src/shapes.rs", &["geo", "shapes"]), geo("geo::sq"));
+    }
+
+    #[test]
+    fn the_list_of_dependencies_reads_back_as_written() {
+        let packages = Packages::new("list");
+        let list = vec![Dependency { name: "geo".into(), root: packages.root.join("geo") }];
+        let file = packages.root.join(DEPENDENCIES_FILE);
+        std::fs::write(&file, Dependency::write_list(&list)).unwrap();
+        assert_eq!(Dependency::read_list(&file), list);
+        assert_eq!(Dependency::read_list(&packages.root.join("missing.json")), []);
     }
 }

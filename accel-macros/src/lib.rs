@@ -17,7 +17,8 @@
 //!
 //! Calls of other `#[accel]` functions are inlined by the front end, which finds the callees'
 //! source in the package's `accel_core::library::Library`: this crate scans the package's source
-//! directories for it once per compiler process (`with_library`), as the build script does.
+//! directories, and those of the accel dependencies the build script listed beside the module,
+//! for it once per compiler process (`with_library`), as the build script does.
 //!
 //! A scalar helper (an `#[accel]` function whose result is an element, such as `fn mix(x: u32)
 //! -> u32`) is not a program of its own: it is inlined where it is called, and on the host it
@@ -26,7 +27,7 @@
 //! Errors are compile errors at the span the front end reports.
 
 use accel_core::codegen;
-use accel_core::library::Library;
+use accel_core::library::{Dependency, Library};
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
 use std::cell::RefCell;
@@ -62,21 +63,27 @@ pub fn accel(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// Runs `f` with the library of the package being compiled (`CARGO_MANIFEST_DIR`), found once
-/// per compiler process and kept as text (see `accel_core::library`), and with the functions of
-/// the file `from`, which may lie outside the package's source directories (a test case compiled
-/// on its own).
+/// Runs `f` with the library of the package being compiled (`CARGO_MANIFEST_DIR`) and of its
+/// accel dependencies (as the build script listed them in `ACCEL_PTX_DIR`), found once per
+/// compiler process and kept as text (see `accel_core::library`), and with the functions of the
+/// file `from`, which may lie outside the package's source directories (a test case compiled on
+/// its own).
 fn with_library<T>(from: &Path, f: impl FnOnce(&Library) -> T) -> T {
+    type Cached = (PathBuf, Vec<Dependency>, Library);
     thread_local! {
-        static LIBRARY: RefCell<Option<(PathBuf, Library)>> = const { RefCell::new(None) };
+        static LIBRARY: RefCell<Option<Cached>> = const { RefCell::new(None) };
     }
     let root = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
+    let dependencies = std::env::var_os("ACCEL_PTX_DIR")
+        .map(|dir| Dependency::read_list(&Path::new(&dir).join(accel_core::library::DEPENDENCIES_FILE)))
+        .unwrap_or_default();
     LIBRARY.with(|cell| {
         let mut cached = cell.borrow_mut();
-        if cached.as_ref().is_none_or(|(r, _)| *r != root) {
-            *cached = Some((root.clone(), Library::of_package(&root).0));
+        if cached.as_ref().is_none_or(|(r, d, _)| *r != root || *d != dependencies) {
+            let library = Library::of_package(&root, &dependencies).0;
+            *cached = Some((root.clone(), dependencies, library));
         }
-        let (_, library) = cached.as_mut().expect("filled above");
+        let (_, _, library) = cached.as_mut().expect("filled above");
         if from.is_file() {
             library.add_file(&root, from);
         }
@@ -154,24 +161,16 @@ fn embedded_program(name: &str, doc: &str, json: &str) -> proc_macro2::TokenStre
     }
 }
 
-/// References to the package's constants and functions that the body names (inlined into the
-/// program), from inside `mod f`, so that rustc does not report them unused.
+/// References to the constants and functions that the body names as Rust reads the names
+/// (inlined into the program), written beside the function in the caller's module, so that
+/// rustc does not report them unused and checks that a dependency's are public.
 fn references(paths: &[Vec<String>]) -> proc_macro2::TokenStream {
     if paths.is_empty() {
         return quote!();
     }
-    // Written in the caller's module, read from `mod f` inside it.
     let paths = paths.iter().map(|p| {
-        let (first, rest) = p.split_first().expect("a path has a segment");
-        let rest = rest.iter().map(|s| format_ident!("{s}"));
-        match first.as_str() {
-            "crate" => quote!(crate #(::#rest)*),
-            "self" => quote!(super #(::#rest)*),
-            first => {
-                let first = format_ident!("{first}");
-                quote!(super::#first #(::#rest)*)
-            }
-        }
+        let segments = p.iter().map(|s| format_ident!("{s}"));
+        quote!(#(#segments)::*)
     });
     quote! {
         const _: () = { #(let _ = #paths;)* };
@@ -288,6 +287,8 @@ fn expand(
     Ok(quote! {
         #error
 
+        #referenced
+
         #(#attrs)*
         #[allow(clippy::too_many_arguments)]
         #vis fn #name(#rt: &::accel::Runtime, #(#user_names: #param_types),*) -> ::accel::Result<#ret> {
@@ -307,8 +308,6 @@ fn expand(
             }
 
             #function
-
-            #referenced
 
             #items
 

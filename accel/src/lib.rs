@@ -85,9 +85,10 @@
 //! | irregular | `expand`, `filter`, on `Nested`: `values`, `lengths`, `offsets`, per-row `fold`/`sum`/..., and `map` with parallel code per row; `map_rows` on a `Matrix` |
 //! | control | array `if`, `awhile(init, cond, step)`; in scalar code `iterate(n, init, f)`, `while_loop(init, cond, step)` |
 //!
-//! One `#[accel]` function may call another of the package, in any module: the call is inlined
-//! at build time, so the callee fuses with the caller. A function of elements only is a scalar
-//! helper that closures call:
+//! One `#[accel]` function may call another of the package, in any module, or of an accel package
+//! it depends on (`shapes::lengths(xs, ys)`, or `lengths(xs, ys)` after a `use`): the call is
+//! inlined at build time, so the callee fuses with the caller. A function of elements only is a
+//! scalar helper that closures call:
 //!
 //! ```ignore
 //! use accel::prelude::*;

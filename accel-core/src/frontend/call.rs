@@ -944,7 +944,7 @@ impl Lowerer<'_> {
                     None => Err(Error::new(
                         span,
                         format!(
-                            "cannot call `{name}` inside #[accel]: the functions available are {FUNCTIONS}, the math functions like `f32::sqrt` and the package's own #[accel] functions; other Rust functions cannot run on the device"
+                            "cannot call `{name}` inside #[accel]: the functions available are {FUNCTIONS}, the math functions like `f32::sqrt` and the #[accel] functions of the package and of the accel packages it depends on; other Rust functions cannot run on the device"
                         ),
                     )),
                 }

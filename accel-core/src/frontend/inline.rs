@@ -10,7 +10,7 @@
 
 use super::{Binding, Lowerer, Scope};
 use crate::ir::{Expr, ExprKind, Var};
-use crate::library::{Entry, Kind, rust_reading};
+use crate::library::{Entry, Kind};
 use crate::types::Type;
 use proc_macro2::Span;
 use syn::Error;
@@ -47,7 +47,10 @@ impl Lowerer<'_> {
     /// `Lowered::referenced`), when Rust reads the path so from the function's module.
     fn note_reference(&mut self, entry: &Entry, path: &[String]) {
         let top_level = self.calls.len() == 1;
-        if top_level && entry.path == rust_reading(path, &self.module) && !self.referenced.iter().any(|r| r == path) {
+        if top_level
+            && entry.path == self.library.rust_reading(path, &self.from, &self.module)
+            && !self.referenced.iter().any(|r| r == path)
+        {
             self.referenced.push(path.to_vec());
         }
     }

@@ -197,7 +197,7 @@ impl Lowerer<'_> {
         let library = self.library;
         let found = library.resolve(crate::library::Kind::Const, &path, &self.from, &self.module).ok().flatten();
         match found {
-            Some(entry) if entry.path == crate::library::rust_reading(&path, &self.module) => {
+            Some(entry) if entry.path == library.rust_reading(&path, &self.from, &self.module) => {
                 self.library_const(&path, name.span())
             }
             _ => Ok(None),

@@ -13,6 +13,7 @@ use crate::harness::*;
 use crate::scalar::two;
 use crate::strategies::*;
 use accel::prelude::*;
+use accel_examples::kmeans::distance2;
 use proptest::prelude::*;
 
 #[accel]
@@ -264,6 +265,15 @@ pub fn squares_of(xs: Vector<f64>) -> Vector<f64> {
 pub fn rms(xs: Vector<f64>) -> Scalar<f64> {
     let n = xs.len() as f64;
     unit((squares_of(xs).sum().get() / n).sqrt())
+}
+
+/// Calls into the accel package `accel_examples`, a dependency of this one: functions named by
+/// their path from the dependency's root, and its scalar helper `distance2` through a `use`.
+#[accel]
+pub fn saxpy_then_norms(a: f32, xs: Vector<f32>, ys: Vector<f32>) -> (Vector<f32>, Scalar<f32>) {
+    let zs = accel_examples::saxpy::saxpy(a, xs, ys);
+    let dist = zs.zip_with(ys, |z, y| distance2(z, y, 0.0, 0.0));
+    (dist, accel_examples::dotp::dotp(zs, zs))
 }
 
 /// A constant of the module, named inside `#[accel]` code.
@@ -613,7 +623,27 @@ fn match_on_scalars_and_tuples(on: &Target) -> Check {
 fn callees_fuse_into_callers(_: &Target) -> Check {
     check_eq!(rms::plan().kernels().count(), 1);
     check_eq!(crate::scalar::over_rms::plan().kernels().count(), 2);
+    // Inlined from the dependency: its saxpy, read twice, is computed once (sharing is kept);
+    // its dotp's `zip_with` fuses into its fold. Three kernels where the calls made four.
+    check_eq!(saxpy_then_norms::plan().kernels().count(), 3);
     Ok(())
+}
+
+fn calls_into_a_dependency(on: &Target) -> Check {
+    props(24, (vec_sized(-100.0f32..100.0, size()), -3.0f32..3.0), |(xs, a)| {
+        let ys: Vec<f32> = xs.iter().rev().map(|y| y * 0.5 - 1.0).collect();
+        let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
+        let ((dist, dot), (dist_ref, dot_ref)) = both!(on, saxpy_then_norms(a, &v, &w));
+        let zs: Vec<f64> = xs.iter().zip(&ys).map(|(&x, &y)| f64::from(a) * f64::from(x) + f64::from(y)).collect();
+        let want: Vec<f64> = zs.iter().zip(&ys).map(|(z, &y)| z * z + f64::from(y) * f64::from(y)).collect();
+        let tol: Vec<f64> = want.iter().map(|w| 1e-5 * w.abs().max(1.0)).collect();
+        bounded(on, "distance2 of the dependency's saxpy", &dist.to_vec(), &want, &tol)?;
+        bounded(on, "distance2 (interpreter)", &dist_ref.to_vec(), &want, &tol)?;
+        let want = zs.iter().map(|z| z * z).sum::<f64>();
+        let bound = 1e-5 * zs.iter().map(|z| z * z).sum::<f64>().max(1.0);
+        bounded(on, "the dependency's dotp", &[dot.get()], &[want], &[bound])?;
+        bounded(on, "the dependency's dotp (interpreter)", &[dot_ref.get()], &[want], &[bound])
+    })
 }
 
 pub fn tests() -> Vec<Test> {
@@ -629,6 +659,7 @@ pub fn tests() -> Vec<Test> {
         case("library::euclid_by_zero", euclid_by_zero),
         case("library::calls_between_functions", calls_between_functions),
         case("library::callees_fuse_into_callers", callees_fuse_into_callers),
+        case("library::calls_into_a_dependency", calls_into_a_dependency),
         case("library::consts_and_let_bound_closures", consts_and_let_bound_closures),
         case("library::rows_and_cols_of_a_matrix", rows_and_cols_of_a_matrix),
         case("library::match_on_scalars_and_tuples", match_on_scalars_and_tuples),

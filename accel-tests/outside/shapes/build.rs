@@ -1,0 +1,3 @@
+fn main() {
+    accel_build::build();
+}
