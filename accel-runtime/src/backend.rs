@@ -38,7 +38,6 @@ use crate::cpu::Ctx;
 use crate::runtime::BackendKind;
 use accel_core::ir::SourceRead;
 use accel_core::{Error, Result};
-use std::sync::OnceLock;
 
 /// A compiled `#[accel]` function, as every backend sees it. The `#[accel]` macro implements it
 /// for `f::Function`; the provided methods are those of a function without GPU code.
@@ -127,65 +126,53 @@ pub trait Backend {
     fn synchronize(&self) -> Result<()>;
 }
 
-/// The CPU backend: rayon skeletons inside a thread pool of accel's own, so that accel's parallel
-/// loops never compete with the application's use of rayon's global pool.
+/// The CPU backend: rayon skeletons, in rayon's global pool or in a pool of their own.
+///
+/// By default ([`Cpu::new`]) a call runs on the calling thread and its parallel loops in rayon's
+/// global pool, which the application's own rayon code shares: the cores are not oversubscribed,
+/// and a call that splits no work (a small one) never waits for another thread, so it costs well
+/// under a microsecond beyond its work. A backend with a pool of its own ([`Cpu::with_threads`])
+/// enters the pool once per call, a hand-over to a worker of several microseconds.
 pub struct Cpu {
-    /// Started when the backend is made, or on its first use (in a CUDA runtime, by
-    /// `Runtime::run_cpu` or `Runtime::threads`).
-    pool: OnceLock<Pool>,
+    pool: Pool,
 }
 
 enum Pool {
     Own(rayon::ThreadPool),
-    /// Rayon's global pool, when a pool of our own could not be started.
+    /// Rayon's global pool (started by rayon on its first parallel loop).
     Global,
 }
 
-fn start_pool(threads: usize) -> std::result::Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("accel-cpu-{i}")).build()
-}
-
-/// A pool with one thread per core, or rayon's global pool if none can be started.
-fn default_pool() -> Pool {
-    start_pool(0).map_or(Pool::Global, Pool::Own)
-}
-
 impl Cpu {
-    /// One thread per core (rayon's default, which honours `RAYON_NUM_THREADS`).
+    /// Rayon's global pool: one thread per core unless the application configured it (rayon's
+    /// default honours `RAYON_NUM_THREADS`).
     pub fn new() -> Cpu {
-        Cpu { pool: OnceLock::from(default_pool()) }
+        Cpu { pool: Pool::Global }
     }
 
-    /// `n` threads (`n > 0`).
+    /// A pool of `n` threads of its own (`n > 0`).
     pub fn with_threads(n: usize) -> Result<Cpu> {
         if n == 0 {
             return Err(Error::invalid_argument("Cpu::with_threads", "a thread pool needs at least one thread"));
         }
-        let pool = start_pool(n)
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .thread_name(|i| format!("accel-cpu-{i}"))
+            .build()
             .map_err(|e| Error::backend("cpu", format!("starting a pool of {n} threads"), e.to_string()))?;
-        Ok(Cpu { pool: OnceLock::from(Pool::Own(pool)) })
-    }
-
-    /// A backend whose pool starts on its first use (a CUDA runtime's).
-    #[cfg(feature = "cuda")]
-    pub(crate) fn lazy() -> Cpu {
-        Cpu { pool: OnceLock::new() }
-    }
-
-    fn pool(&self) -> &Pool {
-        self.pool.get_or_init(default_pool)
+        Ok(Cpu { pool: Pool::Own(pool) })
     }
 
     /// Number of worker threads.
     pub fn threads(&self) -> usize {
-        match self.pool() {
+        match &self.pool {
             Pool::Own(pool) => pool.current_num_threads(),
             Pool::Global => rayon::current_num_threads(),
         }
     }
 
-    /// Runs generated CPU code inside the pool with a fresh [`Ctx`]; an error recorded in the
-    /// context and not yet taken is returned too.
+    /// Runs generated CPU code with a fresh [`Ctx`] (in the pool of its own, if it has one); an
+    /// error recorded in the context and not yet taken is returned too.
     pub fn run<T: Send>(&self, f: impl FnOnce(&Ctx) -> Result<T> + Send) -> Result<T> {
         let run = || {
             let cx = Ctx::new();
@@ -193,7 +180,7 @@ impl Cpu {
             cx.check()?;
             Ok(value)
         };
-        match self.pool() {
+        match &self.pool {
             Pool::Own(pool) => pool.install(run),
             Pool::Global => run(),
         }
@@ -201,10 +188,13 @@ impl Cpu {
 }
 
 impl std::fmt::Debug for Cpu {
-    /// Its number of threads, without starting a pool that has not started.
+    /// Its pool and number of threads.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let threads = self.pool.get().map(|_| self.threads());
-        f.debug_struct("Cpu").field("threads", &threads).finish()
+        let pool = match self.pool {
+            Pool::Own(_) => "own",
+            Pool::Global => "rayon's global",
+        };
+        f.debug_struct("Cpu").field("pool", &pool).field("threads", &self.threads()).finish()
     }
 }
 
@@ -272,7 +262,7 @@ mod tests {
         assert_eq!(cpu.run(|_| Ok(rayon::current_num_threads())), Ok(3));
         assert_eq!(cpu.synchronize(), Ok(()));
         assert!(Cpu::with_threads(0).unwrap_err().to_string().contains("at least one thread"));
-        assert_eq!(format!("{cpu:?}"), "Cpu { threads: Some(3) }");
+        assert_eq!(format!("{cpu:?}"), r#"Cpu { pool: "own", threads: 3 }"#);
     }
 
     #[cfg(feature = "cuda")]

@@ -1,9 +1,8 @@
 //! The runtime: which backend runs a program, and its resources.
 //!
-//! A runtime holds the CPU backend ([`Cpu`], a rayon thread pool of accel's own) and, with the
-//! `cuda` feature, may hold `Gpu`s; generated code calls [`Runtime::call`], which hands the
-//! function to the backend in use through the [`Backend`] seam. A CUDA runtime starts its CPU
-//! pool only if something runs on the CPU. A CUDA runtime may hold several devices
+//! A runtime holds the CPU backend ([`Cpu`]: rayon's global pool, or a pool of its own) and,
+//! with the `cuda` feature, may hold `Gpu`s; generated code calls [`Runtime::call`], which hands
+//! the function to the backend in use through the [`Backend`] seam. A CUDA runtime may hold several devices
 //! ([`Runtime::cuda_devices`]); programs run on the first, and the streams of chunks that spread
 //! work over all of them build on this.
 
@@ -62,7 +61,7 @@ pub enum BackendKind {
 /// # Ok::<(), accel_runtime::Error>(())
 /// ```
 pub struct Runtime {
-    /// Its pool started at construction for the CPU backend, on first use for CUDA.
+    /// The CPU backend, which a CUDA runtime uses for host steps.
     cpu: Cpu,
     /// The devices of a CUDA runtime, distinct, the first one running programs; empty for the
     /// CPU backend.
@@ -170,10 +169,11 @@ impl Runtime {
         }
     }
 
-    /// The CPU backend with one thread per core (rayon's default, which honours
-    /// `RAYON_NUM_THREADS`), in a pool of accel's own, so that accel's loops never compete with
-    /// the application's use of rayon. It cannot fail: if no pool can be started, rayon's global
-    /// pool runs the work.
+    /// The CPU backend in rayon's global pool (one thread per core unless the application
+    /// configured it; rayon's default honours `RAYON_NUM_THREADS`), shared with the
+    /// application's own rayon code so that the cores are not oversubscribed. A call runs on the
+    /// calling thread and hands only its parallel loops to the pool, so a small call costs well
+    /// under a microsecond beyond its work. It cannot fail.
     ///
     /// ```
     /// use accel_runtime::Runtime;
@@ -183,7 +183,9 @@ impl Runtime {
         Runtime::with_cpu(Cpu::new())
     }
 
-    /// The CPU backend with `n` threads (`n > 0`).
+    /// The CPU backend with a pool of `n` threads of its own (`n > 0`), apart from the
+    /// application's use of rayon; each call enters the pool, a hand-over of several
+    /// microseconds.
     ///
     /// # Errors
     /// `Error::InvalidArgument` for `n == 0`; `Error::Backend` if the pool cannot be started.
@@ -236,7 +238,7 @@ impl Runtime {
     pub fn cuda_devices(ordinals: &[usize]) -> Result<Runtime> {
         check_ordinals(ordinals)?;
         let gpus = ordinals.iter().map(|&ordinal| Gpu::open(ordinal)).collect::<Result<Vec<_>>>()?;
-        Ok(Runtime { cpu: Cpu::lazy(), gpus, checked: AtomicBool::new(checked_from_env()) })
+        Ok(Runtime { cpu: Cpu::new(), gpus, checked: AtomicBool::new(checked_from_env()) })
     }
 
     /// The CUDA backend on every device the driver sees, in ordinal order.
@@ -464,7 +466,7 @@ impl fmt::Debug for Runtime {
         if !self.gpus.is_empty() {
             return s.field("gpus", &self.gpus).finish();
         }
-        s.field("threads", &self.threads()).finish()
+        s.field("cpu", &self.cpu).finish()
     }
 }
 
@@ -529,13 +531,17 @@ mod tests {
     }
 
     #[test]
-    fn runs_inside_its_own_pool() {
+    fn runs_inside_its_own_pool_or_on_the_calling_thread() {
         let rt = Runtime::cpu_with_threads(3).unwrap();
         assert_eq!(rt.run_cpu(|_| Ok(rayon::current_num_threads())), Ok(3));
+        assert!(rt.run_cpu(|_| Ok(rayon::current_thread_index().is_some())).unwrap());
+        let caller = std::thread::current().id();
+        assert_eq!(Runtime::cpu().run_cpu(|_| Ok(std::thread::current().id())), Ok(caller));
         let e = rt.run_cpu(|cx| Ok(cx.div(1, 0))).unwrap_err();
         assert_eq!(e, Error::division_by_zero("/"));
         assert!(Runtime::cpu_with_threads(0).is_err());
         assert!(Runtime::cpu().threads() >= 1);
-        assert!(format!("{:?}", Runtime::cpu()).contains("Cpu"));
+        assert!(format!("{:?}", Runtime::cpu()).contains("rayon's global"));
+        assert!(format!("{:?}", Runtime::cpu_with_threads(2).unwrap()).contains("threads: 2"));
     }
 }

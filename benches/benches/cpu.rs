@@ -1,7 +1,7 @@
 //! The CPU backend against hand-written rayon, in one criterion group per program, at 2^22
 //! elements: what a skilled user writes with `par_iter` (vectorisable, one pass), beside the
 //! same program as an `#[accel]` function run on `Runtime::cpu()`. Every accel result is checked
-//! against the rayon one before it is timed.
+//! against the rayon one before it is timed. The `call` group measures the fixed cost of a call.
 
 use accel::{Nested, Runtime, Segments, Vector};
 use accel_benches::{random_f32, running_sum, sparse_matrix};
@@ -151,5 +151,26 @@ fn bench_irregular(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_cpu, bench_irregular);
+/// The fixed cost of a call: saxpy of 1 and 1000 elements (too few to split), on the default
+/// runtime (rayon's global pool: the call stays on the calling thread) and on one with a pool of
+/// its own (entered once per call), beside the same loop written in plain Rust.
+fn bench_call(c: &mut Criterion) {
+    let own = Runtime::cpu_with_threads(rayon::current_num_threads()).expect("a pool starts");
+    for n in [1, 1000] {
+        let (x, y) = (random_f32(n, 4), random_f32(n, 5));
+        let (xs, ys) = (Vector::from_slice(&x), Vector::from_slice(&y));
+        let plain = || x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect::<Vec<f32>>();
+        let mut group = new_group(c, "call", 12 * n);
+        for (name, rt) in [("accel_cpu", &Runtime::cpu()), ("accel_cpu_own_pool", &own)] {
+            exact("saxpy", &saxpy(rt, 2.5, &xs, &ys).expect("saxpy runs").to_vec(), &plain()).expect("saxpy is right");
+            group.bench_function(BenchmarkId::new(name, n), |b| {
+                b.iter(|| saxpy(rt, 2.5, black_box(&xs), black_box(&ys)).expect("saxpy runs"))
+            });
+        }
+        group.bench_function(BenchmarkId::new("plain_rust", n), |b| b.iter(|| black_box(plain())));
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench_cpu, bench_irregular, bench_call);
 criterion_main!(benches);
