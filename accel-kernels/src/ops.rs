@@ -173,8 +173,12 @@ macro_rules! int_ops {
 
 // `signum` of an unsigned integer is not in the language (Rust has none); the front end rejects it.
 int_ops! {
+    i8, |x| x.wrapping_abs(), |x| x.signum();
+    i16, |x| x.wrapping_abs(), |x| x.signum();
     i32, |x| x.wrapping_abs(), |x| x.signum();
     i64, |x| x.wrapping_abs(), |x| x.signum();
+    u8, |x| x, |x| Ord::min(x, 1);
+    u16, |x| x, |x| Ord::min(x, 1);
     u32, |x| x, |x| Ord::min(x, 1);
     u64, |x| x, |x| Ord::min(x, 1);
     usize, |x| x, |x| Ord::min(x, 1);

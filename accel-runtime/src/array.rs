@@ -15,7 +15,7 @@ use std::fmt;
 
 /// A dense, row-major array of rank `R` (0 to 3) of elements `E`, whose shape is `[usize; R]`
 /// (the last dimension innermost). [`Scalar`], [`Vector`] and [`Matrix`] are its ranks 0, 1
-/// and 2. Elements are the [`Elem`] types (`f32 f64 i32 i64 u32 u64 usize bool` and tuples of
+/// and 2. Elements are the [`Elem`] types (`bool i8 i16 i32 i64 u8 u16 u32 u64 usize f32 f64` and tuples of
 /// them); a tuple array is stored column by column (structure of arrays), so that a kernel
 /// reading one field of a tuple loads only that field.
 ///

@@ -1,6 +1,6 @@
 //! Array elements and their structure-of-arrays storage.
 //!
-//! An element is a scalar (`f32 f64 i32 i64 u32 u64 usize bool`) or a tuple of elements. Arrays
+//! An element is a scalar (`bool i8 i16 i32 i64 u8 u16 u32 u64 usize f32 f64`) or a tuple of elements. Arrays
 //! store elements column by column, as Accelerate does: a `Vector<(f32, i32)>` is a `Vec<f32>`
 //! beside a `Vec<i32>`. That keeps every column a plain slice, so a reduction over `f32` runs
 //! over a `&[f32]`, and a column can be copied to a device as it is.
@@ -125,7 +125,7 @@ macro_rules! pod_column_bytes {
     )*};
 }
 
-pod_column_bytes!(i32, i64, u32, u64, usize, f32, f64);
+pod_column_bytes!(i8, i16, i32, i64, u8, u16, u32, u64, usize, f32, f64);
 
 impl ColumnBytes for bool {
     fn to_bytes(v: &[Self]) -> Cow<'_, [u8]> {
@@ -287,8 +287,12 @@ macro_rules! scalar_elem {
 
 scalar_elem! {
     bool => Bool,
+    i8 => I8,
+    i16 => I16,
     i32 => I32,
     i64 => I64,
+    u8 => U8,
+    u16 => U16,
     u32 => U32,
     u64 => U64,
     usize => Usize,
@@ -307,7 +311,7 @@ macro_rules! index_like {
     )*};
 }
 
-index_like!(i32, i64, u32, u64, usize);
+index_like!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
 
 /// Iterator over the columns of a tuple, advancing all of them together.
 #[derive(Clone, Debug)]

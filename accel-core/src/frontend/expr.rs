@@ -771,16 +771,10 @@ pub(super) fn literal(lit: &syn::Lit, expected: Option<&Type>, negated: bool) ->
 }
 
 fn int_fits(v: i128, t: ScalarType, negated: bool) -> bool {
-    // Literals are non-negative here; a negated one may reach MIN = -(MAX + 1).
-    let extra = i128::from(negated);
-    let max: i128 = match t {
-        ScalarType::I32 => i32::MAX as i128 + extra,
-        ScalarType::I64 => i64::MAX as i128 + extra,
-        ScalarType::U32 => u32::MAX as i128,
-        ScalarType::U64 | ScalarType::Usize => u64::MAX as i128,
-        _ => return false,
-    };
-    v <= max && (!negated || t.is_signed())
+    // Literals are non-negative here; a negated one may reach MIN = -(MAX + 1), and Rust has no
+    // negative literal of an unsigned type.
+    let Some((lo, hi)) = t.int_range() else { return false };
+    if negated { t.is_signed() && v <= -lo } else { v <= hi }
 }
 
 /// `f32::MAX`, `i32::MIN`, `f64::INFINITY`, `std::f32::consts::PI`, ...
@@ -813,12 +807,7 @@ fn named_constant(p: &syn::ExprPath) -> syn::Result<Expr> {
     use std::f64::consts as c;
     match name.as_str() {
         "MAX" | "MIN" if t.is_integer() => {
-            let (lo, hi): (i128, i128) = match t {
-                ScalarType::I32 => (i32::MIN as i128, i32::MAX as i128),
-                ScalarType::I64 => (i64::MIN as i128, i64::MAX as i128),
-                ScalarType::U32 => (0, u32::MAX as i128),
-                _ => (0, u64::MAX as i128),
-            };
+            let (lo, hi) = t.int_range().expect("an integer type has a range");
             let v = if name == "MAX" { hi } else { lo };
             Ok(Expr::new(ExprKind::Const(Const::Int(v, t)), Type::scalar(t)))
         }
