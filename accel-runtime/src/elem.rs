@@ -489,6 +489,22 @@ mod tests {
     }
 
     #[test]
+    fn small_integers_are_stored_at_their_own_width() {
+        type T = (u8, i16, (i8, u16));
+        let xs: Vec<T> = vec![(1, -2, (-128, 65535)), (255, 300, (127, 0)), (0, i16::MIN, (-1, 7))];
+        let cols = <T as Elem>::Columns::from_vec(xs.clone());
+        let bytes = cols.leaf_bytes();
+        let widths: Vec<usize> = bytes.iter().map(|b| b.len()).collect();
+        assert_eq!(widths, [3, 6, 3, 6], "one byte per u8 and i8, two per u16 and i16");
+        let back = <T as Elem>::Columns::from_leaf_bytes(&mut bytes.iter().map(|b| b.to_vec())).unwrap();
+        assert_eq!(back.to_vec(), xs);
+        assert_eq!(T::from_value(&xs[0].to_value()), Some(xs[0]));
+        assert_eq!(T::elem_type().to_string(), "(u8, i16, (i8, u16))");
+        assert_eq!(u8::from_value(&7i8.to_value()), None);
+        assert_eq!(((-1i8).to_index(), 200u8.to_index(), 40000u16.to_index()), (None, Some(200), Some(40000)));
+    }
+
+    #[test]
     fn index_like_rejects_negative_values() {
         assert_eq!((-3i32).to_index(), None);
         assert_eq!(u64::MAX.to_index(), usize::try_from(u64::MAX).ok());

@@ -829,3 +829,40 @@ fn named_constant(p: &syn::ExprPath) -> syn::Result<Expr> {
         _ => Err(err()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::interp;
+    use crate::value::{ElemValue, ScalarValue, Value};
+
+    /// The value of a program of no arguments, or the front end's error.
+    fn eval(result: &str, body: &str) -> Result<ScalarValue, String> {
+        let src = format!("fn f() -> Scalar<{result}> {{ unit({body}) }}");
+        let program = crate::frontend::lower(&syn::parse_str(&src).unwrap()).map_err(|e| e.to_string())?;
+        match interp::eval(&program, vec![]).map_err(|e| e.to_string())? {
+            Value::Array(a) => match a.data[..] {
+                [ElemValue::Scalar(s)] => Ok(s),
+                _ => panic!("not a scalar: {a:?}"),
+            },
+            other => panic!("not an array: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn small_integer_literals_constants_and_casts() {
+        assert_eq!(eval("u8", "200u8 + 100"), Ok(ScalarValue::U8(44)));
+        assert_eq!(eval("i8", "-128i8"), Ok(ScalarValue::I8(i8::MIN)));
+        assert_eq!(eval("i16", "i16::MIN + 1"), Ok(ScalarValue::I16(i16::MIN + 1)));
+        assert_eq!(eval("u16", "u16::MAX"), Ok(ScalarValue::U16(u16::MAX)));
+        assert_eq!(eval("u16", "-1i8 as u16"), Ok(ScalarValue::U16(u16::MAX)));
+        assert_eq!(eval("u8", "300.7f32 as u8"), Ok(ScalarValue::U8(u8::MAX)));
+        assert_eq!(eval("i8", "(200u8 as i16 - 128) as i8"), Ok(ScalarValue::I8(72)));
+        assert_eq!(eval("u32", "255u8.count_ones()"), Ok(ScalarValue::U32(8)));
+        let out_of_range = |r: Result<ScalarValue, String>| r.is_err_and(|e| e.contains("out of range"));
+        assert!(out_of_range(eval("u8", "256u8")));
+        assert!(out_of_range(eval("i8", "-129i8")));
+        assert!(out_of_range(eval("u8", "3u8 + 300")));
+        assert!(eval("u16", "-1u16").is_err());
+        assert!(eval("u16", "1u8 + 1u16").is_err_and(|e| e.contains("as")));
+    }
+}

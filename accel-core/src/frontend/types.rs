@@ -157,6 +157,9 @@ mod tests {
         assert_eq!(parse("accel::Matrix<u64>").unwrap().to_string(), "Matrix<u64>");
         assert_eq!(parse("(Vector<f32>, Scalar<i64>)").unwrap().to_string(), "(Vector<f32>, Scalar<i64>)");
         assert_eq!(parse("f64").unwrap(), Type::scalar(ScalarType::F64));
+        assert_eq!(parse("Vector<(u8, f32)>").unwrap().to_string(), "Vector<(u8, f32)>");
+        assert_eq!(parse("Matrix<(i16, (u16, i8))>").unwrap().to_string(), "Matrix<(i16, (u16, i8))>");
+        assert_eq!(parse("u8").unwrap(), Type::scalar(ScalarType::U8));
     }
 
     #[test]
@@ -165,5 +168,7 @@ mod tests {
         assert!(parse("&Vector<f32>").unwrap_err().to_string().contains("without `&`"));
         assert!(parse("Vec<f32>").unwrap_err().to_string().contains("not a type accel knows"));
         assert!(parse("Vector<String>").unwrap_err().to_string().contains("not an element type"));
+        let u128 = parse("Vector<u128>").unwrap_err().to_string();
+        assert!(u128.contains("not an element type") && u128.contains("i8 i16"), "{u128}");
     }
 }
