@@ -451,6 +451,14 @@ mod tests {
         assert_eq!(Arith::div(i32::MIN, -1), Some(i32::MIN));
         assert_eq!(Bits::shl(1u32, 33), 2);
         assert_eq!(Arith::abs(i32::MIN), i32::MIN);
+        // The 8- and 16-bit integers wrap at their own width.
+        assert_eq!(Arith::add(200u8, 100), 44);
+        assert_eq!(Arith::mul(-128i8, -1), -128);
+        assert_eq!(Arith::div(i16::MIN, -1), Some(i16::MIN));
+        assert_eq!(Arith::rem(5u16, 0), None);
+        assert_eq!(Bits::shl(1u8, 9), 2);
+        assert_eq!(Int::pow(3u16, 11), 3u16.wrapping_pow(11));
+        assert_eq!(Int::saturating_sub(-100i8, 100), i8::MIN);
     }
 
     #[test]

@@ -737,8 +737,8 @@ fn tuples_with_narrow_fields(on: &Target) -> Check {
             (prop::collection::vec((u8s(), -300.0f32..300.0), n), prop::collection::vec((i16s(), u8s()), n))
         }),
         |(xs, ys)| {
-            let (v, w): (Vector<(u8, f32)>, Vector<(i16, u8)>) =
-                (xs.iter().copied().collect(), ys.iter().copied().collect());
+            let v: Vector<(u8, f32)> = xs.iter().copied().collect();
+            let w: Vector<(i16, u8)> = ys.iter().copied().collect();
             let ((g0, g1, g2, g3), (r0, r1, r2, r3)) = both!(on, pairs(&v, &w));
             let want0: Vec<(i16, u8)> =
                 xs.iter().map(|&(b, f)| ((b as i16 - 128).wrapping_mul(3), b ^ (f as u8))).collect();
