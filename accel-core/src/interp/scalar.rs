@@ -59,23 +59,26 @@ macro_rules! lift2 {
     };
 }
 
-/// The variants of `ScalarValue` by class, each listed once: `ints!(lift2!(a, b, |x, y| ..))`
-/// applies a `lift` macro to the integer variants (`signed`: the signed integers and the floats,
-/// `nums`: every number, `bits`: the integers and `bool`, `all`: every scalar).
+/// The variants of `ScalarValue` by class: `ints!(lift2!(a, b, |x, y| ..))` applies a `lift`
+/// macro to the integer variants (and to the extra variants that follow the call, which is how
+/// the other classes are built on it): `nums` every number, `bits` the integers and `bool`, `all`
+/// every scalar, `signed` the signed integers and the floats. The integers are listed here once.
 macro_rules! ints {
-    ($lift:ident!($($args:tt)*)) => { $lift!($($args)*; I8 I16 I32 I64 U8 U16 U32 U64 Usize) };
+    ($lift:ident!($($args:tt)*) $($more:ident)*) => {
+        $lift!($($args)*; I8 I16 I32 I64 U8 U16 U32 U64 Usize $($more)*)
+    };
+}
+macro_rules! nums {
+    ($lift:ident!($($args:tt)*)) => { ints!($lift!($($args)*) F32 F64) };
+}
+macro_rules! bits {
+    ($lift:ident!($($args:tt)*)) => { ints!($lift!($($args)*) Bool) };
+}
+macro_rules! all {
+    ($lift:ident!($($args:tt)*)) => { ints!($lift!($($args)*) Bool F32 F64) };
 }
 macro_rules! signed {
     ($lift:ident!($($args:tt)*)) => { $lift!($($args)*; I8 I16 I32 I64 F32 F64) };
-}
-macro_rules! nums {
-    ($lift:ident!($($args:tt)*)) => { $lift!($($args)*; I8 I16 I32 I64 U8 U16 U32 U64 Usize F32 F64) };
-}
-macro_rules! bits {
-    ($lift:ident!($($args:tt)*)) => { $lift!($($args)*; Bool I8 I16 I32 I64 U8 U16 U32 U64 Usize) };
-}
-macro_rules! all {
-    ($lift:ident!($($args:tt)*)) => { $lift!($($args)*; Bool I8 I16 I32 I64 U8 U16 U32 U64 Usize F32 F64) };
 }
 
 pub fn constant(c: &Const) -> Result<ScalarValue> {
