@@ -271,10 +271,11 @@ fn casts_to_small_from_others(
     })
 }
 
-/// A byte as a signed sample centred on zero.
+/// A byte as a signed sample centred on zero; then narrow scalar parameters (passed to kernels
+/// as words) and a narrow rank-0 result.
 #[accel]
-fn centre(xs: Vector<u8>) -> Vector<i8> {
-    xs.map(|b| (b as i16 - 128) as i8)
+fn centre(xs: Vector<u8>, bias: i8, scale: u16) -> (Vector<i8>, Vector<u16>, Scalar<u8>) {
+    (xs.map(|b| (b as i16 - 128) as i8), xs.map(|b| (b as i8 + bias) as u16 * scale), unit(bias as u8 ^ 0x5a))
 }
 
 #[accel]
@@ -579,9 +580,13 @@ fn casts_are_rust_as(on: &Target) -> Check {
             all_same(on, "u16 as _", &cpu.to_vec(), &interp.to_vec(), &casts_from(&c, |x| from_small!(x)))?;
             let (cpu, interp) = both!(on, casts_from_i16(&Vector::from_vec(d.clone())));
             all_same(on, "i16 as _", &cpu.to_vec(), &interp.to_vec(), &casts_from(&d, |x| from_small!(x)))?;
-            let (cpu, interp) = both!(on, centre(&Vector::from_vec(a.clone())));
+            let (bias, scale) = (b.first().map_or(-7, |&x| x), c.first().map_or(3, |&x| x));
+            let ((c0, c1, c2), (i0, i1, i2)) = both!(on, centre(&Vector::from_vec(a.clone()), bias, scale));
             let want: Vec<i8> = a.iter().map(|&x| (x as i16 - 128) as i8).collect();
-            all_same(on, "(b as i16 - 128) as i8", &cpu.to_vec(), &interp.to_vec(), &want)?;
+            all_same(on, "(b as i16 - 128) as i8", &c0.to_vec(), &i0.to_vec(), &want)?;
+            let want: Vec<u16> = a.iter().map(|&x| ((x as i8).wrapping_add(bias) as u16).wrapping_mul(scale)).collect();
+            all_same(on, "narrow scalar parameters", &c1.to_vec(), &i1.to_vec(), &want)?;
+            all_same(on, "a narrow rank-0 result", &[c2.get()], &[i2.get()], &[bias as u8 ^ 0x5a])?;
             Ok(())
         },
     )
