@@ -316,12 +316,14 @@ pub fn reads_expanded_index(op: &ArrayOp) -> bool {
 /// How permute combines a source element into its destination.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum PermuteCombine {
-    /// `|new, old| new + old` on a number: a native atomic add.
+    /// `|new, old| new + old` on a 32- or 64-bit number: a native atomic add.
     Add,
-    /// `min` / `max` of two integers: a native atomic.
+    /// `min` / `max` of two 32- or 64-bit integers: a native atomic.
     Min,
     Max,
-    /// Any other function of one 32- or 64-bit scalar: a compare-and-swap loop.
+    /// Any other function of one numeric scalar, and any function of an 8- or 16-bit integer
+    /// (which has no native atomic add, min or max): a compare-and-swap loop (on the element's
+    /// aligned 32-bit word for the narrow ones).
     CompareAndSwap,
     /// Elements of several columns, or `bool`: a lock per destination.
     Lock,
@@ -830,6 +832,9 @@ pub fn permute_combine(combine: &Lambda) -> PermuteCombine {
     let Some(ElemType::Scalar(s)) = combine.params[0].1.as_elem() else { return PermuteCombine::Lock };
     if *s == ScalarType::Bool {
         return PermuteCombine::Lock;
+    }
+    if s.size_bytes() < 4 {
+        return PermuteCombine::CompareAndSwap;
     }
     let (new, old) = (&combine.params[0].0, &combine.params[1].0);
     let is = |e: &Expr, v: &Var| matches!(&e.kind, ExprKind::Var(x) if x.id == v.id);

@@ -12,8 +12,12 @@ use std::fmt;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum ScalarType {
     Bool,
+    I8,
+    I16,
     I32,
     I64,
+    U8,
+    U16,
     U32,
     U64,
     Usize,
@@ -23,10 +27,14 @@ pub enum ScalarType {
 
 impl ScalarType {
     /// All scalar types, in a fixed order.
-    pub const ALL: [ScalarType; 8] = [
+    pub const ALL: [ScalarType; 12] = [
         ScalarType::Bool,
+        ScalarType::I8,
+        ScalarType::I16,
         ScalarType::I32,
         ScalarType::I64,
+        ScalarType::U8,
+        ScalarType::U16,
         ScalarType::U32,
         ScalarType::U64,
         ScalarType::Usize,
@@ -38,14 +46,23 @@ impl ScalarType {
     pub fn rust_name(self) -> &'static str {
         match self {
             ScalarType::Bool => "bool",
+            ScalarType::I8 => "i8",
+            ScalarType::I16 => "i16",
             ScalarType::I32 => "i32",
             ScalarType::I64 => "i64",
+            ScalarType::U8 => "u8",
+            ScalarType::U16 => "u16",
             ScalarType::U32 => "u32",
             ScalarType::U64 => "u64",
             ScalarType::Usize => "usize",
             ScalarType::F32 => "f32",
             ScalarType::F64 => "f64",
         }
+    }
+
+    /// The Rust names of all scalar types, separated by spaces (for messages that list them).
+    pub fn all_names() -> String {
+        ScalarType::ALL.map(ScalarType::rust_name).join(" ")
     }
 
     /// Parses a Rust type name.
@@ -62,17 +79,37 @@ impl ScalarType {
     }
 
     pub fn is_signed(self) -> bool {
-        matches!(self, ScalarType::I32 | ScalarType::I64 | ScalarType::F32 | ScalarType::F64)
+        matches!(
+            self,
+            ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64 | ScalarType::F32 | ScalarType::F64
+        )
     }
 
     pub fn is_numeric(self) -> bool {
         self != ScalarType::Bool
     }
 
+    /// The least and the greatest value of an integer type (`usize` as 64 bits); `None` for `bool`
+    /// and the floats.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        Some(match self {
+            ScalarType::I8 => (i8::MIN.into(), i8::MAX.into()),
+            ScalarType::I16 => (i16::MIN.into(), i16::MAX.into()),
+            ScalarType::I32 => (i32::MIN.into(), i32::MAX.into()),
+            ScalarType::I64 => (i64::MIN.into(), i64::MAX.into()),
+            ScalarType::U8 => (0, u8::MAX.into()),
+            ScalarType::U16 => (0, u16::MAX.into()),
+            ScalarType::U32 => (0, u32::MAX.into()),
+            ScalarType::U64 | ScalarType::Usize => (0, u64::MAX.into()),
+            ScalarType::Bool | ScalarType::F32 | ScalarType::F64 => return None,
+        })
+    }
+
     /// Size in bytes of one value (as stored in an array; `usize` counts 8 bytes).
     pub fn size_bytes(self) -> usize {
         match self {
-            ScalarType::Bool => 1,
+            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
+            ScalarType::I16 | ScalarType::U16 => 2,
             ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
             ScalarType::I64 | ScalarType::U64 | ScalarType::Usize | ScalarType::F64 => 8,
         }

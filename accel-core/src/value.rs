@@ -9,8 +9,12 @@ use std::fmt;
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum ScalarValue {
     Bool(bool),
+    I8(i8),
+    I16(i16),
     I32(i32),
     I64(i64),
+    U8(u8),
+    U16(u16),
     U32(u32),
     U64(u64),
     Usize(usize),
@@ -22,8 +26,12 @@ impl ScalarValue {
     pub fn scalar_type(&self) -> ScalarType {
         match self {
             ScalarValue::Bool(_) => ScalarType::Bool,
+            ScalarValue::I8(_) => ScalarType::I8,
+            ScalarValue::I16(_) => ScalarType::I16,
             ScalarValue::I32(_) => ScalarType::I32,
             ScalarValue::I64(_) => ScalarType::I64,
+            ScalarValue::U8(_) => ScalarType::U8,
+            ScalarValue::U16(_) => ScalarType::U16,
             ScalarValue::U32(_) => ScalarType::U32,
             ScalarValue::U64(_) => ScalarType::U64,
             ScalarValue::Usize(_) => ScalarType::Usize,
@@ -36,8 +44,12 @@ impl ScalarValue {
     pub fn zero(t: ScalarType) -> ScalarValue {
         match t {
             ScalarType::Bool => ScalarValue::Bool(false),
+            ScalarType::I8 => ScalarValue::I8(0),
+            ScalarType::I16 => ScalarValue::I16(0),
             ScalarType::I32 => ScalarValue::I32(0),
             ScalarType::I64 => ScalarValue::I64(0),
+            ScalarType::U8 => ScalarValue::U8(0),
+            ScalarType::U16 => ScalarValue::U16(0),
             ScalarType::U32 => ScalarValue::U32(0),
             ScalarType::U64 => ScalarValue::U64(0),
             ScalarType::Usize => ScalarValue::Usize(0),
@@ -50,8 +62,12 @@ impl ScalarValue {
     pub fn from_i128(v: i128, t: ScalarType) -> ScalarValue {
         match t {
             ScalarType::Bool => ScalarValue::Bool(v != 0),
+            ScalarType::I8 => ScalarValue::I8(v as i8),
+            ScalarType::I16 => ScalarValue::I16(v as i16),
             ScalarType::I32 => ScalarValue::I32(v as i32),
             ScalarType::I64 => ScalarValue::I64(v as i64),
+            ScalarType::U8 => ScalarValue::U8(v as u8),
+            ScalarType::U16 => ScalarValue::U16(v as u16),
             ScalarType::U32 => ScalarValue::U32(v as u32),
             ScalarType::U64 => ScalarValue::U64(v as u64),
             ScalarType::Usize => ScalarValue::Usize(v as usize),
@@ -66,8 +82,12 @@ impl ScalarValue {
             ($x:expr) => {
                 match t {
                     ScalarType::Bool => ScalarValue::Bool($x as i128 != 0),
+                    ScalarType::I8 => ScalarValue::I8($x as i8),
+                    ScalarType::I16 => ScalarValue::I16($x as i16),
                     ScalarType::I32 => ScalarValue::I32($x as i32),
                     ScalarType::I64 => ScalarValue::I64($x as i64),
+                    ScalarType::U8 => ScalarValue::U8($x as u8),
+                    ScalarType::U16 => ScalarValue::U16($x as u16),
                     ScalarType::U32 => ScalarValue::U32($x as u32),
                     ScalarType::U64 => ScalarValue::U64($x as u64),
                     ScalarType::Usize => ScalarValue::Usize($x as usize),
@@ -79,8 +99,12 @@ impl ScalarValue {
         match self {
             // Rust has no `bool as f32`; the front end only allows bool -> integer.
             ScalarValue::Bool(x) => to!(x as u8),
+            ScalarValue::I8(x) => to!(x),
+            ScalarValue::I16(x) => to!(x),
             ScalarValue::I32(x) => to!(x),
             ScalarValue::I64(x) => to!(x),
+            ScalarValue::U8(x) => to!(x),
+            ScalarValue::U16(x) => to!(x),
             ScalarValue::U32(x) => to!(x),
             ScalarValue::U64(x) => to!(x),
             ScalarValue::Usize(x) => to!(x),
@@ -99,12 +123,16 @@ impl ScalarValue {
     /// The value as an index or count; `None` for floats, bools and negative integers.
     pub fn as_usize(&self) -> Option<usize> {
         match *self {
+            ScalarValue::I8(x) => usize::try_from(x).ok(),
+            ScalarValue::I16(x) => usize::try_from(x).ok(),
             ScalarValue::I32(x) => usize::try_from(x).ok(),
             ScalarValue::I64(x) => usize::try_from(x).ok(),
+            ScalarValue::U8(x) => Some(usize::from(x)),
+            ScalarValue::U16(x) => Some(usize::from(x)),
             ScalarValue::U32(x) => usize::try_from(x).ok(),
             ScalarValue::U64(x) => usize::try_from(x).ok(),
             ScalarValue::Usize(x) => Some(x),
-            _ => None,
+            ScalarValue::Bool(_) | ScalarValue::F32(_) | ScalarValue::F64(_) => None,
         }
     }
 }
@@ -113,8 +141,12 @@ impl fmt::Display for ScalarValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ScalarValue::Bool(x) => write!(f, "{x}"),
+            ScalarValue::I8(x) => write!(f, "{x}"),
+            ScalarValue::I16(x) => write!(f, "{x}"),
             ScalarValue::I32(x) => write!(f, "{x}"),
             ScalarValue::I64(x) => write!(f, "{x}"),
+            ScalarValue::U8(x) => write!(f, "{x}"),
+            ScalarValue::U16(x) => write!(f, "{x}"),
             ScalarValue::U32(x) => write!(f, "{x}"),
             ScalarValue::U64(x) => write!(f, "{x}"),
             ScalarValue::Usize(x) => write!(f, "{x}"),

@@ -183,7 +183,7 @@ macro_rules! int_word {
     )*};
 }
 
-int_word!(i32, i64, u32, u64, usize);
+int_word!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
 
 impl Word for bool {
     #[inline(always)]

@@ -2,8 +2,12 @@
 //!
 //! - `atomic_add` / `atomic_min` / `atomic_max`: native `red` instructions (fire and forget) for
 //!   the combining functions that have one;
-//! - `AtomicElem::atomic_update`: any function of a 32- or 64-bit scalar, as a compare-and-swap
-//!   loop on the element's word (lock-free: some lane always succeeds);
+//! - `AtomicElem::atomic_update`: any function of a numeric scalar, as a compare-and-swap loop on
+//!   the element's word (lock-free: some lane always succeeds); an 8- or 16-bit element has no
+//!   atomic of its own width, so its loop swaps the aligned 32-bit word that contains it, leaving
+//!   the word's other bytes as it found them (which needs the column to start on a 4-byte
+//!   boundary and to be readable up to the end of that word: device buffers are whole blocks of
+//!   the allocator, multiples of 512 bytes);
 //! - `with_lock`: anything else (tuples, `bool`, several columns), under a per-element spin lock.
 //!
 //! All of them use generic addresses and `.gpu` scope; the order in which colliding updates
@@ -55,6 +59,43 @@ atomic_elem! {
     i64, u64, load_relaxed64, cas64, |w| w as i64, |x| x as u64;
     usize, u64, load_relaxed64, cas64, |w| w as usize, |x| x as u64;
     f64, u64, load_relaxed64, cas64, f64::from_bits, f64::to_bits;
+}
+
+/// 8- and 16-bit integers: the update swaps the 32-bit word that holds the element, at bit
+/// `8 * (address % 4)` (little-endian), keeping the word's other bits.
+macro_rules! atomic_narrow {
+    ($($t:ty, $mask:literal, $from:expr, $to:expr;)*) => {$(
+        impl AtomicElem for $t {
+            #[inline(always)]
+            unsafe fn atomic_update(p: *mut $t, i: usize, f: impl Fn($t) -> $t) {
+                let (from, to): (fn(u32) -> $t, fn($t) -> u32) = ($from, $to);
+                // SAFETY: the caller guarantees element `i`; its aligned word lies in the same
+                // device buffer (see the module doc), whose other elements only change through
+                // this same compare-and-swap while the permute runs.
+                unsafe {
+                    let e = p.add(i);
+                    let w = e.map_addr(|a| a & !3).cast::<u32>();
+                    let shift = 8 * (e.addr() & 3) as u32;
+                    let mut old = device::load_relaxed32(w);
+                    loop {
+                        let new = (old & !($mask << shift)) | ((to(f(from(old >> shift))) & $mask) << shift);
+                        let seen = device::cas32(w, old, new);
+                        if seen == old {
+                            break;
+                        }
+                        old = seen;
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+atomic_narrow! {
+    u8, 0xff, |w| w as u8, |x| x as u32;
+    i8, 0xff, |w| w as u8 as i8, |x| x as u8 as u32;
+    u16, 0xffff, |w| w as u16, |x| x as u32;
+    i16, 0xffff, |w| w as u16 as i16, |x| x as u16 as u32;
 }
 
 /// Scalars with a native atomic addition.

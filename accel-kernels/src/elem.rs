@@ -1,11 +1,11 @@
-//! Device elements: the eight scalars and tuples of elements (arity 1 to 6, nested freely).
+//! Device elements: the scalars and tuples of elements (arity 1 to 6, nested freely).
 //!
 //! Arrays of tuples are structures of arrays, as on the host: a tuple's `Ptr` is the tuple of its
 //! parts' column pointers, so loading element `i` of an `(f32, i32)` array reads two columns.
 //! Loads and stores are plain reads and writes: LLVM emits `ld.global`/`st.global` (with immediate
 //! offsets) for pointers that come from kernel parameters, and generic ones otherwise. Shuffles
-//! move 32-bit words: 64-bit scalars take two, `bool` is widened to one, a tuple shuffles its
-//! parts.
+//! move 32-bit words: 64-bit scalars take two, `bool` and the 8- and 16-bit integers are widened
+//! to one, a tuple shuffles its parts.
 
 use crate::device;
 
@@ -86,11 +86,18 @@ macro_rules! scalar32 {
     )*};
 }
 
+// Narrow integers are stored at their own width (a `Vector<u8>` is one byte per element) and
+// widened to a 32-bit word only in registers, for shuffles: the word's high bits are dropped again
+// by `$from`, so zero-extending a signed value is as good as sign-extending it.
 scalar32! {
     u32 as u32, |w| w, |x| x;
     i32 as u32, |w| w as i32, |x| x as u32;
     f32 as u32, f32::from_bits, f32::to_bits;
     bool as u8, |w| w != 0, |x| x as u32;
+    u8 as u8, |w| w as u8, |x| x as u32;
+    i8 as u8, |w| w as u8 as i8, |x| x as u8 as u32;
+    u16 as u16, |w| w as u16, |x| x as u32;
+    i16 as u16, |w| w as u16 as i16, |x| x as u16 as u32;
 }
 
 macro_rules! scalar64 {

@@ -173,8 +173,12 @@ macro_rules! int_ops {
 
 // `signum` of an unsigned integer is not in the language (Rust has none); the front end rejects it.
 int_ops! {
+    i8, |x| x.wrapping_abs(), |x| x.signum();
+    i16, |x| x.wrapping_abs(), |x| x.signum();
     i32, |x| x.wrapping_abs(), |x| x.signum();
     i64, |x| x.wrapping_abs(), |x| x.signum();
+    u8, |x| x, |x| Ord::min(x, 1);
+    u16, |x| x, |x| Ord::min(x, 1);
     u32, |x| x, |x| Ord::min(x, 1);
     u64, |x| x, |x| Ord::min(x, 1);
     usize, |x| x, |x| Ord::min(x, 1);
@@ -447,6 +451,14 @@ mod tests {
         assert_eq!(Arith::div(i32::MIN, -1), Some(i32::MIN));
         assert_eq!(Bits::shl(1u32, 33), 2);
         assert_eq!(Arith::abs(i32::MIN), i32::MIN);
+        // The 8- and 16-bit integers wrap at their own width.
+        assert_eq!(Arith::add(200u8, 100), 44);
+        assert_eq!(Arith::mul(-128i8, -1), -128);
+        assert_eq!(Arith::div(i16::MIN, -1), Some(i16::MIN));
+        assert_eq!(Arith::rem(5u16, 0), None);
+        assert_eq!(Bits::shl(1u8, 9), 2);
+        assert_eq!(Int::pow(3u16, 11), 3u16.wrapping_pow(11));
+        assert_eq!(Int::saturating_sub(-100i8, 100), i8::MIN);
     }
 
     #[test]

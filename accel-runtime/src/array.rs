@@ -15,7 +15,7 @@ use std::fmt;
 
 /// A dense, row-major array of rank `R` (0 to 3) of elements `E`, whose shape is `[usize; R]`
 /// (the last dimension innermost). [`Scalar`], [`Vector`] and [`Matrix`] are its ranks 0, 1
-/// and 2. Elements are the [`Elem`] types (`f32 f64 i32 i64 u32 u64 usize bool` and tuples of
+/// and 2. Elements are the [`Elem`] types (`bool i8 i16 i32 i64 u8 u16 u32 u64 usize f32 f64` and tuples of
 /// them); a tuple array is stored column by column (structure of arrays), so that a kernel
 /// reading one field of a tuple loads only that field.
 ///
@@ -592,6 +592,18 @@ mod nd {
             let b = Array::<i64, 3>::from_ndarray(&sliced);
             assert_eq!(b.shape(), [2, 2, 3]);
             assert_eq!(b.at([1, 1, 0]), Some(12 + 8 + 1));
+        }
+
+        #[test]
+        fn bytes_and_small_integers_round_trip() {
+            let image = Matrix::from_shape_fn([3, 5], |[i, j]| (i * 90 + j * 40) as u8);
+            let nd: ndarray::Array2<u8> = (&image).into();
+            // 2 * 90 + 4 * 40 = 340, kept modulo 256 by `as u8`.
+            assert_eq!((nd[[2, 4]], Matrix::from_ndarray(&nd.t()).shape()), (84, [5, 3]));
+            assert_eq!(Matrix::from_ndarray(&nd), image);
+            let v = Vector::from_vec(vec![(-3i8, 65535u16, (i16::MIN, 1.5f32))]);
+            let nd: ndarray::Array1<(i8, u16, (i16, f32))> = (&v).into();
+            assert_eq!(Vector::from_ndarray(&nd), v);
         }
     }
 }

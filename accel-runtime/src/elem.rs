@@ -1,6 +1,6 @@
 //! Array elements and their structure-of-arrays storage.
 //!
-//! An element is a scalar (`f32 f64 i32 i64 u32 u64 usize bool`) or a tuple of elements. Arrays
+//! An element is a scalar (`bool i8 i16 i32 i64 u8 u16 u32 u64 usize f32 f64`) or a tuple of elements. Arrays
 //! store elements column by column, as Accelerate does: a `Vector<(f32, i32)>` is a `Vec<f32>`
 //! beside a `Vec<i32>`. That keeps every column a plain slice, so a reduction over `f32` runs
 //! over a `&[f32]`, and a column can be copied to a device as it is.
@@ -125,7 +125,7 @@ macro_rules! pod_column_bytes {
     )*};
 }
 
-pod_column_bytes!(i32, i64, u32, u64, usize, f32, f64);
+pod_column_bytes!(i8, i16, i32, i64, u8, u16, u32, u64, usize, f32, f64);
 
 impl ColumnBytes for bool {
     fn to_bytes(v: &[Self]) -> Cow<'_, [u8]> {
@@ -287,8 +287,12 @@ macro_rules! scalar_elem {
 
 scalar_elem! {
     bool => Bool,
+    i8 => I8,
+    i16 => I16,
     i32 => I32,
     i64 => I64,
+    u8 => U8,
+    u16 => U16,
     u32 => U32,
     u64 => U64,
     usize => Usize,
@@ -307,7 +311,7 @@ macro_rules! index_like {
     )*};
 }
 
-index_like!(i32, i64, u32, u64, usize);
+index_like!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
 
 /// Iterator over the columns of a tuple, advancing all of them together.
 #[derive(Clone, Debug)]
@@ -482,6 +486,22 @@ mod tests {
         b.set(0, (2, 2.5));
         assert_eq!((a.len(), b.len(), b.get(0)), (2, 3, (2, 2.5)));
         assert_eq!(cols.to_vec()[1..3], [(1, 1.5), (2, 2.5)]);
+    }
+
+    #[test]
+    fn small_integers_are_stored_at_their_own_width() {
+        type T = (u8, i16, (i8, u16));
+        let xs: Vec<T> = vec![(1, -2, (-128, 65535)), (255, 300, (127, 0)), (0, i16::MIN, (-1, 7))];
+        let cols = <T as Elem>::Columns::from_vec(xs.clone());
+        let bytes = cols.leaf_bytes();
+        let widths: Vec<usize> = bytes.iter().map(|b| b.len()).collect();
+        assert_eq!(widths, [3, 6, 3, 6], "one byte per u8 and i8, two per u16 and i16");
+        let back = <T as Elem>::Columns::from_leaf_bytes(&mut bytes.iter().map(|b| b.to_vec())).unwrap();
+        assert_eq!(back.to_vec(), xs);
+        assert_eq!(T::from_value(&xs[0].to_value()), Some(xs[0]));
+        assert_eq!(T::elem_type().to_string(), "(u8, i16, (i8, u16))");
+        assert_eq!(u8::from_value(&7i8.to_value()), None);
+        assert_eq!(((-1i8).to_index(), 200u8.to_index(), 40000u16.to_index()), (None, Some(200), Some(40000)));
     }
 
     #[test]

@@ -98,7 +98,7 @@ macro_rules! scalar_value {
     )*};
 }
 
-scalar_value!(bool, i32, i64, u32, u64, usize, f32, f64);
+scalar_value!(bool, i8, i16, i32, i64, u8, u16, u32, u64, usize, f32, f64);
 
 macro_rules! tuple_value {
     ($n:literal; $($T:ident $idx:tt),+) => {

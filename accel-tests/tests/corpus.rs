@@ -60,6 +60,8 @@ mod reduce;
 mod scalar;
 #[path = "corpus/scan.rs"]
 mod scan;
+#[path = "corpus/small_types.rs"]
+mod small_types;
 #[path = "corpus/stencil.rs"]
 mod stencil;
 
@@ -83,6 +85,7 @@ fn main() {
         nested::tests(),
         control::tests(),
         scalar::tests(),
+        small_types::tests(),
         library::tests(),
         device::tests(),
         examples::tests(),

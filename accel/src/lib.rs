@@ -129,8 +129,9 @@
 //! - [`Array<E, R>`](Array): dense, row-major, rank `R` from 0 to 3, shape `[usize; R]`;
 //!   [`Scalar<E>`](Scalar), [`Vector<E>`](Vector) and [`Matrix<E>`](Matrix) are its ranks 0, 1
 //!   and 2.
-//! - Elements `E` ([`Elem`]): `f32 f64 i32 i64 u32 u64 usize bool` and tuples of them, stored
-//!   as structure of arrays (one column per field).
+//! - Elements `E` ([`Elem`]): `f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 usize bool` and tuples of
+//!   them, stored as structure of arrays (one column per field), each scalar at its own width on
+//!   the host and on the device (a `Vector<u8>` is one byte per element).
 //! - [`Nested<E>`](Nested): an irregular vector of vectors, flat values cut into rows by
 //!   [`Segments`] (offsets); a `Matrix` is the regular case.
 //!

@@ -771,16 +771,10 @@ pub(super) fn literal(lit: &syn::Lit, expected: Option<&Type>, negated: bool) ->
 }
 
 fn int_fits(v: i128, t: ScalarType, negated: bool) -> bool {
-    // Literals are non-negative here; a negated one may reach MIN = -(MAX + 1).
-    let extra = i128::from(negated);
-    let max: i128 = match t {
-        ScalarType::I32 => i32::MAX as i128 + extra,
-        ScalarType::I64 => i64::MAX as i128 + extra,
-        ScalarType::U32 => u32::MAX as i128,
-        ScalarType::U64 | ScalarType::Usize => u64::MAX as i128,
-        _ => return false,
-    };
-    v <= max && (!negated || t.is_signed())
+    // Literals are non-negative here; a negated one may reach MIN = -(MAX + 1), and Rust has no
+    // negative literal of an unsigned type.
+    let Some((lo, hi)) = t.int_range() else { return false };
+    if negated { t.is_signed() && v <= -lo } else { v <= hi }
 }
 
 /// `f32::MAX`, `i32::MIN`, `f64::INFINITY`, `std::f32::consts::PI`, ...
@@ -813,12 +807,7 @@ fn named_constant(p: &syn::ExprPath) -> syn::Result<Expr> {
     use std::f64::consts as c;
     match name.as_str() {
         "MAX" | "MIN" if t.is_integer() => {
-            let (lo, hi): (i128, i128) = match t {
-                ScalarType::I32 => (i32::MIN as i128, i32::MAX as i128),
-                ScalarType::I64 => (i64::MIN as i128, i64::MAX as i128),
-                ScalarType::U32 => (0, u32::MAX as i128),
-                _ => (0, u64::MAX as i128),
-            };
+            let (lo, hi) = t.int_range().expect("an integer type has a range");
             let v = if name == "MAX" { hi } else { lo };
             Ok(Expr::new(ExprKind::Const(Const::Int(v, t)), Type::scalar(t)))
         }
@@ -838,5 +827,42 @@ fn named_constant(p: &syn::ExprPath) -> syn::Result<Expr> {
         "FRAC_1_SQRT_2" => float(c::FRAC_1_SQRT_2),
         "FRAC_PI_2" => float(c::FRAC_PI_2),
         _ => Err(err()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::interp;
+    use crate::value::{ElemValue, ScalarValue, Value};
+
+    /// The value of a program of no arguments, or the front end's error.
+    fn eval(result: &str, body: &str) -> Result<ScalarValue, String> {
+        let src = format!("fn f() -> Scalar<{result}> {{ unit({body}) }}");
+        let program = crate::frontend::lower(&syn::parse_str(&src).unwrap()).map_err(|e| e.to_string())?;
+        match interp::eval(&program, vec![]).map_err(|e| e.to_string())? {
+            Value::Array(a) => match a.data[..] {
+                [ElemValue::Scalar(s)] => Ok(s),
+                _ => panic!("not a scalar: {a:?}"),
+            },
+            other => panic!("not an array: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn small_integer_literals_constants_and_casts() {
+        assert_eq!(eval("u8", "200u8 + 100"), Ok(ScalarValue::U8(44)));
+        assert_eq!(eval("i8", "-128i8"), Ok(ScalarValue::I8(i8::MIN)));
+        assert_eq!(eval("i16", "i16::MIN + 1"), Ok(ScalarValue::I16(i16::MIN + 1)));
+        assert_eq!(eval("u16", "u16::MAX"), Ok(ScalarValue::U16(u16::MAX)));
+        assert_eq!(eval("u16", "-1i8 as u16"), Ok(ScalarValue::U16(u16::MAX)));
+        assert_eq!(eval("u8", "300.7f32 as u8"), Ok(ScalarValue::U8(u8::MAX)));
+        assert_eq!(eval("i8", "(200u8 as i16 - 128) as i8"), Ok(ScalarValue::I8(72)));
+        assert_eq!(eval("u32", "255u8.count_ones()"), Ok(ScalarValue::U32(8)));
+        let out_of_range = |r: Result<ScalarValue, String>| r.is_err_and(|e| e.contains("out of range"));
+        assert!(out_of_range(eval("u8", "256u8")));
+        assert!(out_of_range(eval("i8", "-129i8")));
+        assert!(out_of_range(eval("u8", "3u8 + 300")));
+        assert!(eval("u16", "-1u16").is_err());
+        assert!(eval("u16", "1u8 + 1u16").is_err_and(|e| e.contains("as")));
     }
 }

@@ -4,7 +4,13 @@
 use crate::types::{ElemType, ScalarType, Type};
 use syn::{Error, GenericArgument, PathArguments};
 
-const SUPPORTED: &str = "supported types: `Scalar<E>`, `Vector<E>`, `Matrix<E>`, `Array<E, R>` (R = 0..=3), `Nested<E>`, scalars `f32 f64 i32 i64 u32 u64 usize bool` and tuples of them";
+/// The types a signature may name, for messages.
+fn supported() -> String {
+    format!(
+        "supported types: `Scalar<E>`, `Vector<E>`, `Matrix<E>`, `Array<E, R>` (R = 0..=3), `Nested<E>`, scalars `{}` and tuples of them",
+        ScalarType::all_names()
+    )
+}
 
 /// Parses an element type: a scalar type or a tuple of element types.
 pub fn elem_type(ty: &syn::Type) -> syn::Result<ElemType> {
@@ -12,7 +18,10 @@ pub fn elem_type(ty: &syn::Type) -> syn::Result<ElemType> {
         syn::Type::Paren(p) => elem_type(&p.elem),
         syn::Type::Tuple(t) if t.elems.len() < 2 => Err(Error::new_spanned(
             t,
-            "`()` and one-element tuples are not element types; elements are `f32 f64 i32 i64 u32 u64 usize bool` and tuples of two or more of them",
+            format!(
+                "`()` and one-element tuples are not element types; elements are `{}` and tuples of two or more of them",
+                ScalarType::all_names()
+            ),
         )),
         syn::Type::Tuple(t) => Ok(ElemType::Tuple(t.elems.iter().map(elem_type).collect::<syn::Result<_>>()?)),
         syn::Type::Path(p) if p.qself.is_none() => {
@@ -22,8 +31,9 @@ pub fn elem_type(ty: &syn::Type) -> syn::Result<ElemType> {
                 _ => Err(Error::new_spanned(
                     ty,
                     format!(
-                        "`{}` is not an element type; elements are `f32 f64 i32 i64 u32 u64 usize bool` and tuples of them",
-                        quote::quote!(#ty).to_string().replace(' ', "")
+                        "`{}` is not an element type; elements are `{}` and tuples of them",
+                        quote::quote!(#ty).to_string().replace(' ', ""),
+                        ScalarType::all_names()
                     ),
                 )),
             }
@@ -32,7 +42,7 @@ pub fn elem_type(ty: &syn::Type) -> syn::Result<ElemType> {
             r.and_token,
             "references are not used inside #[accel]: write the element type itself",
         )),
-        other => Err(Error::new_spanned(other, format!("unsupported element type; {SUPPORTED}"))),
+        other => Err(Error::new_spanned(other, format!("unsupported element type; {}", supported()))),
     }
 }
 
@@ -55,7 +65,7 @@ pub fn value_type(ty: &syn::Type) -> syn::Result<Type> {
                 PathArguments::AngleBracketed(a) => a.args.iter().collect(),
                 PathArguments::None => Vec::new(),
                 PathArguments::Parenthesized(_) => {
-                    return Err(Error::new_spanned(seg, format!("unsupported type; {SUPPORTED}")));
+                    return Err(Error::new_spanned(seg, format!("unsupported type; {}", supported())));
                 }
             };
             let elem_arg = |i: usize| -> syn::Result<ElemType> {
@@ -122,12 +132,13 @@ pub fn value_type(ty: &syn::Type) -> syn::Result<Type> {
                 _ => Err(Error::new_spanned(
                     ty,
                     format!(
-                        "`{name}` is not a type accel knows; {SUPPORTED}. Generic type parameters are not supported: write one function per element type"
+                        "`{name}` is not a type accel knows; {}. Generic type parameters are not supported: write one function per element type",
+                        supported()
                     ),
                 )),
             }
         }
-        other => Err(Error::new_spanned(other, format!("unsupported type; {SUPPORTED}"))),
+        other => Err(Error::new_spanned(other, format!("unsupported type; {}", supported()))),
     }
 }
 
@@ -146,6 +157,9 @@ mod tests {
         assert_eq!(parse("accel::Matrix<u64>").unwrap().to_string(), "Matrix<u64>");
         assert_eq!(parse("(Vector<f32>, Scalar<i64>)").unwrap().to_string(), "(Vector<f32>, Scalar<i64>)");
         assert_eq!(parse("f64").unwrap(), Type::scalar(ScalarType::F64));
+        assert_eq!(parse("Vector<(u8, f32)>").unwrap().to_string(), "Vector<(u8, f32)>");
+        assert_eq!(parse("Matrix<(i16, (u16, i8))>").unwrap().to_string(), "Matrix<(i16, (u16, i8))>");
+        assert_eq!(parse("u8").unwrap(), Type::scalar(ScalarType::U8));
     }
 
     #[test]
@@ -154,5 +168,7 @@ mod tests {
         assert!(parse("&Vector<f32>").unwrap_err().to_string().contains("without `&`"));
         assert!(parse("Vec<f32>").unwrap_err().to_string().contains("not a type accel knows"));
         assert!(parse("Vector<String>").unwrap_err().to_string().contains("not an element type"));
+        let u128 = parse("Vector<u128>").unwrap_err().to_string();
+        assert!(u128.contains("not an element type") && u128.contains("i8 i16"), "{u128}");
     }
 }

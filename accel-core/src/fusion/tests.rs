@@ -32,8 +32,12 @@ impl Rng {
         let r = self.next();
         match t {
             ScalarType::Bool => ScalarValue::Bool(r & 1 == 1),
+            ScalarType::I8 => ScalarValue::I8(((r % 201) as i16 - 100) as i8),
+            ScalarType::I16 => ScalarValue::I16((r % 2001) as i16 - 1000),
             ScalarType::I32 => ScalarValue::I32((r % 201) as i32 - 100),
             ScalarType::I64 => ScalarValue::I64((r % 2001) as i64 - 1000),
+            ScalarType::U8 => ScalarValue::U8((r % 256) as u8),
+            ScalarType::U16 => ScalarValue::U16((r % 1000) as u16),
             ScalarType::U32 => ScalarValue::U32((r % 1000) as u32),
             ScalarType::U64 => ScalarValue::U64(r % 1000),
             ScalarType::Usize => ScalarValue::Usize((r % 7) as usize),

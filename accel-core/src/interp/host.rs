@@ -202,8 +202,12 @@ pub trait Host {
 /// The value of an integer scalar; `None` for bools and floats.
 pub fn int_value(x: ScalarValue) -> Option<i128> {
     match x {
+        ScalarValue::I8(v) => Some(v.into()),
+        ScalarValue::I16(v) => Some(v.into()),
         ScalarValue::I32(v) => Some(v.into()),
         ScalarValue::I64(v) => Some(v.into()),
+        ScalarValue::U8(v) => Some(v.into()),
+        ScalarValue::U16(v) => Some(v.into()),
         ScalarValue::U32(v) => Some(v.into()),
         ScalarValue::U64(v) => Some(v.into()),
         ScalarValue::Usize(v) => Some(v as i128),

@@ -178,8 +178,12 @@ fn float(s: ScalarValue) -> Option<f64> {
         ScalarValue::F32(x) => Some(f64::from(x)),
         ScalarValue::F64(x) => Some(x),
         ScalarValue::Bool(_)
+        | ScalarValue::I8(_)
+        | ScalarValue::I16(_)
         | ScalarValue::I32(_)
         | ScalarValue::I64(_)
+        | ScalarValue::U8(_)
+        | ScalarValue::U16(_)
         | ScalarValue::U32(_)
         | ScalarValue::U64(_)
         | ScalarValue::Usize(_) => None,

@@ -59,6 +59,28 @@ macro_rules! lift2 {
     };
 }
 
+/// The variants of `ScalarValue` by class: `ints!(lift2!(a, b, |x, y| ..))` applies a `lift`
+/// macro to the integer variants (and to the extra variants that follow the call, which is how
+/// the other classes are built on it): `nums` every number, `bits` the integers and `bool`, `all`
+/// every scalar, `signed` the signed integers and the floats. The integers are listed here once.
+macro_rules! ints {
+    ($lift:ident!($($args:tt)*) $($more:ident)*) => {
+        $lift!($($args)*; I8 I16 I32 I64 U8 U16 U32 U64 Usize $($more)*)
+    };
+}
+macro_rules! nums {
+    ($lift:ident!($($args:tt)*)) => { ints!($lift!($($args)*) F32 F64) };
+}
+macro_rules! bits {
+    ($lift:ident!($($args:tt)*)) => { ints!($lift!($($args)*) Bool) };
+}
+macro_rules! all {
+    ($lift:ident!($($args:tt)*)) => { ints!($lift!($($args)*) Bool F32 F64) };
+}
+macro_rules! signed {
+    ($lift:ident!($($args:tt)*)) => { $lift!($($args)*; I8 I16 I32 I64 F32 F64) };
+}
+
 pub fn constant(c: &Const) -> Result<ScalarValue> {
     match *c {
         Const::Bool(b) => Ok(ScalarValue::Bool(b)),
@@ -71,8 +93,8 @@ pub fn constant(c: &Const) -> Result<ScalarValue> {
 
 pub fn unary(op: UnaryOp, x: ScalarValue) -> Result<ScalarValue> {
     let r = match op {
-        UnaryOp::Neg => lift1!(x, |v| Arith::neg(v); I32 I64 U32 U64 Usize F32 F64),
-        UnaryOp::Not => lift1!(x, |v| Bits::bit_not(v); Bool I32 I64 U32 U64 Usize),
+        UnaryOp::Neg => nums!(lift1!(x, |v| Arith::neg(v))),
+        UnaryOp::Not => bits!(lift1!(x, |v| Bits::bit_not(v))),
     };
     r.ok_or_else(|| ill_typed(format!("{op:?} of a {}", x.scalar_type())))
 }
@@ -81,31 +103,31 @@ pub fn unary(op: UnaryOp, x: ScalarValue) -> Result<ScalarValue> {
 pub fn binary(op: BinaryOp, a: ScalarValue, b: ScalarValue) -> Result<ScalarValue> {
     use BinaryOp::*;
     let r = match op {
-        Add => lift2!(a, b, |x, y| Arith::add(x, y); I32 I64 U32 U64 Usize F32 F64),
-        Sub => lift2!(a, b, |x, y| Arith::sub(x, y); I32 I64 U32 U64 Usize F32 F64),
-        Mul => lift2!(a, b, |x, y| Arith::mul(x, y); I32 I64 U32 U64 Usize F32 F64),
-        Div => lift2!(a, b, |x, y| Arith::div(x, y).ok_or_else(|| Error::division_by_zero("/"))?;
-            I32 I64 U32 U64 Usize F32 F64),
-        Rem => lift2!(a, b, |x, y| Arith::rem(x, y).ok_or_else(|| Error::division_by_zero("%"))?;
-            I32 I64 U32 U64 Usize F32 F64),
-        DivEuclid => lift2!(a, b, |x, y| Arith::div_euclid(x, y).ok_or_else(|| Error::division_by_zero("div_euclid"))?;
-            I32 I64 U32 U64 Usize F32 F64),
-        RemEuclid => lift2!(a, b, |x, y| Arith::rem_euclid(x, y).ok_or_else(|| Error::division_by_zero("rem_euclid"))?;
-            I32 I64 U32 U64 Usize F32 F64),
+        Add => nums!(lift2!(a, b, |x, y| Arith::add(x, y))),
+        Sub => nums!(lift2!(a, b, |x, y| Arith::sub(x, y))),
+        Mul => nums!(lift2!(a, b, |x, y| Arith::mul(x, y))),
+        Div => nums!(lift2!(a, b, |x, y| Arith::div(x, y).ok_or_else(|| Error::division_by_zero("/"))?)),
+        Rem => nums!(lift2!(a, b, |x, y| Arith::rem(x, y).ok_or_else(|| Error::division_by_zero("%"))?)),
+        DivEuclid => {
+            nums!(lift2!(a, b, |x, y| Arith::div_euclid(x, y).ok_or_else(|| Error::division_by_zero("div_euclid"))?))
+        }
+        RemEuclid => {
+            nums!(lift2!(a, b, |x, y| Arith::rem_euclid(x, y).ok_or_else(|| Error::division_by_zero("rem_euclid"))?))
+        }
         Eq | Ne | Lt | Le | Gt | Ge => compare(a, b).map(|ord| ScalarValue::Bool(holds(op, ord))),
         And => lift2!(a, b, |x, y| x && y; Bool),
         Or => lift2!(a, b, |x, y| x || y; Bool),
-        BitAnd => lift2!(a, b, |x, y| Bits::bit_and(x, y); Bool I32 I64 U32 U64 Usize),
-        BitOr => lift2!(a, b, |x, y| Bits::bit_or(x, y); Bool I32 I64 U32 U64 Usize),
-        BitXor => lift2!(a, b, |x, y| Bits::bit_xor(x, y); Bool I32 I64 U32 U64 Usize),
+        BitAnd => bits!(lift2!(a, b, |x, y| Bits::bit_and(x, y))),
+        BitOr => bits!(lift2!(a, b, |x, y| Bits::bit_or(x, y))),
+        BitXor => bits!(lift2!(a, b, |x, y| Bits::bit_xor(x, y))),
         Shl | Shr if b.scalar_type().is_integer() => {
             // The amount may be of any integer type; `as u32` keeps its low bits, and `ops`
             // reduces it modulo the width, as Rust's `wrapping_shl` does.
             let ScalarValue::U32(amount) = b.cast(ScalarType::U32) else { unreachable!("a cast to u32 gives a u32") };
             if op == Shl {
-                lift1!(a, |x| Bits::shl(x, amount); I32 I64 U32 U64 Usize)
+                ints!(lift1!(a, |x| Bits::shl(x, amount)))
             } else {
-                lift1!(a, |x| Bits::shr(x, amount); I32 I64 U32 U64 Usize)
+                ints!(lift1!(a, |x| Bits::shr(x, amount)))
             }
         }
         Shl | Shr => None,
@@ -116,18 +138,15 @@ pub fn binary(op: BinaryOp, a: ScalarValue, b: ScalarValue) -> Result<ScalarValu
 /// The order of two scalars of the same type (`Some(None)` for unordered floats), or `None`
 /// for operands of different types.
 fn compare(a: ScalarValue, b: ScalarValue) -> Option<Option<Ordering>> {
-    use ScalarValue::*;
-    match (a, b) {
-        (Bool(x), Bool(y)) => Some(x.partial_cmp(&y)),
-        (I32(x), I32(y)) => Some(x.partial_cmp(&y)),
-        (I64(x), I64(y)) => Some(x.partial_cmp(&y)),
-        (U32(x), U32(y)) => Some(x.partial_cmp(&y)),
-        (U64(x), U64(y)) => Some(x.partial_cmp(&y)),
-        (Usize(x), Usize(y)) => Some(x.partial_cmp(&y)),
-        (F32(x), F32(y)) => Some(x.partial_cmp(&y)),
-        (F64(x), F64(y)) => Some(x.partial_cmp(&y)),
-        _ => None,
+    macro_rules! order {
+        ($a:expr, $b:expr; $($t:ident)*) => {
+            match ($a, $b) {
+                $((ScalarValue::$t(x), ScalarValue::$t(y)) => Some(x.partial_cmp(&y)),)*
+                _ => None,
+            }
+        };
     }
+    all!(order!(a, b))
 }
 
 /// Whether a comparison holds for an order; with IEEE floats a NaN operand makes every
@@ -149,11 +168,11 @@ pub fn math(f: MathFn, args: &[ScalarValue]) -> Result<ScalarValue> {
     use MathFn::*;
     use ScalarValue::{Bool, F32, F64, I32};
     let r = match (f, args) {
-        (Abs, &[x]) => lift1!(x, |v| Arith::abs(v); I32 I64 U32 U64 Usize F32 F64),
-        (Signum, &[x]) => lift1!(x, |v| Arith::signum(v); I32 I64 F32 F64),
-        (Min, &[x, y]) => lift2!(x, y, |a, b| Arith::min(a, b); I32 I64 U32 U64 Usize F32 F64),
-        (Max, &[x, y]) => lift2!(x, y, |a, b| Arith::max(a, b); I32 I64 U32 U64 Usize F32 F64),
-        (Clamp, &[x, lo, hi]) => lift3!(x, lo, hi, |a, b, c| Arith::clamp(a, b, c); I32 I64 U32 U64 Usize F32 F64),
+        (Abs, &[x]) => nums!(lift1!(x, |v| Arith::abs(v))),
+        (Signum, &[x]) => signed!(lift1!(x, |v| Arith::signum(v))),
+        (Min, &[x, y]) => nums!(lift2!(x, y, |a, b| Arith::min(a, b))),
+        (Max, &[x, y]) => nums!(lift2!(x, y, |a, b| Arith::max(a, b))),
+        (Clamp, &[x, lo, hi]) => nums!(lift3!(x, lo, hi, |a, b, c| Arith::clamp(a, b, c))),
         (Powi, &[F32(x), I32(n)]) => Some(F32(Float::powi(x, n))),
         (Powi, &[F64(x), I32(n)]) => Some(F64(Float::powi(x, n))),
         (IsNan, &[F32(x)]) => Some(Bool(Float::is_nan(x))),
@@ -165,20 +184,20 @@ pub fn math(f: MathFn, args: &[ScalarValue]) -> Result<ScalarValue> {
         (Powf, &[x, y]) => lift2!(x, y, |a, b| Float::powf(a, b); F32 F64),
         (Copysign, &[x, y]) => lift2!(x, y, |a, b| Float::copysign(a, b); F32 F64),
         (MulAdd, &[x, y, z]) => lift3!(x, y, z, |a, b, c| Float::mul_add(a, b, c); F32 F64),
-        (Pow, &[x, n]) => lift1_u32!(x, n, |a, k| Int::pow(a, k); I32 I64 U32 U64 Usize),
-        (RotateLeft, &[x, n]) => lift1_u32!(x, n, |a, k| Int::rotate_left(a, k); I32 I64 U32 U64 Usize),
-        (RotateRight, &[x, n]) => lift1_u32!(x, n, |a, k| Int::rotate_right(a, k); I32 I64 U32 U64 Usize),
-        (CountOnes, &[x]) => lift1_to!(x, U32, |a| Int::count_ones(a); I32 I64 U32 U64 Usize),
-        (LeadingZeros, &[x]) => lift1_to!(x, U32, |a| Int::leading_zeros(a); I32 I64 U32 U64 Usize),
-        (TrailingZeros, &[x]) => lift1_to!(x, U32, |a| Int::trailing_zeros(a); I32 I64 U32 U64 Usize),
-        (SaturatingAdd, &[x, y]) => lift2!(x, y, |a, b| Int::saturating_add(a, b); I32 I64 U32 U64 Usize),
-        (SaturatingSub, &[x, y]) => lift2!(x, y, |a, b| Int::saturating_sub(a, b); I32 I64 U32 U64 Usize),
-        (SaturatingMul, &[x, y]) => lift2!(x, y, |a, b| Int::saturating_mul(a, b); I32 I64 U32 U64 Usize),
-        (CheckedAdd, &[x, y, d]) => lift3!(x, y, d, |a, b, c| Int::checked_add(a, b, c); I32 I64 U32 U64 Usize),
-        (CheckedSub, &[x, y, d]) => lift3!(x, y, d, |a, b, c| Int::checked_sub(a, b, c); I32 I64 U32 U64 Usize),
-        (CheckedMul, &[x, y, d]) => lift3!(x, y, d, |a, b, c| Int::checked_mul(a, b, c); I32 I64 U32 U64 Usize),
-        (CheckedDiv, &[x, y, d]) => lift3!(x, y, d, |a, b, c| Int::checked_div(a, b, c); I32 I64 U32 U64 Usize),
-        (CheckedRem, &[x, y, d]) => lift3!(x, y, d, |a, b, c| Int::checked_rem(a, b, c); I32 I64 U32 U64 Usize),
+        (Pow, &[x, n]) => ints!(lift1_u32!(x, n, |a, k| Int::pow(a, k))),
+        (RotateLeft, &[x, n]) => ints!(lift1_u32!(x, n, |a, k| Int::rotate_left(a, k))),
+        (RotateRight, &[x, n]) => ints!(lift1_u32!(x, n, |a, k| Int::rotate_right(a, k))),
+        (CountOnes, &[x]) => ints!(lift1_to!(x, U32, |a| Int::count_ones(a))),
+        (LeadingZeros, &[x]) => ints!(lift1_to!(x, U32, |a| Int::leading_zeros(a))),
+        (TrailingZeros, &[x]) => ints!(lift1_to!(x, U32, |a| Int::trailing_zeros(a))),
+        (SaturatingAdd, &[x, y]) => ints!(lift2!(x, y, |a, b| Int::saturating_add(a, b))),
+        (SaturatingSub, &[x, y]) => ints!(lift2!(x, y, |a, b| Int::saturating_sub(a, b))),
+        (SaturatingMul, &[x, y]) => ints!(lift2!(x, y, |a, b| Int::saturating_mul(a, b))),
+        (CheckedAdd, &[x, y, d]) => ints!(lift3!(x, y, d, |a, b, c| Int::checked_add(a, b, c))),
+        (CheckedSub, &[x, y, d]) => ints!(lift3!(x, y, d, |a, b, c| Int::checked_sub(a, b, c))),
+        (CheckedMul, &[x, y, d]) => ints!(lift3!(x, y, d, |a, b, c| Int::checked_mul(a, b, c))),
+        (CheckedDiv, &[x, y, d]) => ints!(lift3!(x, y, d, |a, b, c| Int::checked_div(a, b, c))),
+        (CheckedRem, &[x, y, d]) => ints!(lift3!(x, y, d, |a, b, c| Int::checked_rem(a, b, c))),
         (_, &[F32(x)]) => float1(f).map(|(g, _)| F32(g(x))),
         (_, &[F64(x)]) => float1(f).map(|(_, g)| F64(g(x))),
         _ => None,

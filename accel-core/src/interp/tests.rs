@@ -9,7 +9,7 @@ use crate::ir::{
 };
 use crate::types::{ElemType, ScalarType, Type};
 use crate::value::{ArrayValue, ElemValue, ScalarValue, SegmentsValue, Value};
-use ScalarType::{Bool, F32, F64, I32, I64, U32, U64, Usize};
+use ScalarType::{Bool, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Usize};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 // ---------------------------------------------------------------------------------------------
@@ -32,8 +32,8 @@ macro_rules! lit {
     )*};
 }
 
-lit!(bool => Bool, i32 => I32, i64 => I64, u32 => U32, u64 => U64, usize => Usize, f32 => F32,
-    f64 => F64);
+lit!(bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32, u64 => U64,
+    usize => Usize, f32 => F32, f64 => F64);
 
 fn t(s: ScalarType) -> Type {
     Type::scalar(s)
@@ -365,6 +365,117 @@ fn casts_are_rust_as() {
     assert_eq!(run0(cast(c(3usize), F64)), Ok(sc(3.0f64)));
     assert_eq!(run0(cast(c(0.1f64), F32)), Ok(sc(0.1f32)));
     assert_eq!(run0(cast(c(2u32), Bool)), Ok(sc(true)));
+}
+
+/// The scalar language on the 8- and 16-bit integers, against Rust's own operations on edge
+/// values: arithmetic wraps, division by zero is an error, shifts reduce their amount modulo the
+/// width, the library functions are Rust's (`checked_*` with a default), casts are Rust's `as`.
+macro_rules! small_int_semantics {
+    ($t:ty, $signed:expr, $abs:expr) => {{
+        use MathFn::*;
+        let values: [$t; 10] = [<$t>::MIN, <$t>::MIN + 1, 0, 1, 2, 7, 100, <$t>::MAX / 3, <$t>::MAX - 1, <$t>::MAX];
+        let neg: $t = if $signed { (0 as $t).wrapping_sub(37) } else { 37 };
+        for a in values.into_iter().chain([neg]) {
+            let one = |e: Expr| run0(e).unwrap();
+            assert_eq!(one(un(UnaryOp::Neg, c(a))), sc(a.wrapping_neg()), "-{a}");
+            assert_eq!(one(un(UnaryOp::Not, c(a))), sc(!a), "!{a}");
+            assert_eq!(one(math(CountOnes, vec![c(a)])), sc(a.count_ones()), "{a}.count_ones()");
+            assert_eq!(one(math(LeadingZeros, vec![c(a)])), sc(a.leading_zeros()));
+            assert_eq!(one(math(TrailingZeros, vec![c(a)])), sc(a.trailing_zeros()));
+            for n in [0u32, 1, 3, 9, 17, 40] {
+                assert_eq!(one(math(Pow, vec![c(a), c(n)])), sc(a.wrapping_pow(n)), "{a}.pow({n})");
+                assert_eq!(one(math(RotateLeft, vec![c(a), c(n)])), sc(a.rotate_left(n)));
+                assert_eq!(one(math(RotateRight, vec![c(a), c(n)])), sc(a.rotate_right(n)));
+                assert_eq!(one(bin(Op::Shl, c(a), c(n))), sc(a.wrapping_shl(n)), "{a} << {n}");
+                assert_eq!(one(bin(Op::Shr, c(a), c(n))), sc(a.wrapping_shr(n)), "{a} >> {n}");
+            }
+            if $signed {
+                assert_eq!(one(math(Abs, vec![c(a)])), sc($abs(a)), "{a}.abs()");
+                assert_eq!(one(math(Signum, vec![c(a)])), sc(crate::ops::Arith::signum(a)), "{a}.signum()");
+            }
+            // `as` to every type, spelled out in Rust.
+            assert_eq!(one(cast(c(a), Bool)), sc(a != 0));
+            assert_eq!(one(cast(c(a), I8)), sc(a as i8), "{a} as i8");
+            assert_eq!(one(cast(c(a), I16)), sc(a as i16), "{a} as i16");
+            assert_eq!(one(cast(c(a), I32)), sc(a as i32));
+            assert_eq!(one(cast(c(a), I64)), sc(a as i64));
+            assert_eq!(one(cast(c(a), U8)), sc(a as u8), "{a} as u8");
+            assert_eq!(one(cast(c(a), U16)), sc(a as u16), "{a} as u16");
+            assert_eq!(one(cast(c(a), U32)), sc(a as u32));
+            assert_eq!(one(cast(c(a), U64)), sc(a as u64));
+            assert_eq!(one(cast(c(a), Usize)), sc(a as usize));
+            assert_eq!(one(cast(c(a), F32)), sc(a as f32));
+            assert_eq!(one(cast(c(a), F64)), sc(a as f64));
+            for b in values {
+                let two = |op: Op| run0(bin(op, c(a), c(b)));
+                assert_eq!(two(Op::Add), Ok(sc(a.wrapping_add(b))), "{a} + {b}");
+                assert_eq!(two(Op::Sub), Ok(sc(a.wrapping_sub(b))), "{a} - {b}");
+                assert_eq!(two(Op::Mul), Ok(sc(a.wrapping_mul(b))), "{a} * {b}");
+                if b == 0 {
+                    assert_eq!(two(Op::Div), Err(in_test(Error::division_by_zero("/"))));
+                    assert_eq!(two(Op::Rem), Err(in_test(Error::division_by_zero("%"))));
+                } else {
+                    assert_eq!(two(Op::Div), Ok(sc(a.wrapping_div(b))), "{a} / {b}");
+                    assert_eq!(two(Op::Rem), Ok(sc(a.wrapping_rem(b))), "{a} % {b}");
+                    assert_eq!(two(Op::DivEuclid), Ok(sc(a.wrapping_div_euclid(b))));
+                    assert_eq!(two(Op::RemEuclid), Ok(sc(a.wrapping_rem_euclid(b))));
+                }
+                assert_eq!(two(Op::BitAnd), Ok(sc(a & b)));
+                assert_eq!(two(Op::BitOr), Ok(sc(a | b)));
+                assert_eq!(two(Op::BitXor), Ok(sc(a ^ b)));
+                assert_eq!(two(Op::Lt), Ok(sc(a < b)));
+                assert_eq!(two(Op::Ge), Ok(sc(a >= b)));
+                assert_eq!(two(Op::Eq), Ok(sc(a == b)));
+                let lib = |f: MathFn, args: Vec<Expr>| run0(math(f, args)).unwrap();
+                assert_eq!(lib(Min, vec![c(a), c(b)]), sc(Ord::min(a, b)));
+                assert_eq!(lib(Max, vec![c(a), c(b)]), sc(Ord::max(a, b)));
+                assert_eq!(
+                    lib(Clamp, vec![c(a), c(b), c(<$t>::MAX - 1)]),
+                    sc(crate::ops::Arith::clamp(a, b, <$t>::MAX - 1))
+                );
+                assert_eq!(lib(SaturatingAdd, vec![c(a), c(b)]), sc(a.saturating_add(b)), "{a}.saturating_add({b})");
+                assert_eq!(lib(SaturatingSub, vec![c(a), c(b)]), sc(a.saturating_sub(b)));
+                assert_eq!(lib(SaturatingMul, vec![c(a), c(b)]), sc(a.saturating_mul(b)));
+                let d: $t = 42;
+                assert_eq!(lib(CheckedAdd, vec![c(a), c(b), c(d)]), sc(a.checked_add(b).unwrap_or(d)));
+                assert_eq!(lib(CheckedSub, vec![c(a), c(b), c(d)]), sc(a.checked_sub(b).unwrap_or(d)));
+                assert_eq!(lib(CheckedMul, vec![c(a), c(b), c(d)]), sc(a.checked_mul(b).unwrap_or(d)));
+                assert_eq!(lib(CheckedDiv, vec![c(a), c(b), c(d)]), sc(a.checked_div(b).unwrap_or(d)), "{a} / {b}");
+                assert_eq!(lib(CheckedRem, vec![c(a), c(b), c(d)]), sc(a.checked_rem(b).unwrap_or(d)));
+            }
+        }
+    }};
+}
+
+#[test]
+fn small_integers_follow_rust() {
+    // `abs` is only defined for the signed types (the front end rejects it on unsigned ones).
+    small_int_semantics!(u8, false, |x: u8| x);
+    small_int_semantics!(i8, true, i8::wrapping_abs);
+    small_int_semantics!(u16, false, |x: u16| x);
+    small_int_semantics!(i16, true, i16::wrapping_abs);
+}
+
+#[test]
+fn floats_saturate_into_small_integers() {
+    assert_eq!(run0(cast(c(300.0f32), U8)), Ok(sc(255u8)));
+    assert_eq!(run0(cast(c(-5.5f64), U8)), Ok(sc(0u8)));
+    assert_eq!(run0(cast(c(-200.7f32), I8)), Ok(sc(i8::MIN)));
+    assert_eq!(run0(cast(c(127.9f64), I8)), Ok(sc(127i8)));
+    assert_eq!(run0(cast(c(f32::NAN), I16)), Ok(sc(0i16)));
+    assert_eq!(run0(cast(c(1e6f64), I16)), Ok(sc(i16::MAX)));
+    assert_eq!(run0(cast(c(f64::NEG_INFINITY), U16)), Ok(sc(0u16)));
+    assert_eq!(run0(cast(c(65535.5f32), U16)), Ok(sc(u16::MAX)));
+    assert_eq!(run0(cast(c(true), U8)), Ok(sc(1u8)));
+    assert_eq!(run0(cast(c(-1i32), U8)), Ok(sc(255u8)));
+    assert_eq!(run0(cast(c(0x1_2345i64), I16)), Ok(sc(0x2345i16)));
+}
+
+#[test]
+fn small_integers_are_not_mixed_with_other_types() {
+    assert!(is_ill_typed(&run0(add(c(1u8), c(1u16)))));
+    assert!(is_ill_typed(&run0(add(c(1i8), c(1i32)))));
+    assert!(is_ill_typed(&run0(math(MathFn::Min, vec![c(1i16), c(1u16)]))));
 }
 
 type Fn64 = fn(f64) -> f64;

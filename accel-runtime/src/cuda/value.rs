@@ -230,8 +230,12 @@ fn segment_words(s: &DSegments, out: &mut Vec<u64>) {
 fn scalar_word(s: ScalarValue) -> u64 {
     match s {
         ScalarValue::Bool(x) => x.to_word(),
+        ScalarValue::I8(x) => x.to_word(),
+        ScalarValue::I16(x) => x.to_word(),
         ScalarValue::I32(x) => x.to_word(),
         ScalarValue::I64(x) => x.to_word(),
+        ScalarValue::U8(x) => x.to_word(),
+        ScalarValue::U16(x) => x.to_word(),
         ScalarValue::U32(x) => x.to_word(),
         ScalarValue::U64(x) => x.to_word(),
         ScalarValue::Usize(x) => x.to_word(),
@@ -244,8 +248,12 @@ fn scalar_word(s: ScalarValue) -> u64 {
 pub(crate) fn scalar_bytes(s: ScalarValue) -> Vec<u8> {
     match s {
         ScalarValue::Bool(x) => vec![u8::from(x)],
+        ScalarValue::I8(x) => x.to_ne_bytes().to_vec(),
+        ScalarValue::I16(x) => x.to_ne_bytes().to_vec(),
         ScalarValue::I32(x) => x.to_ne_bytes().to_vec(),
         ScalarValue::I64(x) => x.to_ne_bytes().to_vec(),
+        ScalarValue::U8(x) => x.to_ne_bytes().to_vec(),
+        ScalarValue::U16(x) => x.to_ne_bytes().to_vec(),
         ScalarValue::U32(x) => x.to_ne_bytes().to_vec(),
         ScalarValue::U64(x) => x.to_ne_bytes().to_vec(),
         ScalarValue::Usize(x) => x.to_ne_bytes().to_vec(),
@@ -259,8 +267,12 @@ fn scalar_from_bytes(t: accel_core::types::ScalarType, b: &[u8]) -> ScalarValue 
     let word = b.iter().rev().fold(0u64, |w, &x| (w << 8) | u64::from(x));
     match t {
         S::Bool => ScalarValue::Bool(word != 0),
+        S::I8 => ScalarValue::I8(Word::from_word(word)),
+        S::I16 => ScalarValue::I16(Word::from_word(word)),
         S::I32 => ScalarValue::I32(Word::from_word(word)),
         S::I64 => ScalarValue::I64(Word::from_word(word)),
+        S::U8 => ScalarValue::U8(Word::from_word(word)),
+        S::U16 => ScalarValue::U16(Word::from_word(word)),
         S::U32 => ScalarValue::U32(Word::from_word(word)),
         S::U64 => ScalarValue::U64(Word::from_word(word)),
         S::Usize => ScalarValue::Usize(Word::from_word(word)),
@@ -305,7 +317,7 @@ macro_rules! scalar_device {
     )*};
 }
 
-scalar_device!(bool, i32, i64, u32, u64, usize, f32, f64);
+scalar_device!(bool, i8, i16, i32, i64, u8, u16, u32, u64, usize, f32, f64);
 
 macro_rules! tuple_device {
     ($n:literal; $($T:ident $idx:tt),+) => {

@@ -300,7 +300,7 @@ macro_rules! approx_exact {
     )*};
 }
 
-approx_exact!(i32, i64, u32, u64, usize, bool);
+approx_exact!(i8, i16, i32, i64, u8, u16, u32, u64, usize, bool);
 
 impl Approx for f32 {
     fn approx(&self, want: &Self) -> bool {

@@ -436,7 +436,7 @@ macro_rules! random_int {
     )*};
 }
 
-random_int!(i32, i64, u32, u64, usize);
+random_int!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
 
 impl Random for f32 {
     fn random(rng: &mut Rng) -> Self {

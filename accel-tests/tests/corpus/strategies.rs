@@ -119,7 +119,7 @@ macro_rules! num {
     )*};
 }
 
-num!(i32 => 1, i64 => 1, u32 => 1, u64 => 1, usize => 1, f32 => 1.0, f64 => 1.0);
+num!(i8 => 1, i16 => 1, i32 => 1, i64 => 1, u8 => 1, u16 => 1, u32 => 1, u64 => 1, usize => 1, f32 => 1.0, f64 => 1.0);
 
 /// Makes sure an input is not all zeros (which would hide wrong indexing and lost elements).
 pub fn not_all_zero<T: Num>(mut v: Vec<T>) -> Vec<T> {
