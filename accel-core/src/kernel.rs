@@ -316,14 +316,18 @@ pub fn reads_expanded_index(op: &ArrayOp) -> bool {
 /// How permute combines a source element into its destination.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum PermuteCombine {
-    /// `|new, old| new + old` on a 32- or 64-bit number: a native atomic add.
+    /// `|new, old| new + old` on a number: a native atomic add (for an 8- or 16-bit integer, a
+    /// compare-and-swap on its word), the output privatised per block in shared memory when it
+    /// is small (`accel_kernels::atomic::permute_add`).
     Add,
     /// `min` / `max` of two 32- or 64-bit integers: a native atomic.
     Min,
     Max,
-    /// Any other function of one numeric scalar, and any function of an 8- or 16-bit integer
-    /// (which has no native atomic add, min or max): a compare-and-swap loop (on the element's
-    /// aligned 32-bit word for the narrow ones).
+    /// Any other function of one numeric scalar, and `min` / `max` of an 8- or 16-bit integer
+    /// (which has no native atomic for them): a compare-and-swap loop (on the element's aligned
+    /// 32-bit word for the narrow ones). Every update of a destination retries while others
+    /// change it, so a permute of many sources into a handful of destinations serialises on
+    /// them.
     CompareAndSwap,
     /// Elements of several columns, or `bool`: a lock per destination.
     Lock,
@@ -833,16 +837,15 @@ pub fn permute_combine(combine: &Lambda) -> PermuteCombine {
     if *s == ScalarType::Bool {
         return PermuteCombine::Lock;
     }
-    if s.size_bytes() < 4 {
-        return PermuteCombine::CompareAndSwap;
-    }
     let (new, old) = (&combine.params[0].0, &combine.params[1].0);
     let is = |e: &Expr, v: &Var| matches!(&e.kind, ExprKind::Var(x) if x.id == v.id);
     let both = |a: &Expr, b: &Expr| (is(a, new) && is(b, old)) || (is(a, old) && is(b, new));
+    // The 8- and 16-bit integers have no native atomic min or max.
+    let native_min_max = !s.is_float() && s.size_bytes() >= 4;
     match &combine.body.kind {
         ExprKind::Binary(BinaryOp::Add, a, b) if both(a, b) => PermuteCombine::Add,
-        ExprKind::Math(MathFn::Min, args) if !s.is_float() && both(&args[0], &args[1]) => PermuteCombine::Min,
-        ExprKind::Math(MathFn::Max, args) if !s.is_float() && both(&args[0], &args[1]) => PermuteCombine::Max,
+        ExprKind::Math(MathFn::Min, args) if native_min_max && both(&args[0], &args[1]) => PermuteCombine::Min,
+        ExprKind::Math(MathFn::Max, args) if native_min_max && both(&args[0], &args[1]) => PermuteCombine::Max,
         _ => PermuteCombine::CompareAndSwap,
     }
 }

@@ -98,7 +98,26 @@ atomic_narrow! {
     i16, 0xffff, |w| w as u16 as i16, |x| x as u16 as u32;
 }
 
-/// Scalars with a native atomic addition.
+/// 8- and 16-bit integers add through their word's compare-and-swap (there is no narrow `red`):
+/// [`permute_add`] calls it once per destination and block when it privatises the output, so
+/// the loop is contended only where the output is too large for shared memory, and then spread
+/// over many destinations.
+macro_rules! narrow_add {
+    ($($t:ty),*) => {$(
+        impl AtomicAdd for $t {
+            #[inline(always)]
+            unsafe fn red_add(p: *mut $t, v: $t) {
+                // SAFETY: the caller guarantees `p`, as for `atomic_update`.
+                unsafe { <$t as AtomicElem>::atomic_update(p, 0, |old| old.wrapping_add(v)) }
+            }
+        }
+    )*};
+}
+
+narrow_add!(u8, i8, u16, i16);
+
+/// Scalars with an atomic addition: a native `red` for the 32- and 64-bit numbers, a
+/// compare-and-swap on the word for the 8- and 16-bit integers.
 pub trait AtomicAdd: Copy {
     /// `*p += v`, atomically.
     ///
@@ -235,11 +254,15 @@ pub unsafe fn with_lock(locks: *mut u32, i: usize, f: impl FnOnce()) {
 }
 
 /// Bytes of shared memory in which a block privatises the output of a permute with `+`
-/// ([`permute_add`]): outputs up to 4096 4-byte or 2048 8-byte elements.
+/// ([`permute_add`]): outputs up to 4096 elements of 4 bytes or fewer, or 2048 of 8 bytes.
 pub const SHARED_BYTES: usize = 16 * 1024;
 
 /// Scalars that [`permute_add`] accumulates in shared memory (shared-space addresses, 32-bit).
 pub trait SharedAdd: AtomicAdd {
+    /// Bytes of the shared slot of one element: its own size, or a 32-bit word for the 8- and
+    /// 16-bit integers (shared memory has no narrow atomic add; their sums wrap the same way in
+    /// the word's low bits).
+    const SLOT: usize = size_of::<Self>();
     /// # Safety
     /// `addr` is an aligned shared-space address inside the block's buffer.
     unsafe fn store_shared(addr: u32, v: Self);
@@ -292,6 +315,43 @@ macro_rules! shared_add {
     )*};
 }
 
+/// The 8- and 16-bit integers, each in the low bits of a 32-bit shared word.
+macro_rules! narrow_shared_add {
+    ($($t:ty, $word:ty;)*) => {$(
+        impl SharedAdd for $t {
+            const SLOT: usize = 4;
+            #[inline(always)]
+            unsafe fn store_shared(addr: u32, v: $t) {
+                // SAFETY: the caller guarantees `addr`.
+                unsafe { <u32 as SharedAdd>::store_shared(addr, v as $word as u32) }
+            }
+            #[inline(always)]
+            unsafe fn load_shared(addr: u32) -> $t {
+                // SAFETY: the caller guarantees `addr`.
+                unsafe { <u32 as SharedAdd>::load_shared(addr) as $t }
+            }
+            #[inline(always)]
+            unsafe fn red_add_shared(addr: u32, v: $t) {
+                // Sign- or zero-extension alike: the low bits of the wrapping word sum are the
+                // wrapping narrow sum.
+                // SAFETY: the caller guarantees `addr`.
+                unsafe { <u32 as SharedAdd>::red_add_shared(addr, v as $word as u32) }
+            }
+            #[inline(always)]
+            fn zero() -> $t {
+                0
+            }
+        }
+    )*};
+}
+
+narrow_shared_add! {
+    u8, u8;
+    i8, u8;
+    u16, u16;
+    i16, u16;
+}
+
 shared_add! {
     i32, "u32", "32", reg32, 0;
     u32, "u32", "32", reg32, 0;
@@ -319,7 +379,7 @@ impl<T: SharedAdd> AddTarget<T> {
         // SAFETY: the caller guarantees `j`; a shared copy holds every element.
         unsafe {
             match *self {
-                AddTarget::Shared(base) => T::red_add_shared(base + (j * size_of::<T>()) as u32, v),
+                AddTarget::Shared(base) => T::red_add_shared(base + (j * T::SLOT) as u32, v),
                 AddTarget::Global(p) => T::red_add(p.add(j), v),
             }
         }
@@ -339,11 +399,11 @@ impl<T: SharedAdd> AddTarget<T> {
 #[inline(always)]
 pub unsafe fn permute_add<T: SharedAdd + PartialEq>(out: *mut T, len: usize, scatter: impl Fn(AddTarget<T>)) {
     let base = shared_buffer();
-    if len * size_of::<T>() > SHARED_BYTES {
+    if len * T::SLOT > SHARED_BYTES {
         return scatter(AddTarget::Global(out));
     }
     let (first, step) = (device::thread_idx(), device::block_dim());
-    let at = |k: usize| base + (k * size_of::<T>()) as u32;
+    let at = |k: usize| base + (k * T::SLOT) as u32;
     // SAFETY: every `k < len` lies inside the buffer (checked above); the barriers order the
     // zeroing before the adds and the adds before the flush.
     unsafe {
