@@ -15,7 +15,7 @@
 
 use accel_core::library::Dependency;
 use serde_json::Value;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 /// The accel dependencies of the package at `root`, building for `target`, asking `cargo` (the
@@ -91,15 +91,14 @@ fn in_metadata(metadata: &Value, manifest: &Path) -> Result<Vec<Dependency>, Str
     }
 
     let mut found = Vec::new();
-    let mut seen = vec![root_id.clone()];
+    let mut seen = BTreeSet::from([root_id.clone()]);
     let mut queue = VecDeque::from([root_id.clone()]);
     while let Some(id) = queue.pop_front() {
         let from_root = id == root_id;
         for (name, dep, normal) in edges.get(&id).into_iter().flatten() {
-            if (!from_root && !normal) || seen.contains(dep) {
+            if (!from_root && !normal) || !seen.insert(dep.clone()) {
                 continue;
             }
-            seen.push(dep.clone());
             queue.push_back(dep.clone());
             let Some(package) = packages.get(dep) else { continue };
             let name = if from_root { Some(name.clone()) } else { package.library.clone() };

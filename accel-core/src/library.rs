@@ -148,14 +148,9 @@ impl Library {
         }
         for dependency in dependencies {
             let src = dependency.root.join("src");
-            let files = rust_files(std::slice::from_ref(&src));
             library.dependencies.push((canonical(&src), dependency.name.clone()));
-            for file in files {
-                let file = canonical(&file);
-                let Ok(text) = std::fs::read_to_string(&file) else { continue };
-                let module: Vec<String> =
-                    std::iter::once(dependency.name.clone()).chain(module_of(&dependency.root, &file)).collect();
-                library.add_entries(&module, Some(&dependency.name), &file, &text);
+            for file in rust_files(std::slice::from_ref(&src)) {
+                library.add_file_of(&dependency.root, Some(&dependency.name), &file);
             }
         }
         (library, dirs)
@@ -164,12 +159,19 @@ impl Library {
     /// Adds the functions of one file, unless the library has them already (a file outside the
     /// package's source directories, such as a test case compiled by itself).
     pub fn add_file(&mut self, root: &Path, file: &Path) {
+        self.add_file_of(root, None, file);
+    }
+
+    /// Adds the functions of one file of the crate `krate` (`None`: the package itself) whose
+    /// package lies at `root`; a dependency's modules sit under its name.
+    fn add_file_of(&mut self, root: &Path, krate: Option<&str>, file: &Path) {
         let file = canonical(file);
         if self.entries.iter().any(|e| e.file == file) {
             return;
         }
         let Ok(text) = std::fs::read_to_string(&file) else { return };
-        self.add_source(&module_of(root, &file), &file, &text);
+        let module: Vec<String> = krate.map(String::from).into_iter().chain(module_of(root, &file)).collect();
+        self.add_entries(&module, krate, &file, &text);
     }
 
     /// Adds the functions of one file's text, whose module path is `module`. A file that does

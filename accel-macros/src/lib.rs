@@ -69,19 +69,22 @@ pub fn accel(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// file `from`, which may lie outside the package's source directories (a test case compiled on
 /// its own).
 fn with_library<T>(from: &Path, f: impl FnOnce(&Library) -> T) -> T {
-    type Cached = (PathBuf, Vec<Dependency>, Library);
+    // Keyed by the package and its build script's directory: the list there is read once.
+    type Cached = (PathBuf, Option<PathBuf>, Library);
     thread_local! {
         static LIBRARY: RefCell<Option<Cached>> = const { RefCell::new(None) };
     }
     let root = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
-    let dependencies = std::env::var_os("ACCEL_PTX_DIR")
-        .map(|dir| Dependency::read_list(&Path::new(&dir).join(accel_core::library::DEPENDENCIES_FILE)))
-        .unwrap_or_default();
+    let ptx_dir = std::env::var_os("ACCEL_PTX_DIR").map(PathBuf::from);
     LIBRARY.with(|cell| {
         let mut cached = cell.borrow_mut();
-        if cached.as_ref().is_none_or(|(r, d, _)| *r != root || *d != dependencies) {
+        if cached.as_ref().is_none_or(|(r, d, _)| *r != root || *d != ptx_dir) {
+            let dependencies = ptx_dir
+                .as_ref()
+                .map(|dir| Dependency::read_list(&dir.join(accel_core::library::DEPENDENCIES_FILE)))
+                .unwrap_or_default();
             let library = Library::of_package(&root, &dependencies).0;
-            *cached = Some((root.clone(), dependencies, library));
+            *cached = Some((root.clone(), ptx_dir, library));
         }
         let (_, _, library) = cached.as_mut().expect("filled above");
         if from.is_file() {

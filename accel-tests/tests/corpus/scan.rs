@@ -448,7 +448,7 @@ macro_rules! affine {
 // The oracles: docs/semantics.md, "Scan", written as loops.
 
 /// `z, f(z, x0), f(f(z, x0), x1), ..`: `n + 1` results.
-fn scanl<T: Copy>(z: T, f: impl Fn(T, T) -> T, xs: &[T]) -> Vec<T> {
+pub(crate) fn scanl<T: Copy>(z: T, f: impl Fn(T, T) -> T, xs: &[T]) -> Vec<T> {
     let mut out = vec![z];
     let mut acc = z;
     for &x in xs {

@@ -13,6 +13,7 @@
 use crate::compare::*;
 use crate::harness::*;
 use crate::scalar::two;
+use crate::scan::scanl;
 use crate::strategies::*;
 use accel::prelude::*;
 use proptest::prelude::*;
@@ -635,15 +636,6 @@ fn casts_into_small_types(on: &Target) -> Check {
     )
 }
 
-/// `scanl` in plain Rust: the seed, then each running total.
-fn scanl<T: Copy>(z: T, xs: &[T], f: impl Fn(T, T) -> T) -> Vec<T> {
-    let mut out = vec![z];
-    for &x in xs {
-        out.push(f(out[out.len() - 1], x));
-    }
-    out
-}
-
 /// `f32::max` as accel defines it: a NaN operand ignored, `+0` above `-0`.
 fn fmax(a: f32, b: f32) -> f32 {
     if a > b || b.is_nan() || (a == b && a.is_sign_positive()) { a } else { b }
@@ -696,9 +688,9 @@ fn scans_in_order(on: &Target) -> Check {
         let pv: Vector<(u8, u8)> = p.iter().copied().collect();
         let ((g0, g1, g2), (r0, r1, r2)) =
             both!(on, scans(&Vector::from_vec(a.clone()), &Vector::from_vec(b.clone()), &pv));
-        all_same(on, "i8 scanl +", &g0.to_vec(), &r0.to_vec(), &scanl(3, &a, i8::wrapping_add))?;
-        all_same(on, "u16 scanl max", &g1.to_vec(), &r1.to_vec(), &scanl(0, &b, u16::max))?;
-        all_same(on, "(u8, u8) scanl of affine maps", &g2.to_vec(), &r2.to_vec(), &scanl((1, 0), &p, compose))?;
+        all_same(on, "i8 scanl +", &g0.to_vec(), &r0.to_vec(), &scanl(3, i8::wrapping_add, &a))?;
+        all_same(on, "u16 scanl max", &g1.to_vec(), &r1.to_vec(), &scanl(0, u16::max, &b))?;
+        all_same(on, "(u8, u8) scanl of affine maps", &g2.to_vec(), &r2.to_vec(), &scanl((1, 0), compose, &p))?;
         Ok(())
     })
 }
