@@ -36,7 +36,7 @@ use crate::ir::{
     ArrayOp, BinaryOp, Boundary, Direction, Expr, ExprKind, Lambda, MathFn, Producer, Program, ReadSite, ScanKind, Var,
 };
 use crate::types::{ElemType, ScalarType, Type};
-use accel_kernels::abi::{BLOCK_THREADS, GENERATE_UNROLL, SPREAD_TILE, WARP};
+use accel_kernels::abi::{BLOCK_THREADS, GENERATE_UNROLL, SCAN_SLOT, SPREAD_TILE, WARP, scan_items};
 use std::collections::BTreeMap;
 
 /// The scratch buffers a skeleton needs besides its outputs.
@@ -203,6 +203,19 @@ impl Role {
     }
 }
 
+/// The elements each thread of a single-pass scan over elements of type `elem` holds
+/// (`accel_kernels::scan::scan_single_pass`, tiles of `BLOCK_THREADS` times as many), or `None`
+/// for elements too wide for its shared slots (more than `SCAN_SLOT / 8` scalars), whose rows
+/// are scanned a warp each. The device code and the executor both size tiles by it.
+pub fn single_pass_items(elem: &ElemType) -> Option<usize> {
+    (elem.leaves().len() * 8 <= SCAN_SLOT).then(|| scan_items(elem.size_bytes()))
+}
+
+/// Elements of a tile of a single-pass scan of `items` elements per thread.
+pub fn single_pass_tile(items: usize) -> usize {
+    BLOCK_THREADS as usize * items
+}
+
 /// The module-wide kernel: the exclusive prefix sums of `n + 1` `usize` counts into a separate
 /// offsets buffer (`[error slot, n + 1, parts, partials (length, column pointer), partial flags
 /// pointer, carries (length, column pointer), carry flags pointer, counts pointer, offsets
@@ -213,6 +226,8 @@ impl Role {
 /// unused), launched as [`Role::Scan`] is.
 pub mod offsets_scan {
     pub const SCAN: &str = "accel_offsets_scan";
+    /// Counts each thread holds in the single pass (the tile is `BLOCK_THREADS` times as many).
+    pub const ITEMS: usize = accel_kernels::abi::scan_items(size_of::<usize>());
 }
 
 /// The module-wide kernel of the segmented reductions that walk fixed ranges of values
@@ -953,6 +968,23 @@ pub(crate) mod tests {
 
     pub(crate) fn program(src: &str) -> Program {
         crate::frontend::lower(&syn::parse_str(src).expect("a function")).expect("a valid program")
+    }
+
+    #[test]
+    fn single_pass_tiles_follow_the_element_and_stop_at_wide_ones() {
+        let scalar = |s| ElemType::Scalar(s);
+        assert_eq!(single_pass_items(&scalar(ScalarType::F32)), Some(16));
+        assert_eq!(single_pass_items(&scalar(ScalarType::U8)), Some(16));
+        assert_eq!(single_pass_items(&ElemType::Tuple(vec![scalar(ScalarType::F64); 2])), Some(4));
+        assert_eq!(single_pass_tile(16), 4096);
+        // 32 scalars fit the block's shared slots, 33 do not: their rows take a warp each.
+        let tuple = |e: ElemType, n| ElemType::Tuple(vec![e; n]);
+        let thirty_two = tuple(tuple(tuple(scalar(ScalarType::U8), 4), 4), 2);
+        assert_eq!(single_pass_items(&thirty_two), Some(2));
+        assert_eq!(single_pass_items(&ElemType::Tuple(vec![thirty_two, scalar(ScalarType::U8)])), None);
+        let padded = tuple(ElemType::Tuple(vec![scalar(ScalarType::U8), scalar(ScalarType::F64)]), 6);
+        assert_eq!(single_pass_items(&padded), Some(1));
+        assert_eq!(offsets_scan::ITEMS, 8);
     }
 
     #[test]

@@ -26,12 +26,24 @@ pub const TILE: usize = WARP * ITEMS;
 /// Elements each thread of an elementwise kernel computes per step (`generate`): a block's step
 /// is a tile of `BLOCK_THREADS * GENERATE_UNROLL` consecutive elements.
 pub const GENERATE_UNROLL: usize = 4;
-/// Warp tiles a single-pass scan holds in registers at once: a window of its chunk.
-pub const SINGLE_PASS_TILES: usize = 4;
-/// Elements of a window of a single-pass scan.
-pub const SINGLE_PASS_WINDOW: usize = SINGLE_PASS_TILES * TILE;
-/// Longest chunk of a single-pass scan (8 windows).
-pub const SINGLE_PASS_CHUNK: usize = 8 * SINGLE_PASS_WINDOW;
+/// Elements each thread of a single-pass scan (`crate::scan::scan_single_pass`) holds in
+/// registers, for elements of `bytes` bytes (the sum of their scalars'): about 64 bytes' worth,
+/// from 1 to 16. A block's tile is `BLOCK_THREADS` times as many.
+pub const fn scan_items(bytes: usize) -> usize {
+    let items = 64 / if bytes == 0 { 1 } else { bytes };
+    if items < 1 {
+        1
+    } else if items > 16 {
+        16
+    } else {
+        items
+    }
+}
+/// The widest element (in bytes of its Rust layout) that a single-pass scan takes: a block's
+/// warps exchange their totals in shared slots of this size. An element of `k` scalars takes at
+/// most `8 * k` bytes, so the host gives the single pass elements of at most
+/// `SCAN_SLOT / 8` scalars.
+pub const SCAN_SLOT: usize = 256;
 /// Elements each thread of a one-block `filter` takes a step (`crate::expand::compact_in_block`).
 pub const COMPACT_ITEMS: usize = 4;
 /// The longest `filter` that runs in one block (`crate::expand::compact_in_block`, four steps):
@@ -247,6 +259,17 @@ mod tests {
         assert!(by_ranges(4096, 1 << 28, Some(1 << 24)));
         assert_eq!(ranges(0), 1);
         assert_eq!(ranges(RANGE + 1), 2);
+    }
+
+    #[test]
+    fn scan_tiles_hold_about_64_bytes_a_thread() {
+        assert_eq!(scan_items(4), 16);
+        assert_eq!(scan_items(8), 8);
+        assert_eq!(scan_items(12), 5);
+        assert_eq!(scan_items(32), 2);
+        // Narrow elements stop at 16 items, wide ones take one.
+        assert_eq!((scan_items(1), scan_items(0)), (16, 16));
+        assert_eq!((scan_items(65), scan_items(SCAN_SLOT)), (1, 1));
     }
 
     #[test]

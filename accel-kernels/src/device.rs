@@ -111,6 +111,19 @@ macro_rules! shared_buffer {
 }
 pub(crate) use shared_buffer;
 
+/// The generic address of shared-space address `addr`, for reads and writes of any type in a
+/// [`shared_buffer!`].
+#[inline(always)]
+pub fn shared_generic<T>(addr: u32) -> *mut T {
+    let p: u64;
+    // SAFETY: converts an address; reads and writes nothing.
+    unsafe {
+        asm!("cvta.shared.u64 {p}, {a};", p = out(reg64) p, a = in(reg64) addr as u64,
+            options(pure, nomem, nostack, preserves_flags));
+    }
+    p as *mut T
+}
+
 /// Block-wide barrier. Never call it under a condition that differs between the block's threads.
 #[inline(always)]
 pub fn sync_threads() {
@@ -259,6 +272,26 @@ pub unsafe fn load_relaxed32(p: *const u32) -> u32 {
             options(nostack, preserves_flags, readonly));
     }
     r
+}
+
+/// A strong (`.relaxed.gpu`) 64-bit store: other threads' strong loads see the whole word or
+/// none of it.
+///
+/// # Safety
+/// `p` is a valid, aligned pointer to global memory.
+#[inline(always)]
+pub unsafe fn store_relaxed64(p: *mut u64, v: u64) {
+    // SAFETY: the caller guarantees `p`.
+    unsafe {
+        asm!("st.relaxed.gpu.b64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v, options(nostack, preserves_flags));
+    }
+}
+
+/// Suspends the thread for about `ns` nanoseconds (a back-off while polling).
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    // SAFETY: a sleep; no memory access.
+    unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nomem, nostack, preserves_flags)) }
 }
 
 /// A strong (`.relaxed.gpu`) 64-bit load: sees other threads' atomic writes, never a stale cache.

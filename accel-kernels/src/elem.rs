@@ -37,6 +37,20 @@ pub trait DeviceElem: Copy {
     fn shfl_up(self, delta: u32) -> Self;
     /// The value of lane `lane`; all 32 lanes must call it.
     fn shfl_idx(self, lane: u32) -> Self;
+    /// Whether the element is one 32-bit word ([`DeviceElem::to_bits32`], [`DeviceElem::from_bits32`]):
+    /// the scalars of 32 bits and fewer. A single-pass scan packs such a value with its status
+    /// into one 64-bit word (`scan::Lookback`).
+    const BITS32: bool = false;
+    /// The element as its 32-bit word; meaningful only where [`DeviceElem::BITS32`].
+    #[inline(always)]
+    fn to_bits32(self) -> u32 {
+        0
+    }
+    /// The element of a 32-bit word; meaningful only where [`DeviceElem::BITS32`].
+    #[inline(always)]
+    fn from_bits32(_word: u32) -> Self {
+        Self::zero()
+    }
 }
 
 /// 32-bit and narrower scalars: `$raw` is the stored word (a `bool` is read as its byte, so that a
@@ -81,6 +95,17 @@ macro_rules! scalar32 {
             fn shfl_idx(self, lane: u32) -> $t {
                 let (from, to): (fn(u32) -> $t, fn($t) -> u32) = ($from, $to);
                 from(device::shfl_idx(to(self), lane))
+            }
+            const BITS32: bool = true;
+            #[inline(always)]
+            fn to_bits32(self) -> u32 {
+                let to: fn($t) -> u32 = $to;
+                to(self)
+            }
+            #[inline(always)]
+            fn from_bits32(word: u32) -> $t {
+                let from: fn(u32) -> $t = $from;
+                from(word)
             }
         }
     )*};

@@ -10,14 +10,32 @@
 //! last lane's inclusive value (shfl_idx). Traffic: every element is read twice (phases 1 and 3)
 //! and emitted once; with `parts == 1` phases 1 and 2 are unnecessary (the carry is the seed).
 //!
-//! Long rows of a regular array take one pass instead (`scan_single_pass`, decoupled look-back):
-//! every element is read once and emitted once.
+//! Long rows of a regular array take one pass instead (`scan_single_pass`, decoupled look-back
+//! between block tiles held in registers): every element is read once and emitted once.
 
-use crate::abi::{ITEMS, SINGLE_PASS_TILES, SINGLE_PASS_WINDOW, TILE, WARP};
+use crate::abi::{BLOCK_THREADS, ITEMS, SCAN_SLOT, TILE, WARP};
 use crate::device::{self, FULL_MASK};
 use crate::elem::DeviceElem;
 use crate::rows::{Rows, chunk};
 use crate::warp::{self, cat, fold_items, lane_items, lanes, lanes_with_items, load_items};
+
+/// `$body` for `$k` = 0, 1, .. below `$n` (a constant of at most 16), written out: a thread's
+/// items stay in registers only if every loop over them is unrolled, and LLVM leaves loops with
+/// large bodies rolled.
+macro_rules! per_item {
+    ($n:expr, |$k:ident| $body:block) => {
+        per_item!(@ $n, $k, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    };
+    (@ $n:expr, $k:ident, $body:block, $($i:literal)*) => {
+        const { assert!($n <= 16) };
+        $(
+            if $i < $n {
+                let $k: usize = $i;
+                $body
+            }
+        )*
+    };
+}
 
 /// Phase 2. One warp per row: carries into the parts, in scan order (part 0 first, or part
 /// parts-1 first when `reverse`): emit_carry(row, part, seed(row) ⊕ totals of the parts before
@@ -165,29 +183,50 @@ impl<T: DeviceElem> Tile<T> {
     }
 }
 
-/// The status of the chunks of `scan_single_pass`, by (row, scan-order position): each chunk's
-/// aggregate (its own total) and inclusive prefix (everything up to and including it), each a
-/// value column and a flag byte (0: not yet; `SOME`: the value is there; `NONE`: no value, an
-/// empty chunk with nothing before it). The flags start zeroed.
+/// The status of the tiles of `scan_single_pass`, by (row, scan-order position): each tile's
+/// aggregate (its own total) and inclusive prefix (everything up to and including it), and
+/// whether either is there yet. An empty tile with nothing before it publishes "no value".
+///
+/// Elements of one 32-bit word ([`DeviceElem::BITS32`]) keep status and value in one 64-bit
+/// word per tile (the status in the high half: [`AGGREGATE`] or [`INCLUSIVE`], plus [`EMPTY`]),
+/// written and read whole, so that a poll is one load and no fence orders value and status.
+/// Other elements keep a value column and a flag byte for each of the two (0: not yet; `SOME`;
+/// `NONE`), the value published before its flag across a fence. The words and flags start zeroed.
 #[derive(Clone, Copy)]
 pub struct Lookback<T: DeviceElem> {
+    /// One packed word per tile (in the partial flags, which the host sizes at 8 bytes a tile).
+    words: *mut u64,
     aggregates: T::Ptr,
     aggregate_flags: *mut u8,
     inclusive: T::Ptr,
     inclusive_flags: *mut u8,
-    /// The next chunk to claim (a zeroed u32): chunks are claimed in order by running warps, so
-    /// every chunk a warp waits for belongs to a warp that is running or done.
+    /// The next tile to claim (a zeroed u32): tiles are claimed in order by running blocks, so
+    /// every tile a block waits for belongs to a block that is running or done.
     ticket: *mut u32,
 }
 
 const SOME: u8 = 1;
 const NONE: u8 = 2;
+/// Packed status: the tile's aggregate is published.
+const AGGREGATE: u64 = 1 << 32;
+/// Packed status: the tile's inclusive prefix is published.
+const INCLUSIVE: u64 = 2 << 32;
+/// Packed status: the published value is absent (an empty tile with nothing before it).
+const EMPTY: u64 = 4 << 32;
+
+/// What the look-back knows of one tile.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    NotYet,
+    Aggregate,
+    Inclusive,
+}
 
 impl<T: DeviceElem> Lookback<T> {
-    /// The status of `entries` chunks in a scan's scratch (`accel_core::kernel::Scratch::Scan`):
-    /// the partials and their flags hold the aggregates, the carries and theirs the inclusive
-    /// prefixes, and the ticket is the `u32` after the carry flags rounded up to 8 bytes, where
-    /// the executor allocates it (all zeroed).
+    /// The status of `entries` tiles in a scan's scratch (`accel_core::kernel::Scratch::Scan`):
+    /// the packed words in the partial flags, or the partials and their flags holding the
+    /// aggregates and the carries and theirs the inclusive prefixes; the ticket is the `u32`
+    /// after the carry flags rounded up to 8 bytes, where the executor allocates it (all zeroed).
     #[inline(always)]
     pub fn in_scratch(
         partials: T::Ptr,
@@ -197,6 +236,7 @@ impl<T: DeviceElem> Lookback<T> {
         entries: usize,
     ) -> Lookback<T> {
         Lookback {
+            words: partial_flags.cast(),
             aggregates: partials,
             aggregate_flags: partial_flags.cast(),
             inclusive: carries,
@@ -205,20 +245,37 @@ impl<T: DeviceElem> Lookback<T> {
         }
     }
 
-    /// Publishes `v` at `j` of a column: the value, a fence, then the flag.
+    /// Publishes tile `j`'s aggregate (`inclusive == false`) or inclusive prefix.
+    ///
+    /// # Safety
+    /// Entry `j` exists.
     #[inline(always)]
-    unsafe fn publish(values: T::Ptr, flags: *mut u8, j: usize, v: Option<T>) {
+    unsafe fn publish(&self, j: usize, inclusive: bool, v: Option<T>) {
         // SAFETY: the caller guarantees entry `j`.
         unsafe {
-            if let Some(v) = v {
-                T::store(values, j, v);
+            if T::BITS32 {
+                let status = if inclusive { INCLUSIVE } else { AGGREGATE };
+                let word = match v {
+                    Some(v) => status | v.to_bits32() as u64,
+                    None => status | EMPTY,
+                };
+                device::store_relaxed64(self.words.add(j), word);
+            } else {
+                let (values, flags) = if inclusive {
+                    (self.inclusive, self.inclusive_flags)
+                } else {
+                    (self.aggregates, self.aggregate_flags)
+                };
+                if let Some(v) = v {
+                    T::store(values, j, v);
+                }
+                device::thread_fence();
+                flags.add(j).write_volatile(if v.is_some() { SOME } else { NONE });
             }
-            device::thread_fence();
-            flags.add(j).write_volatile(if v.is_some() { SOME } else { NONE });
         }
     }
 
-    /// Entry `j` of a column once published (`None` while not).
+    /// Entry `j` of a flagged column once published (`None` while not).
     #[inline(always)]
     unsafe fn poll(values: T::Ptr, flags: *mut u8, j: usize) -> Option<Option<T>> {
         // SAFETY: the caller guarantees entry `j`; the value is read after the flag and a fence,
@@ -234,153 +291,220 @@ impl<T: DeviceElem> Lookback<T> {
         }
     }
 
-    /// Entry `p` as the look-back sees it: its inclusive prefix if published (state 2), else its
-    /// aggregate if published (state 1), else nothing yet (state 0); with the value.
+    /// Tile `p` as the look-back sees it: its inclusive prefix if published, else its aggregate
+    /// if published, else nothing yet; with the value.
     #[inline(always)]
-    unsafe fn state(&self, p: usize) -> (u32, Option<T>) {
+    unsafe fn state(&self, p: usize) -> (State, Option<T>) {
         // SAFETY: the caller guarantees entry `p`.
         unsafe {
-            if let Some(v) = Self::poll(self.inclusive, self.inclusive_flags, p) {
-                (2, v)
+            if T::BITS32 {
+                let word = device::load_relaxed64(self.words.add(p));
+                let value = (word & EMPTY == 0).then(|| T::from_bits32(word as u32));
+                if word & INCLUSIVE != 0 {
+                    (State::Inclusive, value)
+                } else if word & AGGREGATE != 0 {
+                    (State::Aggregate, value)
+                } else {
+                    (State::NotYet, None)
+                }
+            } else if let Some(v) = Self::poll(self.inclusive, self.inclusive_flags, p) {
+                (State::Inclusive, v)
             } else if let Some(v) = Self::poll(self.aggregates, self.aggregate_flags, p) {
-                (1, v)
+                (State::Aggregate, v)
             } else {
-                (0, None)
+                (State::NotYet, None)
             }
         }
     }
 
-    /// Everything before chunk `j` of a row whose first chunk is `first < j`, in every lane:
-    /// the warp reads the states of the 32 chunks before a window end at once (lane `l` the
-    /// chunk `end - 32 + l`). If the nearest chunk with its inclusive prefix published has every
-    /// later chunk's aggregate published too, their combination is the answer; if all 32 have
-    /// aggregates and none an inclusive prefix, their combination is kept and the window moves
-    /// 32 chunks back; otherwise the warp reads the states again. The first chunk of a row
-    /// always publishes its inclusive prefix, so the walk never leaves the row.
+    /// Everything before tile `j` of a row whose first tile is `first < j`, in every lane: the
+    /// warp reads the states of the `LOOK_BACK` tiles before a window end at once (lane `l` the
+    /// [`LOOK_BACK_PER_LANE`] tiles from `end - LOOK_BACK + l * LOOK_BACK_PER_LANE`). If the
+    /// nearest tile with its inclusive prefix published has every later tile's aggregate
+    /// published too, their combination is the answer; if all have aggregates and none an
+    /// inclusive prefix, their combination is kept and the window moves back; otherwise the warp
+    /// waits a little and reads the states again. The first tile of a row always publishes its
+    /// inclusive prefix, so the walk never leaves the row. The window's width sets how fast the
+    /// published inclusive prefixes advance: up to `LOOK_BACK` tiles per round trip to L2.
     ///
-    /// All 32 lanes must call it.
+    /// All 32 lanes of one warp must call it.
     #[inline(always)]
     unsafe fn look_back(&self, first: usize, j: usize, combine: &impl Fn(T, T) -> T) -> Option<T> {
+        const K: usize = LOOK_BACK_PER_LANE;
         let lane = device::lane();
-        let mut after: Option<T> = None; // the chunks from the window's end to j, same in all lanes
+        let mut after: Option<T> = None; // the tiles from the window's end to j, same in all lanes
         let mut end = j;
+        let mut wait = LOOK_BACK_WAIT;
         loop {
-            let p = (end + lane as usize).wrapping_sub(WARP);
-            // Chunks before the row's first count as "nothing yet": the first chunk's inclusive
+            let lowest = (end + lane as usize * K).wrapping_sub(LOOK_BACK);
+            // Tiles before the row's first count as "nothing yet": the first tile's inclusive
             // prefix always ends the walk before them.
-            // SAFETY: entries of the row before `j` exist (the caller's contract).
-            let (state, value) =
-                if end + (lane as usize) >= first + WARP { unsafe { self.state(p) } } else { (0, None) };
-            let inclusive = device::ballot(state == 2);
-            let ready = device::ballot(state >= 1);
+            let mut states = [(State::NotYet, None); K];
+            per_item!(K, |e| {
+                if end + lane as usize * K + e >= first + LOOK_BACK {
+                    // SAFETY: entries of the row before `j` exist (the caller's contract).
+                    states[e] = unsafe { self.state(lowest + e) };
+                }
+            });
+            // This lane's part of the answer: from its nearest inclusive prefix, if any, on.
+            let (mut mine, mut mine_ready, mut found) = (None, true, false);
+            per_item!(K, |e| {
+                let (state, value) = states[e];
+                match state {
+                    State::Inclusive => (mine, mine_ready, found) = (value, true, true),
+                    State::Aggregate => mine = cat(mine, value, combine),
+                    State::NotYet => mine_ready = false,
+                }
+            });
+            let inclusive = device::ballot(found);
+            let ready = device::ballot(mine_ready);
             let needed = if inclusive != 0 { lanes(31 - inclusive.leading_zeros(), 32) } else { FULL_MASK };
             if ready & needed != needed {
+                device::nanosleep(wait);
+                wait = (wait * 2).min(LOOK_BACK_WAIT_MAX);
                 continue;
             }
-            let has = needed & device::ballot(value.is_some());
-            let total = warp::reduce(value.unwrap_or(T::zero()), has, combine).shfl_idx(0);
+            let has = needed & device::ballot(mine.is_some());
+            let total = warp::reduce(mine.unwrap_or(T::zero()), has, combine).shfl_idx(0);
             after = cat((has != 0).then_some(total), after, combine);
             if inclusive != 0 {
                 return after;
             }
-            end -= WARP;
+            end -= LOOK_BACK;
         }
     }
 }
 
-/// What a warp holds of one window of a chunk (up to SINGLE_PASS_TILES tiles, ITEMS items per
-/// lane per tile): the items, how many this lane has per tile, what its items follow within
-/// each tile, and each tile's total.
-struct Window<T> {
-    items: [[T; ITEMS]; SINGLE_PASS_TILES],
-    counts: [usize; SINGLE_PASS_TILES],
-    before: [Option<T>; SINGLE_PASS_TILES],
-    totals: [Option<T>; SINGLE_PASS_TILES],
+/// Tiles each lane of the look-back polls per round. Wider windows (4 and 8 a lane) were slower
+/// on an H200 (docs/benchmarks.md): the chain of published prefixes was not what held the scan
+/// back, and the wider poll costs registers.
+const LOOK_BACK_PER_LANE: usize = 1;
+/// Tiles the look-back polls per round.
+const LOOK_BACK: usize = WARP * LOOK_BACK_PER_LANE;
+/// The look-back's first pause when a tile it needs is not ready (ns), doubling up to
+/// [`LOOK_BACK_WAIT_MAX`]; a short cap, since the tile it waits for is already running.
+const LOOK_BACK_WAIT: u32 = 32;
+const LOOK_BACK_WAIT_MAX: u32 = 256;
+
+/// What the warps of a block of `scan_single_pass` share: the claimed tile, each warp's total
+/// and the tile's exclusive prefix, each value with a flag (0: absent), in one shared buffer.
+struct BlockShared<T> {
+    base: u32,
+    _elem: core::marker::PhantomData<T>,
 }
 
-impl<T: DeviceElem> Window<T> {
-    /// Loads positions `0..len.min(SINGLE_PASS_WINDOW)` with `get` (all loads issued at once)
-    /// and scans each tile with shuffles.
+/// Warps of a block.
+const WARPS: usize = BLOCK_THREADS as usize / WARP;
+/// Where the values of [`BlockShared`] start: after the ticket, the prefix's flag and one flag
+/// per warp (32-bit words), rounded up to the buffer's alignment.
+const SHARED_VALUES: usize = ((2 + WARPS) * 4).next_multiple_of(16);
+
+impl<T: DeviceElem> BlockShared<T> {
     #[inline(always)]
-    fn load(len: usize, get: impl Fn(usize) -> T, combine: &impl Fn(T, T) -> T) -> Window<T> {
-        let lane = device::lane();
-        let counts: [usize; SINGLE_PASS_TILES] =
-            core::array::from_fn(|u| lane_items(lane, len.saturating_sub(u * TILE)));
-        let items: [[T; ITEMS]; SINGLE_PASS_TILES] = core::array::from_fn(|u| {
-            let first = u * TILE + lane as usize * ITEMS;
-            load_items(counts[u], |k| get(first + k))
-        });
-        let mut before = [None; SINGLE_PASS_TILES];
-        let mut totals = [None; SINGLE_PASS_TILES];
-        for u in 0..SINGLE_PASS_TILES {
-            if u * TILE >= len {
-                break;
-            }
-            let has = lanes_with_items(len - u * TILE);
-            let incl = warp::scan_inclusive(fold_items(&items[u], counts[u], combine), has, combine);
-            let prev = incl.shfl_up(1);
-            before[u] = (lane > 0 && has & lanes(0, lane) != 0).then_some(prev);
-            // Lanes with items are a prefix of the warp, so the last one holds the tile's total.
-            totals[u] = Some(incl.shfl_idx(31 - has.leading_zeros()));
-        }
-        Window { items, counts, before, totals }
+    fn get() -> BlockShared<T> {
+        const { assert!(core::mem::size_of::<T>() <= SCAN_SLOT && core::mem::align_of::<T>() <= 16) };
+        let base = device::shared_buffer!("accel_scan_block", 16, SHARED_VALUES + (WARPS + 1) * SCAN_SLOT);
+        BlockShared { base, _elem: core::marker::PhantomData }
     }
 
-    /// The window's total.
     #[inline(always)]
-    fn total(&self, combine: &impl Fn(T, T) -> T) -> Option<T> {
-        self.totals.iter().fold(None, |acc, &t| cat(acc, t, combine))
+    fn word(&self, k: usize) -> *mut u32 {
+        device::shared_generic(self.base + 4 * k as u32)
     }
 
-    /// Emits the window's positions `q` (through `emit_at(q, exclusive, inclusive)`) after
-    /// `running`, everything before the window; returns running ⊕ the window.
+    /// Value slot `k`: warp `k`'s total for `k < WARPS`, the tile's prefix for `k == WARPS`.
     #[inline(always)]
-    fn emit(
-        &self,
-        mut running: Option<T>,
-        combine: &impl Fn(T, T) -> T,
-        emit_at: impl Fn(usize, Option<T>, T),
-    ) -> Option<T> {
-        let lane = device::lane() as usize;
-        for u in 0..SINGLE_PASS_TILES {
-            let first = u * TILE + lane * ITEMS;
-            let mut prefix = cat(running, self.before[u], combine);
-            for (k, &x) in self.items[u].iter().enumerate() {
-                if k < self.counts[u] {
-                    let inclusive = match prefix {
-                        Some(p) => combine(p, x),
-                        None => x,
-                    };
-                    emit_at(first + k, prefix, inclusive);
-                    prefix = Some(inclusive);
-                }
+    fn value(&self, k: usize) -> *mut T {
+        device::shared_generic::<T>(self.base + SHARED_VALUES as u32).wrapping_add(k)
+    }
+
+    #[inline(always)]
+    fn set(&self, k: usize, v: Option<T>) {
+        // SAFETY: slot `k` and its flag (word `k + 1`) lie in the buffer (`k <= WARPS`).
+        unsafe {
+            if let Some(v) = v {
+                self.value(k).write(v);
             }
-            running = cat(running, self.totals[u], combine);
+            self.word(k + 1).write(v.is_some() as u32);
         }
-        running
+    }
+
+    #[inline(always)]
+    fn read(&self, k: usize) -> Option<T> {
+        // SAFETY: as `set`; written before the barrier that precedes this read.
+        unsafe { (self.word(k + 1).read() != 0).then(|| self.value(k).read()) }
+    }
+}
+
+/// Bytes of one thread's items that the block's exchange buffer ([`Exchange`]) holds: a tile
+/// whose items take more is loaded and emitted in the blocked arrangement directly.
+const EXCHANGE_BYTES: usize = 64;
+
+/// One warp's part of the block's exchange buffer, where a warp turns its `WARP * PER_THREAD`
+/// positions between the striped arrangement (lane `l` takes positions `l, l + 32, ...`: each
+/// load and store of the warp covers consecutive addresses) and the blocked one (lane `l` takes
+/// `l * PER_THREAD ..`: a lane scans consecutive items). One pad element follows every 32, so that
+/// the blocked reads `l * PER_THREAD + k` of a step fall in different banks.
+struct Exchange<T, const PER_THREAD: usize> {
+    base: *mut T,
+}
+
+impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
+    /// Whether a thread's items fit the buffer.
+    const FITS: bool = PER_THREAD * core::mem::size_of::<T>() <= EXCHANGE_BYTES;
+    /// Elements of a warp's part, pads included.
+    const PART: usize = WARP * PER_THREAD + PER_THREAD;
+
+    /// This warp's part; none where the items do not fit ([`Self::FITS`]), so that such a
+    /// kernel declares no buffer.
+    #[inline(always)]
+    fn of_warp(warp: usize) -> Self {
+        if !Self::FITS {
+            return Exchange { base: core::ptr::null_mut() };
+        }
+        let buffer = device::shared_buffer!("accel_scan_exchange", 16, WARPS * (WARP + 1) * EXCHANGE_BYTES);
+        Exchange { base: device::shared_generic::<T>(buffer).wrapping_add(warp * Self::PART) }
+    }
+
+    /// # Safety
+    /// `i < WARP * PER_THREAD`.
+    #[inline(always)]
+    unsafe fn put(&self, i: usize, v: T) {
+        // SAFETY: the padded position of `i` lies in this warp's part.
+        unsafe { self.base.add(i + i / WARP).write(v) }
+    }
+
+    /// # Safety
+    /// `i < WARP * PER_THREAD`, written by a lane of this warp before a warp barrier.
+    #[inline(always)]
+    unsafe fn get(&self, i: usize) -> T {
+        // SAFETY: as `put`.
+        unsafe { self.base.add(i + i / WARP).read() }
     }
 }
 
 /// A single-pass scan of long rows (decoupled look-back, after Merrill and Garland): each row is
-/// cut into `parts` chunks of at most [`SINGLE_PASS_CHUNK`](crate::abi::SINGLE_PASS_CHUNK) elements (`chunk`), which warps claim
-/// in scan order through `status.ticket`. A warp reads its chunk window by window (512 elements
-/// in registers: ITEMS per lane per tile, all loads of a window issued at once, each tile scanned
-/// with shuffles) for the chunk's aggregate, publishes it, finds what precedes the chunk by
-/// looking back at its predecessors' published values (the row's seed for the first chunk),
-/// publishes its inclusive prefix, then reads the chunk again (from L2, mostly; a one-window
-/// chunk is kept in registers) and emits it: `emit(row, index, exclusive, inclusive)` as in
-/// [`scan_chunks`], and `row_start(row)` once per row. Traffic: every element is read once from
-/// memory and emitted once, plus two values and two flags per chunk. Chunks of several windows
-/// keep the look-back chain short: it advances by at most 32 chunks per round trip.
+/// cut into `parts` tiles of at most `BLOCK_THREADS * PER_THREAD` elements (`chunk`), which blocks
+/// claim in scan order through `status.ticket`. Thread `t` of a block holds the tile's positions
+/// `t * PER_THREAD ..` in registers: its warp loads them striped (each load of the warp coalesced,
+/// all of a lane's issued at once) and hands them over through shared memory ([`Exchange`]),
+/// and the scanned values go back the same way to be emitted striped; the block scans
+/// the threads' totals (shuffles within a warp, the warps' totals through shared memory) for
+/// the tile's aggregate, which thread 0 publishes; warp 0 looks back at the predecessors'
+/// published values for what precedes the tile (the row's seed for the first tile) and
+/// publishes the tile's inclusive prefix; then every thread emits its items:
+/// `emit(row, index, exclusive, inclusive)` as in [`scan_chunks`], and `row_start(row)` once per
+/// row. Traffic: every element is read once and emitted once, plus one status word per tile (two
+/// values and two flags for elements wider than 32 bits). Three barriers per tile.
 ///
 /// # Safety
-/// Called from every thread of a 1-D launch whose blocks are whole warps; `load(i)` must be safe
-/// for every index of every row; `status` holds `rows.count() * parts` entries per column, with
-/// zeroed flags and ticket; every chunk is at most SINGLE_PASS_CHUNK long; `seed(row)` gives
-/// every lane the same value.
+/// Called from every thread of a 1-D launch of `BLOCK_THREADS`-thread blocks; `load(i)` must be
+/// safe for every index of every row; `status` holds `rows.count() * parts` entries, with zeroed
+/// words, flags and ticket; every chunk is at most `BLOCK_THREADS * PER_THREAD` long; `seed(row)`
+/// gives every thread the same value; the element fits a slot ([`SCAN_SLOT`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn scan_single_pass<T: DeviceElem>(
+pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
     rows: impl Rows,
     parts: usize,
     reverse: bool,
@@ -391,58 +515,155 @@ pub unsafe fn scan_single_pass<T: DeviceElem>(
     emit: impl Fn(usize, usize, Option<T>, T),
     row_start: impl Fn(usize),
 ) {
-    let lane = device::lane();
-    let chunks = rows.count() * parts;
+    let shared = BlockShared::<T>::get();
+    let (t, lane, warp) = (device::thread_idx(), device::lane(), device::warp_in_block());
+    let tiles = rows.count() * parts;
     loop {
-        // SAFETY: the ticket is a zeroed word of global memory (the caller's contract).
-        let claimed = if lane == 0 { unsafe { device::fetch_add32(status.ticket, 1) } } else { 0 };
-        let j = device::shfl_idx(claimed, 0) as usize;
-        if j >= chunks {
+        if t == 0 {
+            // SAFETY: the ticket is a zeroed word of global memory (the caller's contract); word 0
+            // of the buffer is the block's.
+            unsafe { shared.word(0).write(device::fetch_add32(status.ticket, 1)) };
+        }
+        device::sync_threads();
+        // SAFETY: written by thread 0 before the barrier. Thread 0 writes it again only after the
+        // warps' barrier below, which every thread reaches after this read.
+        let j = unsafe { shared.word(0).read() } as usize;
+        if j >= tiles {
             return;
         }
-        // Chunk `pos` of the row in scan order: the last part first for right scans.
+        // Tile `pos` of the row in scan order: the last part first for right scans.
         let (row, pos) = (j / parts, j % parts);
         let part = if reverse { parts - 1 - pos } else { pos };
         let (start, end) = rows.bounds(row);
         let (lo, hi) = chunk(start, end, part, parts);
-        let len = hi - lo;
         let at = |q: usize| if reverse { hi - 1 - q } else { lo + q };
-        let window = |base: usize| Window::load(len - base, |q| load(at(base + q)), &combine);
+        // This warp's positions of the tile, and this thread's.
+        let warp_first = warp * WARP * PER_THREAD;
+        let warp_count = (hi - lo).saturating_sub(warp_first).min(WARP * PER_THREAD);
+        let first = t * PER_THREAD;
+        let count = (hi - lo).saturating_sub(first).min(PER_THREAD);
+        let exchange = Exchange::<T, PER_THREAD>::of_warp(warp);
+        let striped = |k: usize| k * WARP + lane as usize;
+        let mut items = [T::zero(); PER_THREAD];
+        if Exchange::<T, PER_THREAD>::FITS {
+            let mut loaded = [T::zero(); PER_THREAD];
+            per_item!(PER_THREAD, |k| {
+                if striped(k) < warp_count {
+                    loaded[k] = load(at(warp_first + striped(k)));
+                }
+            });
+            per_item!(PER_THREAD, |k| {
+                if striped(k) < warp_count {
+                    // SAFETY: a position of the warp.
+                    unsafe { exchange.put(striped(k), loaded[k]) };
+                }
+            });
+            device::sync_warp();
+            per_item!(PER_THREAD, |k| {
+                if k < count {
+                    // SAFETY: this lane's position, below `warp_count`, put before the barrier.
+                    items[k] = unsafe { exchange.get(lane as usize * PER_THREAD + k) };
+                }
+            });
+        } else {
+            per_item!(PER_THREAD, |k| {
+                if k < count {
+                    items[k] = load(at(first + k));
+                }
+            });
+        }
 
-        let first = window(0);
-        let mut aggregate = first.total(&combine);
-        let mut base = SINGLE_PASS_WINDOW;
-        while base < len {
-            aggregate = cat(aggregate, window(base).total(&combine), &combine);
-            base += SINGLE_PASS_WINDOW;
+        // This thread's total, then its warp's scan of the totals: the threads with items are a
+        // prefix of the block, so of each warp.
+        let mut mine = items[0];
+        per_item!(PER_THREAD, |k| {
+            if k > 0 && k < count {
+                mine = combine(mine, items[k]);
+            }
+        });
+        let has = device::ballot(count > 0);
+        let incl = warp::scan_inclusive(mine, has, &combine);
+        let lane_before = incl.shfl_up(1);
+        let lane_before = (lane > 0 && has & lanes(0, lane) != 0).then_some(lane_before);
+        let warp_total = incl.shfl_idx(31u32.saturating_sub(has.leading_zeros()));
+        if lane == 0 {
+            shared.set(warp, (has != 0).then_some(warp_total));
+        }
+        device::sync_threads();
+        let mut warp_before = None;
+        let mut aggregate = None;
+        for w in 0..WARPS {
+            if w == warp {
+                warp_before = aggregate;
+            }
+            aggregate = cat(aggregate, shared.read(w), &combine);
         }
 
         // SAFETY: entry `j` and the row's earlier ones exist (the caller's contract).
         let exclusive = unsafe {
             if pos == 0 {
                 let s = seed(row);
-                if lane == 0 {
-                    Lookback::publish(status.inclusive, status.inclusive_flags, j, cat(s, aggregate, &combine));
+                if t == 0 {
+                    status.publish(j, true, cat(s, aggregate, &combine));
                     row_start(row);
                 }
                 s
             } else {
-                if lane == 0 {
-                    Lookback::publish(status.aggregates, status.aggregate_flags, j, aggregate);
+                if t == 0 {
+                    status.publish(j, false, aggregate);
                 }
-                let prefix = status.look_back(j - pos, j, &combine);
-                if lane == 0 {
-                    Lookback::publish(status.inclusive, status.inclusive_flags, j, cat(prefix, aggregate, &combine));
+                if warp == 0 {
+                    let prefix = status.look_back(j - pos, j, &combine);
+                    if lane == 0 {
+                        status.publish(j, true, cat(prefix, aggregate, &combine));
+                        shared.set(WARPS, prefix);
+                    }
                 }
-                prefix
+                // `pos` is the same in the whole block: every thread reaches this barrier.
+                device::sync_threads();
+                shared.read(WARPS)
             }
         };
 
-        let mut running = first.emit(exclusive, &combine, |q, excl, incl| emit(row, at(q), excl, incl));
-        let mut base = SINGLE_PASS_WINDOW;
-        while base < len {
-            running = window(base).emit(running, &combine, |q, excl, incl| emit(row, at(base + q), excl, incl));
-            base += SINGLE_PASS_WINDOW;
+        let warp_start = cat(exclusive, warp_before, &combine);
+        let mut prefix = cat(warp_start, lane_before, &combine);
+        if Exchange::<T, PER_THREAD>::FITS {
+            // The inclusive values go back through the buffer, to be emitted striped: every lane
+            // has read its items before any writes.
+            device::sync_warp();
+            per_item!(PER_THREAD, |k| {
+                if k < count {
+                    let inclusive = match prefix {
+                        Some(p) => combine(p, items[k]),
+                        None => items[k],
+                    };
+                    // SAFETY: this lane's position `first + k - warp_first < warp_count`.
+                    unsafe { exchange.put(lane as usize * PER_THREAD + k, inclusive) };
+                    prefix = Some(inclusive);
+                }
+            });
+            device::sync_warp();
+            per_item!(PER_THREAD, |k| {
+                let q = striped(k);
+                if q < warp_count {
+                    // SAFETY: positions `q` and `q - 1` of the warp, put before the barrier; the
+                    // buffer is written again only after the next tile's first block barrier.
+                    let (inclusive, exclusive) =
+                        unsafe { (exchange.get(q), if q == 0 { warp_start } else { Some(exchange.get(q - 1)) }) };
+                    emit(row, at(warp_first + q), exclusive, inclusive);
+                }
+            });
+        } else {
+            per_item!(PER_THREAD, |k| {
+                if k < count {
+                    let inclusive = match prefix {
+                        Some(p) => combine(p, items[k]),
+                        None => items[k],
+                    };
+                    emit(row, at(first + k), prefix, inclusive);
+                    prefix = Some(inclusive);
+                }
+            });
         }
     }
 }

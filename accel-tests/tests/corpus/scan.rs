@@ -61,6 +61,18 @@ fn scanl1_nested(xs: Vector<((i32, f32), u64)>) -> Vector<((i32, f32), u64)> {
     xs.scanl1(|a, b| ((a.0.0 + b.0.0, a.0.1.max(b.0.1)), a.1 ^ b.1))
 }
 
+/// Elements whose Rust layout is padded: a thread's items of the single pass overflow the block's
+/// exchange buffer, so its warps load and emit them in the blocked arrangement instead.
+#[accel]
+fn scanl1_padded(xs: Vector<(u8, f64)>) -> Vector<(u8, f64)> {
+    xs.scanl1(|a, b| (a.0 ^ b.0, b.1))
+}
+
+#[accel]
+fn scanr1_padded(xs: Vector<(i8, f64, u16)>) -> Vector<(i8, f64, u16)> {
+    xs.scanr1(|a, b| (a.0, a.1.max(b.1), a.2 + b.2))
+}
+
 #[accel]
 fn scanl1_rows_f32(m: Matrix<f32>) -> Matrix<f32> {
     m.scanl1(|a, b| a + b)
@@ -229,6 +241,18 @@ fn scanl1_tuples(on: &Target) -> Check {
         let xs: Vector<(f32, i32)> = rng.vec::<f32>(n).into_iter().zip(rng.vec::<i32>(n)).collect();
         let (g, r) = both!(on, scanl1_first_last(&xs));
         same("scanl1 of (first, last)", &g, &r)
+    })
+}
+
+fn scans_of_padded_tuples(on: &Target) -> Check {
+    on.each_size("scan::scanl1::padded_tuples", Tier::Medium, |n, rng| {
+        let xs: Vector<(u8, f64)> = rng.vec::<u8>(n).into_iter().zip(rng.vec::<f64>(n)).collect();
+        let (g, r) = both!(on, scanl1_padded(&xs));
+        same("scanl1 of (u8, f64)", &g, &r)?;
+        let (a, b, c) = (rng.vec::<i8>(n), rng.vec::<f64>(n), rng.vec::<u16>(n));
+        let xs: Vector<(i8, f64, u16)> = (0..n).map(|i| (a[i], b[i], c[i])).collect();
+        let (g, r) = both!(on, scanr1_padded(&xs));
+        same("scanr1 of (i8, f64, u16)", &g, &r)
     })
 }
 
@@ -403,6 +427,7 @@ fn sweeps() -> Vec<Test> {
         case("scan::scanl1::mat2_i64", scanl1_matrices),
         case("scan::scanl1::tuple_f32_i32", scanl1_tuples),
         case("scan::scanl1::nested_tuple", scanl1_nested_tuples),
+        case("scan::scanl1::padded_tuples", scans_of_padded_tuples),
         case("scan::scanl1::rows", scanl1_rows),
         case("scan::scanr::u64_and_affine", scanr_ints),
         case("scan::scanr::f64", scanr_floats),

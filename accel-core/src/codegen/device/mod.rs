@@ -186,7 +186,7 @@ fn bodies(
         }
         Form::Scan { a, segmented, dir, kind, seeded, f } => {
             let rows = if segmented { reduce::segmented_rows(a) } else { scan::innermost_rows(a) };
-            scan::kernels(cg, kind, dir == Direction::Right, seeded, f, rows, outs, results, !segmented)
+            scan::kernels(cg, kind, dir == Direction::Right, seeded, f, rows, outs, results, segmented)
         }
         Form::Permute { defaults, f, combine, a } => permute::kernels(cg, defaults, f, combine, a, out),
         Form::ExpandPermute { .. } => permute::expand_permute(cg, op, out),

@@ -28,9 +28,11 @@ pub(super) fn kernels(
     rows: TokenStream,
     outs: &[Ident],
     results: &Results,
-    single_pass: bool,
+    segmented: bool,
 ) -> syn::Result<Vec<(Role, TokenStream)>> {
     let fl = cg.lambda(f)?;
+    // Rows of a regular array: one pass over block tiles of `items` elements a thread.
+    let single_pass = if segmented { None } else { f.result_type().as_elem().and_then(kernel::single_pass_items) };
     // Scan order is descending for right scans: the earlier operand in scan order is the later
     // element, so the combining function takes its operands the other way round.
     let g = if reverse { quote!(|__x, __y| __f(__y, __x)) } else { quote!(__f) };
@@ -108,14 +110,14 @@ pub(super) fn kernels(
         scan::scan_chunks(__rows, __parts, #reverse, #carry, |__i| __a0.get_linear(__i), __g, |__r, __i, __excl, __incl| { #emit })
     };
     // Rows of a regular array: one pass with decoupled look-back when they have several parts
-    // (the executor zeroes the flags and sizes the chunks), else from the carries (the seeds);
+    // (the executor zeroes the flags and sizes the tiles), else from the carries (the seeds);
     // segmented rows keep the three phases.
-    let scan = if single_pass {
+    let scan = if let Some(items) = single_pass {
         quote! {
             #setup
             if __parts > 1 {
                 let __status = scan::Lookback::in_scratch(__p.ptr, __pf, __c.ptr, __cf, __rows.count() * __parts);
-                scan::scan_single_pass(
+                scan::scan_single_pass::<_, #items>(
                     __rows,
                     __parts,
                     #reverse,
@@ -136,10 +138,10 @@ pub(super) fn kernels(
             #chunks_scan
         }
     };
-    Ok(if single_pass {
-        vec![(Role::Carries, carries), (Role::Scan, scan)]
-    } else {
+    Ok(if segmented {
         vec![(Role::Chunks, chunks), (Role::Carries, carries), (Role::Scan, scan)]
+    } else {
+        vec![(Role::Carries, carries), (Role::Scan, scan)]
     })
 }
 
@@ -148,6 +150,7 @@ pub(super) fn kernels(
 /// a small `filter` or `expand` cost one launch.
 pub(super) fn offsets_scan() -> TokenStream {
     let scan = format_ident!("{}", kernel::offsets_scan::SCAN);
+    let items = kernel::offsets_scan::ITEMS;
     quote! {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn #scan(
@@ -175,7 +178,7 @@ pub(super) fn offsets_scan() -> TokenStream {
                 if __parts > 1 {
                     let (__partials, __carries) = (w4 as *mut usize, w7 as *mut usize);
                     let __status = scan::Lookback::in_scratch(__partials, w5 as *mut bool, __carries, w8 as *mut bool, __parts);
-                    scan::scan_single_pass(__rows, __parts, false, __status, |_| Some(0usize), __load, __add, __emit, |_| {})
+                    scan::scan_single_pass::<_, #items>(__rows, __parts, false, __status, |_| Some(0usize), __load, __add, __emit, |_| {})
                 } else {
                     scan::scan_chunks(__rows, 1, false, |_, _| None, __load, __add, __emit)
                 }

@@ -452,20 +452,22 @@ impl<'a> Exec<'a> {
         let mut keep = Vec::new();
         // Partials are only read when rows have several chunks.
         let partials = if split.parts > 1 { pairs } else { 0 };
-        let mut vector = |count: usize, extra: usize, w: &mut Vec<u64>| -> Result<()> {
+        let mut vector = |count: usize, flag_bytes: usize, w: &mut Vec<u64>| -> Result<()> {
             let a = self.alloc_array(elem, vec![count])?;
             array_words(&a, w);
-            let bytes = count.next_multiple_of(8) + extra;
-            let flags = if flags == Flags::Zeroed { self.gpu.alloc_zeroed(bytes)? } else { self.gpu.alloc(bytes)? };
+            let flags =
+                if flags == Flags::Zeroed { self.gpu.alloc_zeroed(flag_bytes)? } else { self.gpu.alloc(flag_bytes)? };
             w.push(flags.ptr());
             keep.extend(a.columns.into_iter().filter_map(|c| Arc::try_unwrap(c).ok()));
             keep.push(flags);
             Ok(())
         };
-        vector(partials, 0, &mut w)?;
+        // A single-pass scan keeps a packed status word per tile in the partial flags
+        // (`accel_kernels::scan::Lookback`), and its ticket after the carry flags.
+        let partial_flags = if flags == Flags::Zeroed { 8 * partials } else { partials.next_multiple_of(8) };
+        vector(partials, partial_flags, &mut w)?;
         if flags != Flags::None {
-            // A single-pass scan's ticket follows the carry flags.
-            vector(pairs, size_of::<u32>(), &mut w)?;
+            vector(pairs, pairs.next_multiple_of(8) + size_of::<u32>(), &mut w)?;
         }
         Ok((w, keep))
     }

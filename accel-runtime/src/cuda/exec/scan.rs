@@ -6,17 +6,18 @@ use super::{Call, Exec, Flags, Split, check_cover};
 use crate::cuda::DeviceBuffer;
 use crate::cuda::value::DValue;
 use accel_core::ir::ScanKind;
+use accel_core::kernel::{self, offsets_scan};
 use accel_core::kernel::{Role, Scratch};
 use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::{Error, Result};
-use accel_kernels::abi::{SINGLE_PASS_CHUNK, SINGLE_PASS_WINDOW};
+use accel_kernels::abi::{BLOCK_THREADS, WARP};
 
-/// Up to this many counts, the offsets scan cuts them into chunks of one window each (read once
-/// and kept in registers) rather than of `SINGLE_PASS_CHUNK` (eight windows, each read twice by
-/// the one warp that takes the chunk, one after another): the scan of 2^16 counts then keeps 129
-/// warps busy rather than 17 (in chunks of 4096 it took about 30 µs on an H200, more than the
-/// fused expand it served). Longer scans have chunks enough to fill the device.
-const WINDOW_CHUNKS_UP_TO: usize = 1 << 18;
+/// The single pass's launch: `tiles` blocks, one tile each (the kernel claims the tiles in
+/// order, so a smaller grid of resident blocks takes them all). `Role::Scan`'s threads are a
+/// warp per item, the count the other scans give.
+fn single_pass_items(tiles: usize) -> usize {
+    tiles.saturating_mul(BLOCK_THREADS as usize / WARP)
+}
 
 impl Exec<'_> {
     /// Runs a scan of `kind` over the innermost dimension, or over
@@ -42,6 +43,7 @@ impl Exec<'_> {
                 last.checked_add(extra).ok_or_else(|| Error::invalid_argument(name, "the result is too large"))?;
         }
         let elem = call.combined()?.clone();
+        let items = kernel::single_pass_items(&elem);
         let (out, totals) = match kind {
             ScanKind::ExclusiveAndTotal => {
                 (self.alloc_array(&elem, shape)?, Some(self.alloc_array(&elem, a_shape[..rank - 1].to_vec())?))
@@ -51,10 +53,10 @@ impl Exec<'_> {
         let uniform = !segmented;
         let phase1 = self.kernel(call.id, if uniform { Role::Scan } else { Role::Chunks })?;
         let mut split = self.split(phase1, rows, avg_len);
-        // Rows of a regular array: the scan kernel alone, in one pass over chunks that a warp
-        // holds in registers (`accel_kernels::scan::scan_single_pass`), when a row has several;
-        // else one warp per row from its seed.
-        let chunks = last.div_ceil(SINGLE_PASS_CHUNK);
+        // Rows of a regular array: the scan kernel alone, in one pass over tiles that a block
+        // holds in registers (`accel_kernels::scan::scan_single_pass`), when a row has several
+        // and its elements fit the pass; else one warp per row from its seed.
+        let chunks = items.map_or(1, |items| last.div_ceil(kernel::single_pass_tile(items)));
         let single_pass = uniform
             && split.parts > 1
             && chunks > 1
@@ -71,7 +73,8 @@ impl Exec<'_> {
             }
             self.launch(call.id, Role::Carries, split.rows, &w)?;
         }
-        self.launch(call.id, Role::Scan, split.rows * split.parts, &w)?;
+        let tiles = split.rows * split.parts;
+        self.launch(call.id, Role::Scan, if single_pass { single_pass_items(tiles) } else { tiles }, &w)?;
         Ok(match totals {
             Some(t) => DValue::Tuple(vec![DValue::Array(out), DValue::Array(t)]),
             None => DValue::Array(out),
@@ -90,9 +93,9 @@ impl Exec<'_> {
         n: usize,
         total: Option<&DeviceBuffer>,
     ) -> Result<()> {
-        let chunks =
-            if n <= WINDOW_CHUNKS_UP_TO { n.div_ceil(SINGLE_PASS_WINDOW) } else { n.div_ceil(SINGLE_PASS_CHUNK) };
-        let parts = if n > SINGLE_PASS_CHUNK && chunks <= u32::MAX as usize { chunks } else { 1 };
+        let tile = kernel::single_pass_tile(offsets_scan::ITEMS);
+        let chunks = n.div_ceil(tile);
+        let parts = if n > tile && chunks <= u32::MAX as usize { chunks } else { 1 };
         let elem = ElemType::Scalar(ScalarType::Usize);
         let (scratch, _keep) = if parts > 1 {
             self.scratch(&elem, &Split { rows: 1, parts }, Flags::Zeroed)?
@@ -107,6 +110,7 @@ impl Exec<'_> {
         w.extend([counts.ptr(), offsets.ptr()]);
         w.extend(total.map_or([0, 0], |t| [t.ptr(), t.mirror_address()]));
         let k = self.prepared.offsets_scan(self.gpu)?;
-        self.gpu.launch(k, self.gpu.resident_grid(k, Role::Scan.threads(parts)), &w)
+        let threads = Role::Scan.threads(if parts > 1 { single_pass_items(parts) } else { 1 });
+        self.gpu.launch(k, self.gpu.resident_grid(k, threads), &w)
     }
 }
