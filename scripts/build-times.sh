@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build times of the examples on this machine: a clean build (fresh target directory; the pinned
 # nightly is already installed), then the rebuild after editing one #[accel] function (saxpy's
-# body, written differently with the same meaning), then the rebuild with nothing changed.
+# body, written differently with the same meaning), then the rebuild after editing a file with no
+# #[accel] function (a comment added to examples/src/rng.rs), then the rebuild with nothing changed.
 #
 #   scripts/build-times.sh [profile args...]     e.g. scripts/build-times.sh --release
 #
@@ -9,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="$(mktemp -d /tmp/accel-build-times.XXXXXX)"
-trap 'git checkout -- examples/src/saxpy.rs; rm -rf "$target"' EXIT
+trap 'git checkout -- examples/src/saxpy.rs examples/src/rng.rs; rm -rf "$target"' EXIT
 
 timed() { # label command...
     local label=$1 start
@@ -24,4 +25,6 @@ timed "clean build of accel-examples $*" env CARGO_TARGET_DIR="$target" cargo bu
 sed -i 's/|x, y| a \* x + y)/|x, y| y + a * x)/' examples/src/saxpy.rs
 grep -q 'y + a \* x' examples/src/saxpy.rs || { echo "the edit did not apply"; exit 1; }
 timed "rebuild after editing saxpy" env CARGO_TARGET_DIR="$target" cargo build -p accel-examples "$@"
+echo "// an edit by scripts/build-times.sh" >>examples/src/rng.rs
+timed "rebuild after editing rng.rs (no #[accel])" env CARGO_TARGET_DIR="$target" cargo build -p accel-examples "$@"
 timed "rebuild with nothing changed" env CARGO_TARGET_DIR="$target" cargo build -p accel-examples "$@"
