@@ -2,7 +2,8 @@
 # The runner of gpu-pack/ (scripts/gpu-pack.sh copies it there as run.sh): runs on a GPU machine
 # that has no Rust toolchain.
 #
-#   bash gpu-pack/run.sh [driver] [tests] [outside] [memcheck] [racecheck] [fusion] [perf] [benches]   (no argument: all)
+#   bash gpu-pack/run.sh [driver] [tests] [outside] [memcheck] [racecheck] [fusion] [perf] [benches] [compare]
+#   (no argument: all but compare)
 #
 # - driver: accel-runtime's CUDA driver tests (bin/cuda_driver, bin/cuda_fault: the device layer
 #   with hand-written PTX, streams included, and a deliberately faulting kernel, which is why
@@ -22,7 +23,10 @@
 #   (baselines/cub_bench.cu, built here with nvcc for this GPU), CuPy, PyTorch and torch.compile
 #   (baselines/baselines.py); then the table of ratios (table.md) and the plot (benchmarks.png);
 #   the JSON lines of every side stay in $OUT;
-# - benches: every other bench binary, one after another, into one log.
+# - benches: every other bench binary, one after another, into one log;
+# - compare: bench-gpu and every other build of it copied in as bin/bench-gpu-<name> (a kernel
+#   change being tried, say), one after another with 10 runs a case, then CUB's benchmark: one
+#   JSON-lines file each in $OUT, so that the builds are compared in one call on one card.
 # Each step writes <step>.log into $OUT (default gpu-pack/out) and one line into summary.txt
 # there: its exit status, its duration and the last line of its log.
 set -uo pipefail
@@ -71,10 +75,29 @@ driver() {
     return $rc
 }
 
+# CUB's benchmark (baselines/cub_bench.cu, built here for this GPU) with $1 runs a case, into
+# $out/cub.jsonl.
+cub() {
+    echo "== CUB"
+    nvcc -O3 -std=c++17 -arch=native -o /tmp/accel-cub-bench "$here/baselines/cub_bench.cu" &&
+        /tmp/accel-cub-bench "$1" >"$out/cub.jsonl"
+}
+
+compare() {
+    local b rc=0
+    for b in "$here/bin/bench-gpu" "$here"/bin/bench-gpu-*; do
+        [ -x "$b" ] || continue
+        echo "== $(basename "$b")"
+        "$b" --runs 10 >"$out/$(basename "$b").jsonl" || rc=1
+    done
+    cub 10 || rc=1
+    return $rc
+}
+
 benches() {
     local b rc=0
     for b in "$here"/bin/bench-*; do
-        [ "$(basename "$b")" = bench-gpu ] && continue # the perf step's
+        case "$(basename "$b")" in bench-gpu | bench-gpu-*) continue ;; esac # perf's and compare's
         echo "== $(basename "$b")"
         # Criterion keeps its history out of $OUT (only a few files come back from there).
         CRITERION_HOME=/tmp/accel-criterion "$b" --bench || rc=1
@@ -120,12 +143,7 @@ perf() {
     env ACCEL_SASS=off CUDA_CACHE_DISABLE=1 "$here/bin/bench-gpu" --load >>"$out/accel.jsonl" || rc=1
     env ACCEL_SASS=off "$here/bin/bench-gpu" --load >>"$out/accel.jsonl" || rc=1
     "$here/bin/bench-gpu" --load >>"$out/accel.jsonl" || rc=1
-    echo "== CUB"
-    if nvcc -O3 -std=c++17 -arch=native -o /tmp/accel-cub-bench "$b/cub_bench.cu"; then
-        /tmp/accel-cub-bench 20 >"$out/cub.jsonl" || rc=1
-    else
-        rc=1
-    fi
+    cub 20 || rc=1
     echo "== CuPy, PyTorch, torch.compile"
     PYTHONUNBUFFERED=1 python3 "$b/baselines.py" 20 >"$out/python.jsonl" || rc=1
     python3 "$b/compare.py" "$out/accel.jsonl" "$out/cub.jsonl" "$out/python.jsonl" >"$out/table.md" || rc=1
@@ -144,8 +162,9 @@ for s in "${steps[@]}"; do
         fusion) step fusion fusion ;;
         perf) step perf perf ;;
         benches) step benches benches ;;
+        compare) step compare compare ;;
         *)
-            echo "unknown step $s (driver, tests, memcheck, racecheck, fusion, perf, benches)" | tee -a "$summary"
+            echo "unknown step $s (driver, tests, outside, memcheck, racecheck, fusion, perf, benches, compare)" | tee -a "$summary"
             status=1
             ;;
     esac
