@@ -53,7 +53,9 @@ pub enum Scratch {
     /// the combining function's element type, which the output of an epilogue need not have.
     Reduce,
     /// Scans: `[parts, partials, partial flags]` as for a reduction (no tickets), then
-    /// `[carries (element vector), carry flags]`.
+    /// `[carries (element vector), carry flags]`. For the single pass, all zeroed: the partial
+    /// flags hold 8 bytes a tile (a 32-bit element's packed status word), and the ticket follows
+    /// the carry flags (`accel_kernels::scan::Lookback::in_scratch`).
     Scan,
     /// Permute: `[locks pointer]` (one `u32` per destination, zeroed; null unless
     /// [`PermuteCombine::Lock`]).

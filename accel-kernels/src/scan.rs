@@ -318,69 +318,48 @@ impl<T: DeviceElem> Lookback<T> {
     }
 
     /// Everything before tile `j` of a row whose first tile is `first < j`, in every lane: the
-    /// warp reads the states of the `LOOK_BACK` tiles before a window end at once (lane `l` the
-    /// [`LOOK_BACK_PER_LANE`] tiles from `end - LOOK_BACK + l * LOOK_BACK_PER_LANE`). If the
-    /// nearest tile with its inclusive prefix published has every later tile's aggregate
-    /// published too, their combination is the answer; if all have aggregates and none an
-    /// inclusive prefix, their combination is kept and the window moves back; otherwise the warp
-    /// waits a little and reads the states again. The first tile of a row always publishes its
-    /// inclusive prefix, so the walk never leaves the row. The window's width sets how fast the
-    /// published inclusive prefixes advance: up to `LOOK_BACK` tiles per round trip to L2.
+    /// warp reads the states of the 32 tiles before a window end at once (lane `l` the tile
+    /// `end - 32 + l`). If the nearest tile with its inclusive prefix published has every later
+    /// tile's aggregate published too, their combination is the answer; if all 32 have
+    /// aggregates and none an inclusive prefix, their combination is kept and the window moves
+    /// 32 tiles back; otherwise the warp waits a little and reads the states again. The first
+    /// tile of a row always publishes its inclusive prefix, so the walk never leaves the row.
+    /// (Windows of 4 and 8 tiles a lane were slower on an H200, docs/benchmarks.md: the chain of
+    /// published prefixes is not what holds the scan back.)
     ///
     /// All 32 lanes of one warp must call it.
     #[inline(always)]
     unsafe fn look_back(&self, first: usize, j: usize, combine: &impl Fn(T, T) -> T) -> Option<T> {
-        const K: usize = LOOK_BACK_PER_LANE;
         let lane = device::lane();
         let mut after: Option<T> = None; // the tiles from the window's end to j, same in all lanes
         let mut end = j;
         let mut wait = LOOK_BACK_WAIT;
         loop {
-            let lowest = (end + lane as usize * K).wrapping_sub(LOOK_BACK);
+            let p = (end + lane as usize).wrapping_sub(WARP);
             // Tiles before the row's first count as "nothing yet": the first tile's inclusive
             // prefix always ends the walk before them.
-            let mut states = [(State::NotYet, None); K];
-            per_item!(K, |e| {
-                if end + lane as usize * K + e >= first + LOOK_BACK {
-                    // SAFETY: entries of the row before `j` exist (the caller's contract).
-                    states[e] = unsafe { self.state(lowest + e) };
-                }
-            });
-            // This lane's part of the answer: from its nearest inclusive prefix, if any, on.
-            let (mut mine, mut mine_ready, mut found) = (None, true, false);
-            per_item!(K, |e| {
-                let (state, value) = states[e];
-                match state {
-                    State::Inclusive => (mine, mine_ready, found) = (value, true, true),
-                    State::Aggregate => mine = cat(mine, value, combine),
-                    State::NotYet => mine_ready = false,
-                }
-            });
-            let inclusive = device::ballot(found);
-            let ready = device::ballot(mine_ready);
+            // SAFETY: entries of the row before `j` exist (the caller's contract).
+            let (state, value) =
+                if end + (lane as usize) >= first + WARP { unsafe { self.state(p) } } else { (State::NotYet, None) };
+            let inclusive = device::ballot(state == State::Inclusive);
+            let ready = device::ballot(state != State::NotYet);
             let needed = if inclusive != 0 { lanes(31 - inclusive.leading_zeros(), 32) } else { FULL_MASK };
             if ready & needed != needed {
                 device::nanosleep(wait);
                 wait = (wait * 2).min(LOOK_BACK_WAIT_MAX);
                 continue;
             }
-            let has = needed & device::ballot(mine.is_some());
-            let total = warp::reduce(mine.unwrap_or(T::zero()), has, combine).shfl_idx(0);
+            let has = needed & device::ballot(value.is_some());
+            let total = warp::reduce(value.unwrap_or(T::zero()), has, combine).shfl_idx(0);
             after = cat((has != 0).then_some(total), after, combine);
             if inclusive != 0 {
                 return after;
             }
-            end -= LOOK_BACK;
+            end -= WARP;
         }
     }
 }
 
-/// Tiles each lane of the look-back polls per round. Wider windows (4 and 8 a lane) were slower
-/// on an H200 (docs/benchmarks.md): the chain of published prefixes was not what held the scan
-/// back, and the wider poll costs registers.
-const LOOK_BACK_PER_LANE: usize = 1;
-/// Tiles the look-back polls per round.
-const LOOK_BACK: usize = WARP * LOOK_BACK_PER_LANE;
 /// The look-back's first pause when a tile it needs is not ready (ns), doubling up to
 /// [`LOOK_BACK_WAIT_MAX`]; a short cap, since the tile it waits for is already running.
 const LOOK_BACK_WAIT: u32 = 32;
@@ -627,21 +606,27 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
 
         let warp_start = cat(exclusive, warp_before, &combine);
         let mut prefix = cat(warp_start, lane_before, &combine);
+        // With the exchange, the inclusive values go back through the buffer to be emitted
+        // striped: every lane has read its items before any writes.
         if Exchange::<T, PER_THREAD>::FITS {
-            // The inclusive values go back through the buffer, to be emitted striped: every lane
-            // has read its items before any writes.
             device::sync_warp();
-            per_item!(PER_THREAD, |k| {
-                if k < count {
-                    let inclusive = match prefix {
-                        Some(p) => combine(p, items[k]),
-                        None => items[k],
-                    };
+        }
+        per_item!(PER_THREAD, |k| {
+            if k < count {
+                let inclusive = match prefix {
+                    Some(p) => combine(p, items[k]),
+                    None => items[k],
+                };
+                if Exchange::<T, PER_THREAD>::FITS {
                     // SAFETY: this lane's position `first + k - warp_first < warp_count`.
                     unsafe { exchange.put(lane as usize * PER_THREAD + k, inclusive) };
-                    prefix = Some(inclusive);
+                } else {
+                    emit(row, at(first + k), prefix, inclusive);
                 }
-            });
+                prefix = Some(inclusive);
+            }
+        });
+        if Exchange::<T, PER_THREAD>::FITS {
             device::sync_warp();
             per_item!(PER_THREAD, |k| {
                 let q = striped(k);
@@ -651,17 +636,6 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
                     let (inclusive, exclusive) =
                         unsafe { (exchange.get(q), if q == 0 { warp_start } else { Some(exchange.get(q - 1)) }) };
                     emit(row, at(warp_first + q), exclusive, inclusive);
-                }
-            });
-        } else {
-            per_item!(PER_THREAD, |k| {
-                if k < count {
-                    let inclusive = match prefix {
-                        Some(p) => combine(p, items[k]),
-                        None => items[k],
-                    };
-                    emit(row, at(first + k), prefix, inclusive);
-                    prefix = Some(inclusive);
                 }
             });
         }

@@ -12,10 +12,10 @@ use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::{Error, Result};
 use accel_kernels::abi::{BLOCK_THREADS, WARP};
 
-/// The single pass's launch: `tiles` blocks, one tile each (the kernel claims the tiles in
-/// order, so a smaller grid of resident blocks takes them all). `Role::Scan`'s threads are a
-/// warp per item, the count the other scans give.
-fn single_pass_items(tiles: usize) -> usize {
+/// The warps of the single pass's launch: a block of them per tile (the kernel claims the tiles
+/// in order, so a smaller grid of resident blocks takes them all), given to `Role::Scan`, whose
+/// threads are a warp per item as for the other scans.
+fn single_pass_warps(tiles: usize) -> usize {
     tiles.saturating_mul(BLOCK_THREADS as usize / WARP)
 }
 
@@ -74,7 +74,7 @@ impl Exec<'_> {
             self.launch(call.id, Role::Carries, split.rows, &w)?;
         }
         let tiles = split.rows * split.parts;
-        self.launch(call.id, Role::Scan, if single_pass { single_pass_items(tiles) } else { tiles }, &w)?;
+        self.launch(call.id, Role::Scan, if single_pass { single_pass_warps(tiles) } else { tiles }, &w)?;
         Ok(match totals {
             Some(t) => DValue::Tuple(vec![DValue::Array(out), DValue::Array(t)]),
             None => DValue::Array(out),
@@ -110,7 +110,7 @@ impl Exec<'_> {
         w.extend([counts.ptr(), offsets.ptr()]);
         w.extend(total.map_or([0, 0], |t| [t.ptr(), t.mirror_address()]));
         let k = self.prepared.offsets_scan(self.gpu)?;
-        let threads = Role::Scan.threads(if parts > 1 { single_pass_items(parts) } else { 1 });
+        let threads = Role::Scan.threads(if parts > 1 { single_pass_warps(parts) } else { 1 });
         self.gpu.launch(k, self.gpu.resident_grid(k, threads), &w)
     }
 }
