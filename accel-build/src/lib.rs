@@ -63,12 +63,16 @@ fn run() -> Result<()> {
     let dir = out_dir.join("accel");
     let programs_dir = dir.join("programs");
     println!("cargo:rustc-env=ACCEL_PTX_DIR={}", dir.display());
-    for key in ["ACCEL_PTXAS", "ACCEL_NO_TOOLCHAIN_INSTALL", "CUDA_HOME", "ACCEL_FUSION", "ACCEL_DUMP"] {
+    for key in
+        ["ACCEL_PTXAS", "ACCEL_NO_TOOLCHAIN_INSTALL", "CUDA_HOME", "ACCEL_FUSION", "ACCEL_FAST_MATH", "ACCEL_DUMP"]
+    {
         println!("cargo:rerun-if-env-changed={key}");
     }
-    // The macro reads the switch too: passing it on makes cargo recompile the crate when it
-    // changes, so that the macro and this script always agree.
-    println!("cargo:rustc-env=ACCEL_FUSION={}", std::env::var("ACCEL_FUSION").unwrap_or_default());
+    // The macro reads the switches too: passing them on makes cargo recompile the crate when
+    // they change, so that the macro and this script always agree.
+    for key in ["ACCEL_FUSION", "ACCEL_FAST_MATH"] {
+        println!("cargo:rustc-env={key}={}", std::env::var(key).unwrap_or_default());
+    }
     // Markers of an earlier build must not outlive it: the macro trusts every marker it finds.
     reset_dir(&programs_dir)?;
     let dependencies = accel_dependencies(&root)?;

@@ -1459,7 +1459,7 @@ mod tests {
             &[(0..257).map(|x| x * 7 % 13 - 6).collect(), vec![0]],
         ];
         for fusion in [true, false] {
-            let flat = optimise(&program, Options { fusion, expand_permute: fusion });
+            let flat = optimise(&program, Options { fusion, expand_permute: fusion, ..Options::default() });
             let mut left = 0;
             visit::pre_order(&flat.body, &mut |e| {
                 left +=
@@ -1489,7 +1489,7 @@ mod tests {
     fn same_results_on_matrices(src: &str) {
         let program = lower(src).unwrap_or_else(|e| panic!("{src}: {e}"));
         for fusion in [true, false] {
-            let flat = optimise(&program, Options { fusion, expand_permute: fusion });
+            let flat = optimise(&program, Options { fusion, expand_permute: fusion, ..Options::default() });
             let mut left = 0;
             visit::pre_order(&flat.body, &mut |e| {
                 left += usize::from(matches!(&e.kind, ExprKind::Array(op)

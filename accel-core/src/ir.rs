@@ -44,6 +44,11 @@ pub struct Program {
     /// the source is written does not change the device code.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub read_sites: Vec<SourceRead>,
+    /// Whether the device code may use fast math (`pipeline::Options::fast_math`). Set by the
+    /// passes, not by the front end: the interpreter ignores it. Part of the fingerprint, so
+    /// that a function's IEEE and fast-math kernels never share a name.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fast_math: bool,
 }
 
 impl Program {
@@ -435,6 +440,20 @@ impl MathFn {
             Sqrt | Cbrt | Exp | Exp2 | ExpM1 | Ln | Ln1p | Log2 | Log10 | Sin | Cos | Tan | Asin | Acos | Atan
             | Sinh | Cosh | Tanh | Abs | Signum | Floor | Ceil | Round | Trunc | Fract | Recip | ToRadians
             | ToDegrees | Erf | IsNan | IsFinite | CountOnes | LeadingZeros | TrailingZeros => 1,
+        }
+    }
+
+    /// Whether fast math (`#[accel(fast_math)]`) has a version of its own on the GPU
+    /// (`accel_kernels::fmath::Fast`); the others keep their IEEE code there.
+    pub fn has_fast_form(self) -> bool {
+        use MathFn::*;
+        match self {
+            Sqrt | Exp | Exp2 | Ln | Log2 | Recip => true,
+            Cbrt | ExpM1 | Ln1p | Log10 | Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh | Hypot
+            | Powf | Powi | Abs | Signum | Min | Max | Clamp | Floor | Ceil | Round | Trunc | Fract | ToRadians
+            | ToDegrees | Copysign | MulAdd | Erf | IsNan | IsFinite | Pow | CountOnes | LeadingZeros
+            | TrailingZeros | RotateLeft | RotateRight | SaturatingAdd | SaturatingSub | SaturatingMul | CheckedAdd
+            | CheckedSub | CheckedMul | CheckedDiv | CheckedRem => false,
         }
     }
 
@@ -1080,7 +1099,7 @@ mod tests {
             ExprKind::Tuple(vec![f(f64::INFINITY), f(f64::NEG_INFINITY), f(f64::NAN), f(-0.0), f(0.1)]),
             Type::Elem(ElemType::Tuple(vec![ElemType::Scalar(ScalarType::F32); 5])),
         );
-        let p = Program { name: "consts".into(), params: vec![], body, read_sites: vec![] };
+        let p = Program { name: "consts".into(), params: vec![], body, read_sites: vec![], fast_math: false };
         let back = Program::from_json(&p.to_json()).unwrap();
         let ExprKind::Tuple(parts) = back.body.kind else { panic!("a tuple") };
         let bits: Vec<u64> = parts

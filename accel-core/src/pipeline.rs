@@ -30,51 +30,77 @@ pub struct Options {
     /// default, with fusion). `#[accel(expand_permute = false)]` keeps the expanded array, for
     /// measuring what the fusion saves.
     pub expand_permute: bool,
+    /// Fast math on the GPU (off by default; `#[accel(fast_math)]`, or `ACCEL_FAST_MATH=on` at
+    /// build time for every function): the device code may contract and reassociate float
+    /// arithmetic and uses the hardware's approximate division, reciprocal, square root, `exp`
+    /// and `ln` ([`accel_kernels::fmath`]). The interpreter and the CPU backend keep IEEE
+    /// semantics, so results differ from theirs in the last bits (docs/semantics.md).
+    pub fast_math: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { fusion: true, expand_permute: true }
+        Options { fusion: true, expand_permute: true, fast_math: false }
     }
 }
 
 impl Options {
     /// No fusion at all: every combinator a kernel of its own.
-    pub const UNFUSED: Options = Options { fusion: false, expand_permute: false };
+    pub const UNFUSED: Options = Options { fusion: false, expand_permute: false, fast_math: false };
 }
 
 impl Options {
     /// The options of one function: the arguments of its `#[accel(..)]` attribute (`fusion =
-    /// false` or `true`, `expand_permute = false` or `true`), then the build's environment:
-    /// `ACCEL_FUSION=off` turns fusion off for every function.
+    /// false` or `true`, `expand_permute = false` or `true`, `fast_math` or `fast_math = true`
+    /// or `false`), then the build's environment: `ACCEL_FUSION=off` turns fusion off and
+    /// `ACCEL_FAST_MATH=on` fast math on for every function.
     pub fn parse(args: proc_macro2::TokenStream) -> syn::Result<Options> {
         let mut options = Options::default();
         let parser = syn::meta::parser(|meta| {
+            let switch = |meta: &syn::meta::ParseNestedMeta| -> syn::Result<bool> {
+                Ok(meta.value()?.parse::<syn::LitBool>()?.value)
+            };
             if meta.path.is_ident("fusion") {
-                let on: syn::LitBool = meta.value()?.parse()?;
-                options.fusion = on.value;
+                options.fusion = switch(&meta)?;
                 Ok(())
             } else if meta.path.is_ident("expand_permute") {
-                let on: syn::LitBool = meta.value()?.parse()?;
-                options.expand_permute = on.value;
+                options.expand_permute = switch(&meta)?;
+                Ok(())
+            } else if meta.path.is_ident("fast_math") {
+                options.fast_math = meta.input.is_empty() || meta.input.peek(syn::Token![,]) || switch(&meta)?;
                 Ok(())
             } else {
                 Err(meta.error(
-                    "unknown `#[accel]` argument: the arguments are `fusion = false` and `expand_permute = false` (or \
-                     `true`)",
+                    "unknown `#[accel]` argument: the arguments are `fusion = false`, `expand_permute = false` (or \
+                     `true`) and `fast_math`",
                 ))
             }
         });
         syn::parse::Parser::parse2(parser, args)?;
-        match std::env::var("ACCEL_FUSION").as_deref() {
-            Err(_) | Ok("" | "on" | "1" | "true") => {}
-            Ok("off" | "0" | "false") => options.fusion = false,
-            Ok(other) => {
-                let msg = format!("ACCEL_FUSION is `{other}`: set it to `off` (or `on`, the default)");
-                return Err(syn::Error::new(proc_macro2::Span::call_site(), msg));
-            }
+        if switched("ACCEL_FUSION", "off")? {
+            options.fusion = false;
+        }
+        if switched("ACCEL_FAST_MATH", "on")? {
+            options.fast_math = true;
         }
         Ok(options)
+    }
+}
+
+/// Whether the build's environment sets the switch `key` to `to` (`on` or `off`, or a synonym:
+/// `1` or `0`, `true` or `false`); unset, empty or the default value leaves the attributes'
+/// choice, anything else is an error.
+fn switched(key: &str, to: &str) -> syn::Result<bool> {
+    let (on, off) = (["on", "1", "true"], ["off", "0", "false"]);
+    let (set, default) = if to == "on" { (on, off) } else { (off, on) };
+    match std::env::var(key).as_deref() {
+        Err(_) | Ok("") => Ok(false),
+        Ok(v) if set.contains(&v) => Ok(true),
+        Ok(v) if default.contains(&v) => Ok(false),
+        Ok(other) => {
+            let msg = format!("{key} is `{other}`: set it to `{}` (or `{}`, the default)", set[0], default[0]);
+            Err(syn::Error::new(proc_macro2::Span::call_site(), msg))
+        }
     }
 }
 
@@ -118,7 +144,7 @@ pub fn compile_calling(item: &syn::ItemFn, options: Options, library: &Library, 
 
 /// `program` after the passes that `options` turn on, each followed by the type checker.
 pub fn try_optimise(program: &Program, options: Options) -> Result<Program, String> {
-    let mut p = program.clone();
+    let mut p = Program { fast_math: options.fast_math, ..program.clone() };
     for (name, pass) in passes(options) {
         p = pass(p);
         check::program(&p).map_err(|e| format!("after the `{name}` pass: {e}"))?;
@@ -130,4 +156,28 @@ pub fn try_optimise(program: &Program, options: Options) -> Result<Program, Stri
 /// is a bug in the compiler, reported with the program.
 pub fn optimise(program: &Program, options: Options) -> Program {
     try_optimise(program, options).unwrap_or_else(|e| panic!("{e}\n{program}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &str) -> syn::Result<Options> {
+        Options::parse(args.parse().expect("tokens"))
+    }
+
+    #[test]
+    fn attribute_arguments_set_the_options() {
+        // The tests run without ACCEL_FUSION and ACCEL_FAST_MATH (the build's environment).
+        assert_eq!(parse("").unwrap(), Options::default());
+        assert!(parse("fast_math").unwrap().fast_math);
+        assert!(parse("fast_math = true").unwrap().fast_math);
+        assert!(!parse("fast_math = false").unwrap().fast_math);
+        let both = parse("fusion = false, fast_math").unwrap();
+        assert!(!both.fusion && both.fast_math && both.expand_permute);
+        let both = parse("fast_math, expand_permute = false").unwrap();
+        assert!(both.fusion && both.fast_math && !both.expand_permute);
+        assert!(parse("fast_math = 1").is_err());
+        assert!(parse("gpu").unwrap_err().to_string().contains("`fast_math`"));
+    }
 }

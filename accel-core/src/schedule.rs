@@ -396,7 +396,8 @@ mod tests {
         let ys = vector(&[0.5, 1.0, -1.0, 2.0, 4.0, 6.0]);
         for (i, source) in programs.iter().enumerate() {
             for fusion in [false, true] {
-                let program = optimise(&lower(source).unwrap(), Options { fusion, expand_permute: fusion });
+                let program =
+                    optimise(&lower(source).unwrap(), Options { fusion, expand_permute: fusion, ..Options::default() });
                 // Agreement is asserted inside; programs 4 to 6 read out of bounds on purpose.
                 let result = crate::interp::eval_both(&program, vec![xs.clone(), ys.clone()]);
                 assert_eq!(result.is_err(), (4..7).contains(&i), "program {i}: {result:?}");
@@ -406,7 +407,8 @@ mod tests {
         let short = vector(&[1.0]);
         for (i, source) in programs.iter().enumerate().skip(3).take(4) {
             for fusion in [false, true] {
-                let program = optimise(&lower(source).unwrap(), Options { fusion, expand_permute: fusion });
+                let program =
+                    optimise(&lower(source).unwrap(), Options { fusion, expand_permute: fusion, ..Options::default() });
                 let e = crate::interp::eval_both(&program, vec![short.clone(), short.clone()]);
                 assert!(e.is_err(), "program {i}: {e:?}");
             }

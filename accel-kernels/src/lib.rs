@@ -8,7 +8,9 @@
 //!   the target-independent [`index`] (row-major index arithmetic) and [`boundary`] (where a
 //!   stencil reads outside its array), the one definition of those rules for every backend,
 //!   [`search`] (the source of an output of `expand`, the merge-path split of the
-//!   output-balanced tiles), and [`delayed`] (`Delayed`, the fused operand computed in place);
+//!   output-balanced tiles), [`delayed`] (`Delayed`, the fused operand computed in place), and
+//!   [`fmath`] (the GPU's branch-free `exp` and `ln` of `f32`, tested on the host, and, on the
+//!   device only, the operations of fast math);
 //! - for `nvptx64-nvidia-cuda`, with the pinned nightly and `-Zbuild-std=core`, as a path
 //!   dependency ([`MANIFEST_DIR`]) of the cdylib that accel-build generates for a program's
 //!   kernels (DESIGN.md §4). Fat LTO inlines every skeleton into the generated `ptx-kernel`
@@ -45,7 +47,7 @@
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(asm_experimental_arch, core_float_math, link_llvm_intrinsics, stdarch_nvptx),
+    feature(asm_experimental_arch, core_float_math, float_algebraic, link_llvm_intrinsics, stdarch_nvptx),
     // `link_llvm_intrinsics` is how `device` reaches the NVVM warp shuffles.
     allow(internal_features)
 )]
@@ -56,6 +58,7 @@ extern crate std;
 pub mod abi;
 pub mod boundary;
 pub mod delayed;
+pub mod fmath;
 pub mod index;
 pub mod ops;
 pub mod search;

@@ -8,9 +8,9 @@
 //! (`sqrt`, `floor`, `mul_add`, ...) come from `core::f32::math` / `core::f64::math`, which lower to
 //! the correctly rounded PTX instructions as on the host; the transcendental ones come from `libm`
 //! (`core::intrinsics::expf32` and friends crash LLVM's NVPTX instruction selector), so they may
-//! differ from the host's in the last bits, except `f32::exp`, which is computed from the
-//! hardware's `ex2.approx` (within 3 ulp; `math::exp_f32`); `powi` is compiler-rt's repeated
-//! squaring.
+//! differ from the host's in the last bits, except `f32::exp` and `f32::ln`, which are the
+//! branch-free versions of [`fmath`](crate::fmath) (within 3 ulp and 1 ulp); `powi` is
+//! compiler-rt's repeated squaring.
 
 /// Arithmetic on every numeric type.
 pub trait Arith: Copy {
@@ -383,7 +383,7 @@ mod math {
         exp = super::exp_f32, libm::exp;
         exp2 = libm::exp2f, libm::exp2;
         exp_m1 = libm::expm1f, libm::expm1;
-        ln = libm::logf, libm::log;
+        ln = crate::fmath::ln_f32, libm::log;
         ln_1p = libm::log1pf, libm::log1p;
         log2 = libm::log2f, libm::log2;
         log10 = libm::log10f, libm::log10;
@@ -399,44 +399,10 @@ mod math {
         erf = libm::erff, libm::erf;
     );
 
-    /// `e^x` from the hardware's `ex2.approx` after an exact range reduction: `x = j ln 2 + r`
-    /// with `|r| <= ln 2 / 2` (two-part `ln 2`, fused multiply-adds), `e^x = 2^j 2^(r log2 e)`;
-    /// within 3 ulp of the exact result (libm's `expf`, which this replaces on the GPU, is within 1
-    /// ulp but reads a table in memory and computes in double precision).
+    /// `e^x` with the hardware's `ex2.approx` (`fmath::exp_f32`).
     #[inline(always)]
     pub fn exp_f32(x: f32) -> f32 {
-        use core::f32::math::{mul_add, round_ties_even};
-        const LN2_HI: f32 = 0.693_145_75;
-        const LN2_LO: f32 = 1.428_606_8e-6;
-        if x.is_nan() {
-            return x;
-        }
-        if x > 88.722_84 {
-            return f32::INFINITY;
-        }
-        if x < -103.972_08 {
-            return 0.0;
-        }
-        let j = round_ties_even(x * core::f32::consts::LOG2_E);
-        let r = mul_add(j, -LN2_LO, mul_add(j, -LN2_HI, x));
-        let e = ex2_approx(r * core::f32::consts::LOG2_E);
-        // 2^j in two halves, each a normal number for every j in range.
-        let k = j as i32;
-        let pow2 = |k: i32| f32::from_bits(((k + 127) as u32) << 23);
-        e * pow2(k >> 1) * pow2(k - (k >> 1))
-    }
-
-    /// `2^x` to about 2 ulp (PTX `ex2.approx.f32`; subnormal results flush to zero only below
-    /// 2^-126, outside the range `exp_f32` uses it in).
-    #[inline(always)]
-    fn ex2_approx(x: f32) -> f32 {
-        let r: f32;
-        // SAFETY: an arithmetic instruction on registers.
-        unsafe {
-            core::arch::asm!("ex2.approx.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x,
-                options(pure, nomem, nostack, preserves_flags));
-        }
-        r
+        crate::fmath::exp_f32(x, crate::fmath::hw::ex2)
     }
 }
 

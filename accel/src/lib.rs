@@ -214,6 +214,7 @@
 //! | variable | effect |
 //! | --- | --- |
 //! | `ACCEL_FUSION` | `off` compiles every function without fusion (one function: `#[accel(fusion = false)]`) |
+//! | `ACCEL_FAST_MATH` | `on` compiles every function's GPU code with fast math (one function: `#[accel(fast_math)]`; docs/semantics.md says what changes) |
 //! | `ACCEL_DUMP` | `ir`, `fused`, `plan`, `rust`, `ptx` or `all`: writes those stages of every function under `target/<profile>/accel-dump/` |
 //! | `ACCEL_PTXAS` | the `ptxas` to assemble SASS with (else `ptxas` on `PATH`, else `$CUDA_HOME/bin/ptxas`) |
 //! | `ACCEL_NO_TOOLCHAIN_INSTALL` | never install the pinned nightly (the build fails if it is missing) |

@@ -28,7 +28,7 @@ use accel_benches::{
 };
 use accel_examples::{
     bfs::bfs_levels,
-    black_scholes::black_scholes,
+    black_scholes::{black_scholes, black_scholes_fast},
     blur::blur,
     dotp::dotp,
     quicksort::quicksort,
@@ -231,6 +231,12 @@ fn run(rt: &Runtime, o: &Options) -> Result<()> {
         });
         check("black_scholes", parity)?;
         b.case("black_scholes", n, "", 20 * n, || black_scholes(rt, &price, &strike, &years))?;
+        let (fast_calls, _) = black_scholes_fast(rt, &price, &strike, &years)?;
+        let agrees = (0..n)
+            .step_by(n / 11)
+            .all(|i| close(f64::from(fast_calls.get_linear(i)), f64::from(calls.get_linear(i)), 1e-3));
+        check("black_scholes (fast math)", agrees)?;
+        b.case("black_scholes", n, "fast_math", 20 * n, || black_scholes_fast(rt, &price, &strike, &years))?;
     }
 
     {

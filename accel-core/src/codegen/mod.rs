@@ -110,12 +110,14 @@ impl Code {
 /// unless `still_read` holds them: variables that another part of the result's tuple still
 /// reads.
 /// With `device` set it generates the scalar code of kernels for `accel-kernels` instead (see
-/// [`device`]): the same expressions over device views.
+/// [`device`]): the same expressions over device views, whose float arithmetic is fast math
+/// (`accel_kernels::fmath::Fast`) where `fast_math` is set.
 #[derive(Default)]
 pub(crate) struct Gen {
     owned_bindings: std::cell::RefCell<std::collections::HashSet<u32>>,
     still_read: std::cell::RefCell<Vec<u32>>,
     device: bool,
+    fast_math: bool,
 }
 
 fn owned_ident(v: &Var) -> proc_macro2::Ident {
@@ -273,8 +275,14 @@ impl Gen {
         Ok(if c.is_ref { t } else { quote!(&#t) })
     }
 
-    pub(crate) fn for_device() -> Gen {
-        Gen { device: true, ..Gen::default() }
+    /// The generator of the kernels of `program`.
+    pub(crate) fn for_device(program: &Program) -> Gen {
+        Gen { device: true, fast_math: program.fast_math, ..Gen::default() }
+    }
+
+    /// Whether the operations on `x` take their fast-math form.
+    fn fast(&self, x: &Expr) -> bool {
+        self.fast_math && x.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_float)
     }
 
     /// The path of the scalar semantics (`Arith`, `Bits`, `Float`).
@@ -351,7 +359,11 @@ impl Gen {
                 let name = format_ident!("{}", f.method_name());
                 let tr = format_ident!("{}", f.ops_trait());
                 let ops = self.ops();
-                Code::owned(quote!(#ops::#tr::#name(#(#vs),*)))
+                Code::owned(if f.has_fast_form() && self.fast(&args[0]) {
+                    quote!(::accel_kernels::fmath::Fast::#name(#(#vs),*))
+                } else {
+                    quote!(#ops::#tr::#name(#(#vs),*))
+                })
             }
             ExprKind::Index { array, index, site } if matches!(&array.kind, ExprKind::Array(op) if matches!(**op, ArrayOp::Generate { .. })) => {
                 Code::owned(self.delayed_read(array, index, *site, e)?)
@@ -435,6 +447,37 @@ impl Gen {
         let x = self.scalar(a)?;
         let y = self.scalar(b)?;
         let ops = self.ops();
+        if self.fast(a) {
+            let fast = |name: &str| {
+                let name = format_ident!("{name}");
+                Some(quote!(::accel_kernels::fmath::Fast::#name(#x, #y)))
+            };
+            let fast = match op {
+                BinaryOp::Add => fast("add"),
+                BinaryOp::Sub => fast("sub"),
+                BinaryOp::Mul => fast("mul"),
+                BinaryOp::Div => fast("div"),
+                BinaryOp::Rem
+                | BinaryOp::DivEuclid
+                | BinaryOp::RemEuclid
+                | BinaryOp::BitAnd
+                | BinaryOp::BitOr
+                | BinaryOp::BitXor
+                | BinaryOp::Shl
+                | BinaryOp::Shr
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Eq
+                | BinaryOp::Ne
+                | BinaryOp::Lt
+                | BinaryOp::Le
+                | BinaryOp::Gt
+                | BinaryOp::Ge => None,
+            };
+            if let Some(code) = fast {
+                return Ok(code);
+            }
+        }
         Ok(match op {
             BinaryOp::Add => quote!(#ops::Arith::add(#x, #y)),
             BinaryOp::Sub => quote!(#ops::Arith::sub(#x, #y)),

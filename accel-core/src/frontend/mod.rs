@@ -46,7 +46,8 @@ pub fn lower_calling(item: &syn::ItemFn, library: &Library, from: &Path) -> syn:
     let params = named.into_iter().map(|(name, ty)| (lw.bind(&name, ty.clone()), ty)).collect();
     let body = lw.block(&item.block, Some(&result))?;
     let body = lw.expect_type(body, &result, tail_expr(&item.block))?;
-    let program = Program { name: item.sig.ident.to_string(), params, body, read_sites: lw.read_sites };
+    let program =
+        Program { name: item.sig.ident.to_string(), params, body, read_sites: lw.read_sites, fast_math: false };
     Ok(Lowered { program, referenced: lw.referenced })
 }
 
@@ -73,7 +74,7 @@ pub fn lower_helper(item: &syn::ItemFn, library: &Library, from: &Path) -> syn::
     let params = named.into_iter().map(|(name, ty)| (lw.bind(&name, ty.clone()), ty)).collect();
     let body = lw.block(&item.block, Some(&result))?;
     let body = lw.expect_type(body, &result, tail_expr(&item.block))?;
-    Ok(Program { name: item.sig.ident.to_string(), params, body, read_sites: lw.read_sites })
+    Ok(Program { name: item.sig.ident.to_string(), params, body, read_sites: lw.read_sites, fast_math: false })
 }
 
 /// A function's parameters and result, checked.

@@ -177,7 +177,7 @@ fn in_test(e: Error) -> Error {
 }
 
 fn program(params: Vec<(Var, Type)>, body: Expr) -> Program {
-    Program { name: "test".to_string(), params, body, read_sites: vec![] }
+    Program { name: "test".to_string(), params, body, read_sites: vec![], fast_math: false }
 }
 
 fn run0(body: Expr) -> Result<Value> {

@@ -1,4 +1,4 @@
-// `#[accel]` takes two arguments, `fusion = false` and `expand_permute = false`
+// `#[accel]` takes three arguments: `fusion = false`, `expand_permute = false` and `fast_math`
 use accel::prelude::*;
 
 #[accel(gpu)]

@@ -544,6 +544,68 @@ float_functions!(
     |w: f64| 4.0 * f64::from(f32::EPSILON) * w.abs() + f64::from(f32::MIN_POSITIVE)
 );
 
+/// Fast math: one operation with a fast form per field (`+` after `*`, `/`, `sqrt`, `exp`, `ln`,
+/// `recip`), so that each field's tolerance is that operation's.
+#[accel(fast_math)]
+fn fast_math_f32(xs: Vector<f32>, ys: Vector<f32>) -> Vector<(f32, f32, f32, f32, f32, f32)> {
+    xs.zip_with(ys, |x, y| (x * y + 1.5, x / y, y.sqrt(), (x * 0.25).exp(), y.ln(), y.recip()))
+}
+
+#[accel(fast_math)]
+fn fast_math_f32_b(xs: Vector<f32>, ys: Vector<f32>) -> Vector<(f32, f32)> {
+    xs.zip_with(ys, |x, y| (x.exp2(), y.log2()))
+}
+
+/// `f64` under fast math: contractions only.
+#[accel(fast_math)]
+fn fast_math_f64(xs: Vector<f64>, ys: Vector<f64>) -> Vector<(f64, f64, f64)> {
+    xs.zip_with(ys, |x, y| (x * y + 1.5, x / y, y.ln()))
+}
+
+/// A fused map and reduction under fast math (the combining function's `+` too).
+#[accel(fast_math)]
+fn fast_math_dot(xs: Vector<f32>, ys: Vector<f32>) -> Scalar<f32> {
+    xs.zip_with(ys, |x, y| x * y).fold_all(0.0, |a, b| a + b)
+}
+
+/// Fast math changes only the GPU's code: the CPU backend stays bit-identical to the
+/// interpreter, the GPU within the documented error of each operation (`close_scaled`: relative,
+/// with an absolute floor where a result may cancel: `x * y + 1.5` near zero, `ln` and `log2`
+/// near 1, whose fast forms have an absolute error bound).
+fn fast_math(on: &Target) -> Check {
+    props(24, two(-8.0f32..8.0, 0.01f32..100.0), |(xs, ys)| {
+        let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ys.clone()));
+        let (got, interp) = both!(on, fast_math_f32(&v, &w));
+        let (got, interp) = (got.to_vec(), interp.to_vec());
+        let field = |v: &[(f32, f32, f32, f32, f32, f32)], k: usize| -> Vec<f32> {
+            v.iter().map(|t| [t.0, t.1, t.2, t.3, t.4, t.5][k]).collect()
+        };
+        let product: Vec<f64> = xs.iter().zip(&ys).map(|(&x, &y)| f64::from(x * y).abs() + 1.5).collect();
+        let near_one = vec![0.1; xs.len()];
+        let none = vec![0.0; xs.len()];
+        let scales = [&product, &none, &none, &none, &near_one, &none];
+        for (k, (name, scale)) in ["x * y + 1.5", "x / y", "sqrt", "exp", "ln", "recip"].iter().zip(scales).enumerate()
+        {
+            close_scaled(on, &format!("fast f32 {name}"), &field(&got, k), &field(&interp, k), scale)?;
+        }
+        let (got, interp) = both!(on, fast_math_f32_b(&v, &w));
+        close(on, "fast f32 exp2", &firsts(&got.to_vec()), &firsts(&interp.to_vec()), 0.0)?;
+        close(on, "fast f32 log2", &seconds(&got.to_vec()), &seconds(&interp.to_vec()), 0.1)?;
+        let (got, interp) = both!(on, fast_math_dot(&v, &w));
+        let abs_sum: f64 = xs.iter().zip(&ys).map(|(&x, &y)| f64::from(x * y).abs()).sum();
+        summed("fast f32 dot", &[got.get()], &[interp.get()], &[abs_sum as f32])?;
+        let (xd, yd): (Vec<f64>, Vec<f64>) = xs.iter().zip(&ys).map(|(&x, &y)| (f64::from(x), f64::from(y))).unzip();
+        let (got, interp) = both!(on, fast_math_f64(&Vector::from_vec(xd.clone()), &Vector::from_vec(yd.clone())));
+        let col = |v: &[(f64, f64, f64)], k: usize| -> Vec<f64> { v.iter().map(|t| [t.0, t.1, t.2][k]).collect() };
+        let (got, interp) = (got.to_vec(), interp.to_vec());
+        let product: Vec<f64> = xd.iter().zip(&yd).map(|(&x, &y)| (x * y).abs() + 1.5).collect();
+        close_scaled(on, "fast f64 x * y + 1.5", &col(&got, 0), &col(&interp, 0), &product)?;
+        close(on, "fast f64 x / y", &col(&got, 1), &col(&interp, 1), 0.0)?;
+        close(on, "fast f64 ln", &col(&got, 2), &col(&interp, 2), 0.1)?;
+        Ok(())
+    })
+}
+
 fn float_min_max(on: &Target) -> Check {
     props(24, (two(special_f64s(), special_f64s()), two(special_f32s(), special_f32s())), |((xs, ys), (fs, gs))| {
         // Mix in equal pairs and pairs of opposite zeros.
@@ -857,6 +919,7 @@ pub fn tests() -> Vec<Test> {
         case("scalar::float_functions_f64", float_functions_f64),
         case("scalar::float_functions_f32", float_functions_f32),
         case("scalar::float_min_max", float_min_max),
+        case("scalar::fast_math", fast_math),
         case("scalar::signed_integers_wrap", signed_integers_wrap),
         case("scalar::unsigned_integers_wrap", unsigned_integers_wrap),
         case("scalar::shifts_reduce_the_amount_modulo_the_width", shifts_reduce_the_amount_modulo_the_width),

@@ -73,7 +73,7 @@ pub(super) fn unsupported(what: &str) -> syn::Error {
 }
 
 fn node_kernels(program: &Program, prefix: &str, id: usize, op: &ArrayOp, ty: &Type) -> syn::Result<TokenStream> {
-    let cg = Gen::for_device();
+    let cg = Gen::for_device(program);
     let (words, outs) = layout::prologue(&cg, op, ty)?;
     let params = words.params();
     let binds = &words.binds;
@@ -465,6 +465,30 @@ mod tests {
         assert_eq!(walks.len(), 2, "{src}");
         assert!(walks[0].contains("__a0 . get_linear (__i)"), "{}", walks[0]);
         assert!(walks[1].contains(": usize , row_") && !walks[1].contains("segment_of"), "{}", walks[1]);
+    }
+
+    #[test]
+    fn fast_math_changes_the_float_operations_of_the_kernels_and_their_names() {
+        let source = program(
+            "fn f(xs: Vector<f32>, ys: Vector<f64>, ns: Vector<i32>) -> (Vector<f32>, Vector<f64>, Vector<i32>) {
+                 (xs.map(|x| (x * 2.0 + 1.0) / x.sqrt() - x.exp().ln() + x.sin()),
+                  ys.map(|y| y * y - y / 3.0), ns.map(|n| n * 3 + n / 2))
+             }",
+        );
+        let compile = |fast_math| {
+            let options = crate::pipeline::Options { fast_math, ..Default::default() };
+            let p = crate::pipeline::optimise(&source, options);
+            (module_source(std::slice::from_ref(&p)).unwrap(), p.kernel_prefix())
+        };
+        let ((ieee, ieee_prefix), (fast, fast_prefix)) = (compile(false), compile(true));
+        assert_ne!(ieee_prefix, fast_prefix, "the two builds' kernels must not share names");
+        assert!(!ieee.contains("Fast"), "{ieee}");
+        for op in ["mul", "add", "div", "sqrt", "exp", "ln", "sub"] {
+            assert!(fast.contains(&format!("fmath :: Fast :: {op} (")), "no fast {op}: {fast}");
+        }
+        // No fast form: `sin`; integers never change.
+        assert!(fast.contains("ops :: Float :: sin ("), "{fast}");
+        assert!(fast.contains("ops :: Arith :: mul (n_") && fast.contains("__cx . div (n_"), "{fast}");
     }
 
     #[test]
