@@ -1,6 +1,7 @@
 //! The elementwise skeleton: a grid-stride loop over a flat index space, so that any grid covers
 //! any `n` and consecutive threads touch consecutive elements (coalesced). Maps, zips, generates,
-//! backpermutes and stencils are this loop with a fused body; permutes use [`for_each_index`].
+//! backpermutes and 1-D stencils are this loop with a fused body (2-D stencils have a skeleton of
+//! their own, `stencil`); permutes use [`for_each_index`].
 //!
 //! Memory traffic: every output element is written once; what its value reads is up to the body.
 //! `generate` walks the index space in block tiles of `BLOCK_THREADS * GENERATE_UNROLL`

@@ -27,6 +27,9 @@
 //! - `generate`: the elementwise loop over a flat index space, in block tiles of 256 x 4
 //!   consecutive elements, each thread computing its values before storing them (`generate_each`,
 //!   one element per thread per step, for bodies dominated by arithmetic);
+//! - `stencil`: 2-D stencils, a block per tile of the output, each thread walking down one column
+//!   with the neighbourhood in registers (`K` new loads per output), the boundary test once per
+//!   tile;
 //! - `reduce`: rows split into chunks; a commutative operator accumulates striped positions in
 //!   registers in lane groups sized to the rows, any other associative operator keeps scan order
 //!   (tiles of 32 lanes x 4 consecutive items); in one launch: the part of a row that finishes
@@ -83,6 +86,8 @@ pub mod reduce;
 pub mod rows;
 #[cfg(target_arch = "nvptx64")]
 pub mod scan;
+#[cfg(target_arch = "nvptx64")]
+pub mod stencil;
 #[cfg(target_arch = "nvptx64")]
 pub mod view;
 #[cfg(target_arch = "nvptx64")]

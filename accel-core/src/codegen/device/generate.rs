@@ -1,6 +1,7 @@
 //! Elementwise kernels (`accel_kernels::generate`): one body per operation, the element at the
 //! output's index `__ix` (row-major position `__i`): a `generate` (every producer is lowered to
-//! one by the pipeline), `concat`, `slice_row`/`slice_col`, stencils and segment lengths.
+//! one by the pipeline), `concat`, `slice_row`/`slice_col`, 1-D stencils and segment lengths;
+//! 2-D stencils run the `accel_kernels::stencil` skeleton instead.
 
 use super::{Gen, index_body, not_here};
 use crate::codegen::{elem_type, rank_of, var_ident};
@@ -47,6 +48,9 @@ pub(super) fn body(cg: &Gen, op: &ArrayOp, ty: &Type, out: &Ident) -> syn::Resul
                 if *axis == Axis::Rows { quote!([__s0 as usize, __ix[0]]) } else { quote!([__ix[0], __s0 as usize]) };
             at("__a0", ix)
         }
+        Stencil { shape, boundary, f, .. } if shape.rank() == 2 => {
+            return stencil2d(cg, *shape, boundary, f, out);
+        }
         Stencil { shape, boundary, f, .. } => stencil(cg, *shape, boundary, f)?,
         SegmentLengths(_) => quote!({
             let (__s, __e) = __a0.range(__i);
@@ -66,66 +70,68 @@ pub(super) fn body(cg: &Gen, op: &ArrayOp, ty: &Type, out: &Ident) -> syn::Resul
     Ok(elementwise(value))
 }
 
-/// The element of a stencil at `__ix`: its neighbours, then the closure. Where the whole
+/// The element of a 1-D stencil at `__ix`: its neighbours, then the closure. Where the whole
 /// neighbourhood lies inside the array (all but a rim of `radius` elements), the neighbours are
 /// read at constant offsets from the element's own position; elsewhere through the boundary.
 fn stencil(cg: &Gen, shape: StencilShape, boundary: &Boundary, f: &Lambda) -> syn::Result<TokenStream> {
-    let radius = shape.radius() as isize;
-    let rule = boundary.rule();
-    let kind = match rule {
-        Rule::Clamp => quote!(Clamp),
-        Rule::Mirror => quote!(Mirror),
-        Rule::Wrap => quote!(Wrap),
-        Rule::Constant => quote!(Constant),
-    };
-    let offsets: Vec<Vec<isize>> = if shape.rank() == 1 {
-        (-radius..=radius).map(|d| vec![d]).collect()
-    } else {
-        (-radius..=radius).flat_map(|r| (-radius..=radius).map(move |c| vec![r, c])).collect()
-    };
-    let elem = elem_type(f.params[0].1.as_elem().expect("an element"));
-    // Only a constant boundary leaves the array; the others always land inside.
-    let outside = if rule == Rule::Constant { quote!(__s0) } else { quote!(<#elem as DeviceElem>::zero()) };
+    let r = shape.radius();
+    let edge = edge_read(shape, boundary, f);
     let names: Vec<_> = f.params.iter().map(|(v, _)| var_ident(v)).collect();
-    let through_boundary = offsets.iter().map(|off| {
-        let coords =
-            off.iter().enumerate().map(|(d, o)| quote!(::accel_kernels::boundary::resolve(::accel_kernels::boundary::Rule::#kind, __ix[#d] as isize + #o, __a0.shape[#d])));
-        let cs: Vec<_> = (0..off.len()).map(|d| format_ident!("__c{d}")).collect();
-        quote! {
-            match (#(#coords,)*) {
-                (#(Some(#cs),)*) => __a0.at([#(#cs),*]),
-                _ => #outside,
-            }
-        }
-    });
-    // Inside: element `corner + row * len + col` for the neighbour at (row - r, col - r), where
-    // `corner` is the position of the neighbour at (-r, -r).
-    let r = radius as usize;
-    let inner = offsets.iter().map(|off| {
-        let (row, col) = match off[..] {
-            [c] => (0, (c + radius) as usize),
-            [rr, c] => ((rr + radius) as usize, (c + radius) as usize),
-            _ => unreachable!("stencils are rank 1 or 2"),
-        };
-        quote!(__a0.get_linear(__corner + #row * __len + #col))
-    });
-    let (interior, corner, len) = if shape.rank() == 1 {
-        (quote!(__ix[0] >= #r && __ix[0] + #r < __a0.shape[0]), quote!(__ix[0] - #r), quote!(0usize))
-    } else {
-        (
-            quote!(__ix[0] >= #r && __ix[0] + #r < __a0.shape[0] && __ix[1] >= #r && __ix[1] + #r < __a0.shape[1]),
-            quote!((__ix[0] - #r) * __a0.shape[1] + __ix[1] - #r),
-            quote!(__a0.shape[1]),
-        )
-    };
+    let through_boundary = (-(r as isize)..=r as isize).map(|o| quote!(__edge([__ix[0] as isize + #o])));
+    let inner = (0..=2 * r).map(|c| quote!(__a0.get_linear(__ix[0] - #r + #c)));
     let body = cg.scalar(&f.body)?;
     Ok(quote!({
-        let (#(#names,)*) = if #interior {
-            let (__corner, __len): (usize, usize) = (#corner, #len);
+        #edge
+        let (#(#names,)*) = if __ix[0] >= #r && __ix[0] + #r < __a0.shape[0] {
             (#(#inner,)*)
         } else {
             (#(#through_boundary,)*)
         };
         #body
     }))
+}
+
+/// A 2-D stencil: the `stencil` skeleton, the closure taking the window's elements in row-major
+/// order.
+fn stencil2d(cg: &Gen, shape: StencilShape, boundary: &Boundary, f: &Lambda, out: &Ident) -> syn::Result<TokenStream> {
+    let k = 2 * shape.radius() + 1;
+    let edge = edge_read(shape, boundary, f);
+    let elem = elem_type(f.params[0].1.as_elem().expect("an element"));
+    let names: Vec<_> = f.params.iter().map(|(v, _)| var_ident(v)).collect();
+    let window = (0..k).flat_map(|row| (0..k).map(move |c| quote!(__n[#row][#c])));
+    let body = cg.scalar(&f.body)?;
+    Ok(quote! {
+        #edge
+        stencil::stencil2d::<_, _, #k>(
+            __a0.shape[0],
+            __a0.shape[1],
+            stencil::Reads { inside: |__r: usize, __c: usize| __a0.at([__r, __c]), edge: |__r: isize, __c: isize| __edge([__r, __c]) },
+            |__n: &[[#elem; #k]; #k]| { let (#(#names,)*) = (#(#window,)*); #body },
+            |__i, __v| #out.set_linear(__i, __v),
+        )
+    })
+}
+
+/// `__edge`: the stencil's input at a position that may lie outside it, through the boundary
+/// rule (only a constant boundary leaves the array; the others always land inside).
+fn edge_read(shape: StencilShape, boundary: &Boundary, f: &Lambda) -> TokenStream {
+    let rank = shape.rank();
+    let kind = match boundary.rule() {
+        Rule::Clamp => quote!(Clamp),
+        Rule::Mirror => quote!(Mirror),
+        Rule::Wrap => quote!(Wrap),
+        Rule::Constant => quote!(Constant),
+    };
+    let elem = elem_type(f.params[0].1.as_elem().expect("an element"));
+    let outside = if boundary.rule() == Rule::Constant { quote!(__s0) } else { quote!(<#elem as DeviceElem>::zero()) };
+    let coords = (0..rank).map(
+        |d| quote!(::accel_kernels::boundary::resolve(::accel_kernels::boundary::Rule::#kind, __p[#d], __a0.shape[#d])),
+    );
+    let cs: Vec<_> = (0..rank).map(|d| format_ident!("__c{d}")).collect();
+    quote! {
+        let __edge = |__p: [isize; #rank]| match (#(#coords,)*) {
+            (#(Some(#cs),)*) => __a0.at([#(#cs),*]),
+            _ => #outside,
+        };
+    }
 }

@@ -61,7 +61,7 @@ fn header() -> TokenStream {
         #![allow(unused, non_snake_case, unused_parens, unused_braces, clippy::all)]
 
         use ::accel_kernels::prelude::*;
-        use ::accel_kernels::{abi, atomic, expand, generate, ranges, reduce, scan};
+        use ::accel_kernels::{abi, atomic, expand, generate, ranges, reduce, scan, stencil};
 
         /// Index arithmetic of the generated kernels.
         use ::accel_kernels::index as __rt;
