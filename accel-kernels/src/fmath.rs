@@ -1,10 +1,11 @@
 //! Float functions built for the GPU: `exp` and `ln` of `f32` in straight-line arithmetic, and the
 //! operations of fast math (`#[accel(fast_math)]`).
 //!
-//! `exp_f32` and `ln_f32` replace libm's `expf` and `logf` in the device code of [`ops`]
-//! (crate::ops): libm's versions branch on special values, divide (`logf`) or read a table
-//! (`expf`), and the GPU pays for each of those in every thread. Both are written as plain
-//! arithmetic and selects, with no branch, so that a kernel computing them stays one basic block.
+//! `exp_f32` and `ln_f32` replace libm's `expf` and `logf` in the device code of
+//! [`ops`](crate::ops): libm's versions return early on special values, divide (`logf`) or read a
+//! table (`expf`), and the GPU pays for each of those in every thread. These compute the result
+//! for every input in straight-line arithmetic and pick the special values with selects (LLVM
+//! may still branch around those rare cases; the common path has no division, table or call).
 //! They compile for the host too, where the tests measure their error against `f64`; on the host
 //! the backends keep `std`'s functions.
 //!
@@ -16,7 +17,7 @@
 //!   minimax polynomial (Remez, error below `2.5e-8` on `[-1/3, 1/3]`) evaluated by fused
 //!   multiply-adds. Within 1 ulp of the exact result for every positive input.
 //!
-//! Fast math ([`Fast`], device only) trades the last bits for speed, as `nvcc --use_fast_math`
+//! Fast math (`Fast`, device only) trades the last bits for speed, as `nvcc --use_fast_math`
 //! does: additions, subtractions and multiplications may be contracted into fused multiply-adds
 //! (and reassociated) by the compiler; `f32` division is `div.full.f32` (2 ulp, any operands),
 //! reciprocal `rcp.approx.f32`, square root `sqrt.approx.f32`, `exp2` and `log2` the hardware's
