@@ -44,8 +44,8 @@ pub struct Program {
     /// the source is written does not change the device code.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub read_sites: Vec<SourceRead>,
-    /// Whether the device code may use fast math (`pipeline::Options::fast_math`). Set by the
-    /// passes, not by the front end: the interpreter ignores it. Part of the fingerprint, so
+    /// Whether the device code may use fast math (`pipeline::Options::fast_math`). Set by
+    /// `pipeline::try_optimise`, not by the front end: the interpreter ignores it. Part of the fingerprint, so
     /// that a function's IEEE and fast-math kernels never share a name.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fast_math: bool,

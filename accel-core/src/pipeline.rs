@@ -50,11 +50,24 @@ impl Options {
 }
 
 impl Options {
-    /// The options of one function: the arguments of its `#[accel(..)]` attribute (`fusion =
-    /// false` or `true`, `expand_permute = false` or `true`, `fast_math` or `fast_math = true`
-    /// or `false`), then the build's environment: `ACCEL_FUSION=off` turns fusion off and
-    /// `ACCEL_FAST_MATH=on` fast math on for every function.
+    /// The options of one function: the arguments of its `#[accel(..)]` attribute
+    /// ([`Options::from_attribute`]), then the build's environment: `ACCEL_FUSION=off` turns
+    /// fusion off and `ACCEL_FAST_MATH=on` fast math on for every function.
     pub fn parse(args: proc_macro2::TokenStream) -> syn::Result<Options> {
+        let mut options = Options::from_attribute(args)?;
+        if switched("ACCEL_FUSION", "off")? {
+            options.fusion = false;
+        }
+        if switched("ACCEL_FAST_MATH", "on")? {
+            options.fast_math = true;
+        }
+        Ok(options)
+    }
+
+    /// The options that the arguments of an `#[accel(..)]` attribute ask for: `fusion = false`
+    /// or `true`, `expand_permute = false` or `true`, `fast_math` or `fast_math = true` or
+    /// `false`.
+    pub fn from_attribute(args: proc_macro2::TokenStream) -> syn::Result<Options> {
         let mut options = Options::default();
         let parser = syn::meta::parser(|meta| {
             let switch = |meta: &syn::meta::ParseNestedMeta| -> syn::Result<bool> {
@@ -77,12 +90,6 @@ impl Options {
             }
         });
         syn::parse::Parser::parse2(parser, args)?;
-        if switched("ACCEL_FUSION", "off")? {
-            options.fusion = false;
-        }
-        if switched("ACCEL_FAST_MATH", "on")? {
-            options.fast_math = true;
-        }
         Ok(options)
     }
 }
@@ -163,12 +170,11 @@ mod tests {
     use super::*;
 
     fn parse(args: &str) -> syn::Result<Options> {
-        Options::parse(args.parse().expect("tokens"))
+        Options::from_attribute(args.parse().expect("tokens"))
     }
 
     #[test]
     fn attribute_arguments_set_the_options() {
-        // The tests run without ACCEL_FUSION and ACCEL_FAST_MATH (the build's environment).
         assert_eq!(parse("").unwrap(), Options::default());
         assert!(parse("fast_math").unwrap().fast_math);
         assert!(parse("fast_math = true").unwrap().fast_math);

@@ -61,7 +61,8 @@ pub unsafe fn stencil2d<T: Copy, U, const K: usize>(
     let r = K / 2;
     let (block, grid) = (device::block_dim(), device::grid_dim());
     let col_tiles = cols.div_ceil(block);
-    // Two tiles a block at least, while tiles keep 32 rows or fewer.
+    // About two tiles a launched block, within 1 to 32 rows a tile: short tiles when the grid is
+    // large for the array (its halo rows then cost more reads), 32 rows once the grid is capped.
     let tile_rows = (rows * col_tiles).div_ceil(2 * grid).clamp(1, MAX_TILE_ROWS);
     let tiles = rows.div_ceil(tile_rows) * col_tiles;
     let mut tile = device::block_idx();

@@ -447,38 +447,17 @@ impl Gen {
         let x = self.scalar(a)?;
         let y = self.scalar(b)?;
         let ops = self.ops();
-        if self.fast(a) {
-            let fast = |name: &str| {
-                let name = format_ident!("{name}");
-                Some(quote!(::accel_kernels::fmath::Fast::#name(#x, #y)))
-            };
-            let fast = match op {
-                BinaryOp::Add => fast("add"),
-                BinaryOp::Sub => fast("sub"),
-                BinaryOp::Mul => fast("mul"),
-                BinaryOp::Div => fast("div"),
-                BinaryOp::Rem
-                | BinaryOp::DivEuclid
-                | BinaryOp::RemEuclid
-                | BinaryOp::BitAnd
-                | BinaryOp::BitOr
-                | BinaryOp::BitXor
-                | BinaryOp::Shl
-                | BinaryOp::Shr
-                | BinaryOp::And
-                | BinaryOp::Or
-                | BinaryOp::Eq
-                | BinaryOp::Ne
-                | BinaryOp::Lt
-                | BinaryOp::Le
-                | BinaryOp::Gt
-                | BinaryOp::Ge => None,
-            };
-            if let Some(code) = fast {
-                return Ok(code);
-            }
-        }
+        // Fast math: float `+ - * /` take their fast form (`accel_kernels::fmath::Fast`).
+        let fast = |name: &str| {
+            let name = format_ident!("{name}");
+            quote!(::accel_kernels::fmath::Fast::#name(#x, #y))
+        };
+        let fast_math = self.fast(a);
         Ok(match op {
+            BinaryOp::Add if fast_math => fast("add"),
+            BinaryOp::Sub if fast_math => fast("sub"),
+            BinaryOp::Mul if fast_math => fast("mul"),
+            BinaryOp::Div if fast_math => fast("div"),
             BinaryOp::Add => quote!(#ops::Arith::add(#x, #y)),
             BinaryOp::Sub => quote!(#ops::Arith::sub(#x, #y)),
             BinaryOp::Mul => quote!(#ops::Arith::mul(#x, #y)),

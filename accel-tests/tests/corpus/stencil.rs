@@ -507,6 +507,32 @@ fn large_stencils(on: &Target) -> Check {
     })
 }
 
+/// Shapes that reach every path of the GPU's 2-D stencil skeleton (`accel_kernels::stencil`):
+/// inside tiles of a 5 x 5 stencil (two column tiles of 256 or more, so at least 514 columns),
+/// tiles of four rows or more (only once the grid is capped at one wave: a few million
+/// elements), and rims on every side of each. The CPU, which has no such skeleton, checks the
+/// two small shapes.
+fn tiled_shapes(on: &Target) -> Check {
+    for (r, c) in [(40, 1100), (9, 515), (2000, 1030), (1030, 2000)] {
+        if !on.fits(r * c) || (!on.is_gpu() && r * c > 1 << 16) {
+            continue;
+        }
+        let mut rng = crate::harness::Rng::new("stencil::tiled_shapes", r * c);
+        let m = Matrix::from_shape_vec([r, c], rng.vec::<i64>(r * c))?;
+        let shape = |e| at(&format!("shape {r}x{c}"), e);
+        let ((g0, g1, g2, g3), (r0, r1, r2, r3)) = both!(on, s5x5_i64(&m));
+        let names = ["Clamp", "Mirror", "Wrap", "Constant"];
+        for (name, (g, w)) in names.iter().zip([(g0, r0), (g1, r1), (g2, r2), (g3, r3)]) {
+            same(&format!("stencil5x5 {name}"), &g, &w).map_err(shape)?;
+        }
+        let ((g0, g1, g2, g3), (r0, r1, r2, r3)) = both!(on, s3x3_i64(&m));
+        for (name, (g, w)) in names.iter().zip([(g0, r0), (g1, r1), (g2, r2), (g3, r3)]) {
+            same(&format!("stencil3x3 {name}"), &g, &w).map_err(shape)?;
+        }
+    }
+    Ok(())
+}
+
 pub fn tests() -> Vec<Test> {
     let mut tests = sweeps();
     tests.extend([
@@ -519,6 +545,7 @@ pub fn tests() -> Vec<Test> {
         case("stencil::stencil5x5_with_every_boundary", stencil5x5_with_every_boundary),
         case("stencil::stencil5x5_of_floats", stencil5x5_of_floats),
         case("stencil::large_stencils", large_stencils),
+        case("stencil::tiled_shapes", tiled_shapes),
     ]);
     tests
 }
