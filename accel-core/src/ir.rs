@@ -875,7 +875,9 @@ pub enum ReadSite {
     Backpermute,
     /// A read that fusion made of an elementwise operand (of a `map`, `zip_with`, or sibling
     /// reductions over one shape) at the output's own index, which lies inside the operand's shape
-    /// by construction: device kernels read it unchecked, so it cannot fail.
+    /// by construction, or one that [`crate::in_bounds`] proved inside (a read at the own index
+    /// of a closure that runs over the array's shape): every backend reads it unchecked, so it
+    /// cannot fail.
     Elementwise,
     /// A read that flattening made of a nested map's own data (a value of a row, a per-row value
     /// at a row, a row's length from the segment offsets, a probe of the row-of-value search),

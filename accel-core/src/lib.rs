@@ -7,7 +7,8 @@
 //! - [`frontend`]: syn's AST to typed IR, with errors at exact spans; [`library`]: the
 //!   package's `#[accel]` functions, which calls inline;
 //! - [`pipeline`]: the compiler as one list, front end to code generation, and its options;
-//! - [`fusion`]: the passes that fuse producers into consumers;
+//! - [`fusion`]: the passes that fuse producers into consumers; [`in_bounds`]: the pass that
+//!   proves reads inside their arrays;
 //! - [`interp`]: the reference interpreter, the oracle of every test;
 //! - [`plan`]: kernel plans, the end of the pipeline;
 //! - [`schedule`]: the steps a device backend's host takes to run a program, worked out once;
@@ -22,6 +23,7 @@ pub mod error;
 pub mod flatten;
 pub mod frontend;
 pub mod fusion;
+pub mod in_bounds;
 pub mod interp;
 pub mod ir;
 pub mod kernel;

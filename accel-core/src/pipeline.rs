@@ -16,7 +16,7 @@
 
 use crate::ir::{Program, check};
 use crate::library::Library;
-use crate::{codegen, flatten, frontend, fusion};
+use crate::{codegen, flatten, frontend, fusion, in_bounds};
 use std::path::Path;
 
 /// What the compiler does to a program before code generation.
@@ -112,13 +112,16 @@ fn switched(key: &str, to: &str) -> syn::Result<bool> {
 }
 
 /// Every pass between the front end and code generation under `options`, in the order they run:
-/// flattening (`Nested::map`), then fusion. Without fusion, producers are still lowered to `generate`s (each its own kernel), since that
-/// lowering is where each producer's index function is written and no backend reads them as
-/// the front end wrote them.
+/// flattening (`Nested::map`), then fusion, then [`in_bounds`] (reads proved inside their
+/// arrays, on the closures as fusion left them). Without fusion, producers are still lowered to
+/// `generate`s (each its own kernel), since that lowering is where each producer's index
+/// function is written and no backend reads them as the front end wrote them.
 pub fn passes(options: Options) -> impl Iterator<Item = (&'static str, fusion::Pass)> {
     let fusion = if options.fusion { fusion::PASSES } else { fusion::UNFUSED };
     let wanted = move |(name, _): &(&str, fusion::Pass)| options.expand_permute || *name != fusion::EXPAND_PERMUTE;
-    std::iter::once(("flatten", flatten::run as fusion::Pass)).chain(fusion.iter().copied().filter(wanted))
+    std::iter::once(("flatten", flatten::run as fusion::Pass))
+        .chain(fusion.iter().copied().filter(wanted))
+        .chain(std::iter::once(("in_bounds", in_bounds::run as fusion::Pass)))
 }
 
 /// What the compiler produces for one `#[accel]` function.

@@ -2,20 +2,35 @@
 //! code, recording the first failure in the host's error slot (layout in [`crate::abi`]).
 //!
 //! A failure does not stop the kernel: the failing operation yields a zero/default value and the
-//! kernel runs to its end, after which the host turns the slot into an `accel::Error`. The slot
-//! is claimed with one compare-and-swap, so only the first failure is recorded; the path is cold
-//! and out of line so that it costs the hot loops nothing but a predicted branch.
+//! kernel runs to its end, after which the host turns the slot into an `accel::Error`.
+//!
+//! A thread keeps its first failure in registers ([`Ctx::fail`] chooses with selects, no branch)
+//! and writes it to the slot once, at the kernel's end ([`Ctx::flush`], which every generated
+//! kernel with an error slot calls last). A checked read is straight-line code too: a read outside
+//! its array loads a zero from a static word instead. So a checked read costs a few register
+//! operations and never splits the code between two loads: the loads of a thread's elements
+//! (a row's gathers `x[col]` in a sparse product, say) are in flight together, where a branch to
+//! an error path before each load would make each wait for the one before. The slot is claimed
+//! with one compare-and-swap, so only the first thread to flush a failure is recorded.
 
 use crate::abi::{code, site};
 use crate::device;
 use crate::elem::DeviceElem;
 use crate::ops::Arith;
 use crate::view::View;
+use core::cell::Cell;
 
-/// Where a kernel records its first error.
-#[derive(Clone, Copy)]
+/// The words of a failure after its code, as the slot holds them: the site, the rank, three
+/// index components, three shape components and a value.
+const FAILURE_WORDS: usize = 9;
+
+/// Where a kernel records its first error, and the first failure of this thread until then.
 pub struct Ctx {
     slot: *mut u64,
+    /// The code of the first failure, 0 while there is none.
+    code: Cell<u32>,
+    /// Its words ([`FAILURE_WORDS`]).
+    words: Cell<[u64; FAILURE_WORDS]>,
 }
 
 impl Ctx {
@@ -23,7 +38,7 @@ impl Ctx {
     /// `slot` points to the launch's zeroed error slot of `ERROR_SLOT_WORDS` words in global memory.
     #[inline(always)]
     pub unsafe fn new(slot: *mut u64) -> Ctx {
-        Ctx { slot }
+        Ctx { slot, code: Cell::new(0), words: Cell::new([0; FAILURE_WORDS]) }
     }
 
     /// `a[ix]`, or `E::zero()` after recording `INDEX_OUT_OF_BOUNDS` at site `INDEX`.
@@ -32,7 +47,8 @@ impl Ctx {
         self.read_at(site::INDEX, a, ix)
     }
 
-    /// `a[ix]`, or `E::zero()` after recording `INDEX_OUT_OF_BOUNDS` at `site`.
+    /// `a[ix]`, or `E::zero()` after recording `INDEX_OUT_OF_BOUNDS` at `site`. No branch: an
+    /// index outside reads element 0 of zeros ([`DeviceElem::or_zeros`]).
     #[inline(always)]
     pub fn read_at<E: DeviceElem, const R: usize>(&self, site: u64, a: &View<E, R>, ix: [usize; R]) -> E {
         let mut inside = true;
@@ -41,13 +57,11 @@ impl Ctx {
             inside &= i < n;
             linear = linear * n + i;
         }
-        if inside {
-            // SAFETY: every component is within its extent, so `linear < a.len()`.
-            unsafe { a.get_linear(linear) }
-        } else {
-            self.fail(code::INDEX_OUT_OF_BOUNDS, site, &ix, &a.shape, 0);
-            E::zero()
-        }
+        let linear = if inside { linear } else { 0 };
+        // SAFETY: inside the shape, `linear < a.len()`; outside, element 0 of the zeros.
+        let v = unsafe { E::load(E::or_zeros(a.ptr, inside), linear) };
+        self.fail_if(!inside, code::INDEX_OUT_OF_BOUNDS, site, &ix, &a.shape, 0);
+        v
     }
 
     /// Whether `ix` is inside `shape`; if not, records `INDEX_OUT_OF_BOUNDS` at `site` (the read
@@ -55,9 +69,7 @@ impl Ctx {
     #[inline(always)]
     pub fn check_index<const R: usize>(&self, site: u64, ix: [usize; R], shape: [usize; R]) -> bool {
         let inside = ix.iter().zip(&shape).all(|(i, n)| i < n);
-        if !inside {
-            self.fail(code::INDEX_OUT_OF_BOUNDS, site, &ix, &shape, 0);
-        }
+        self.fail_if(!inside, code::INDEX_OUT_OF_BOUNDS, site, &ix, &shape, 0);
         inside
     }
 
@@ -97,46 +109,67 @@ impl Ctx {
         }
     }
 
-    /// Records an error unless one is recorded already. `index` and `shape` hold at most 3
+    /// Records an error unless this thread has one already. `index` and `shape` hold at most 3
     /// components (more are dropped); the rank recorded is `index.len()`.
-    ///
-    /// Inlined so that the components travel as scalars: a slice passed to an out-of-line
-    /// function would make every caller keep its index array in local memory, on the hot path.
     #[inline(always)]
     pub fn fail(&self, code: u32, site: u64, index: &[usize], shape: &[usize], value: u64) {
+        self.fail_if(true, code, site, index, shape, value);
+    }
+
+    /// [`Ctx::fail`] where `failed`, chosen by selects: the failure stays in registers until
+    /// [`Ctx::flush`].
+    #[inline(always)]
+    fn fail_if(&self, failed: bool, code: u32, site: u64, index: &[usize], shape: &[usize], value: u64) {
         let at = |s: &[usize], k: usize| s.get(k).map_or(0, |&x| x as u64);
         let (i0, i1, i2) = (at(index, 0), at(index, 1), at(index, 2));
         let (s0, s1, s2) = (at(shape, 0), at(shape, 1), at(shape, 2));
-        self.record(code, site, index.len() as u64, i0, i1, i2, s0, s1, s2, value);
+        let new = [site, index.len() as u64, i0, i1, i2, s0, s1, s2, value];
+        let first = failed & (self.code.get() == 0);
+        let old = self.words.get();
+        self.code.set(if first { code } else { self.code.get() });
+        self.words.set(core::array::from_fn(|k| if first { new[k] } else { old[k] }));
     }
 
-    /// The cold path of [`Ctx::fail`].
-    #[cold]
-    #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    fn record(
-        &self,
-        code: u32,
-        site: u64,
-        rank: u64,
-        i0: u64,
-        i1: u64,
-        i2: u64,
-        s0: u64,
-        s1: u64,
-        s2: u64,
-        value: u64,
-    ) {
-        // SAFETY: `new`'s contract: the slot is valid for ERROR_SLOT_WORDS words. Word 0's low half
-        // (little-endian) is claimed once; only the winner writes the other words, and the host
-        // reads them after the kernel has finished.
-        unsafe {
-            if device::cas32(self.slot.cast::<u32>(), 0, code) != 0 {
-                return;
-            }
-            for (k, word) in [site, rank, i0, i1, i2, s0, s1, s2, value].into_iter().enumerate() {
-                self.slot.add(1 + k).write(word);
-            }
+    /// Writes this thread's first failure, if any, to the slot unless another thread's is there
+    /// already. Generated kernels call it once, at their end.
+    #[inline(always)]
+    pub fn flush(&self) {
+        let code = self.code.get();
+        if code != 0 {
+            let [site, rank, i0, i1, i2, s0, s1, s2, value] = self.words.get();
+            record(self.slot, code, site, rank, i0, i1, i2, s0, s1, s2, value);
+        }
+    }
+}
+
+/// The cold path of [`Ctx::flush`]: claims the slot and writes the failure there. Out of line, and
+/// given the slot and the words as scalars, so that no `Ctx` and no array needs an address (the
+/// failure stays in registers until here; an array argument would be passed through memory).
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn record(
+    slot: *mut u64,
+    code: u32,
+    site: u64,
+    rank: u64,
+    i0: u64,
+    i1: u64,
+    i2: u64,
+    s0: u64,
+    s1: u64,
+    s2: u64,
+    value: u64,
+) {
+    // SAFETY: `Ctx::new`'s contract: the slot is valid for ERROR_SLOT_WORDS words. Word 0's low
+    // half (little-endian) is claimed once; only the winner writes the other words, and the host
+    // reads them after the kernel has finished.
+    unsafe {
+        if device::cas32(slot.cast::<u32>(), 0, code) != 0 {
+            return;
+        }
+        for (k, word) in [site, rank, i0, i1, i2, s0, s1, s2, value].into_iter().enumerate() {
+            slot.add(1 + k).write(word);
         }
     }
 }

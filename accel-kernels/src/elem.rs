@@ -29,6 +29,9 @@ pub trait DeviceElem: Copy {
     /// # Safety
     /// As `load`.
     unsafe fn load_volatile(p: Self::Ptr, i: usize) -> Self;
+    /// `p` where `keep`, else columns of zeros (element 0 of each is a zero of its type), chosen
+    /// by selects: a checked read outside its array loads from these instead of branching.
+    fn or_zeros(p: Self::Ptr, keep: bool) -> Self::Ptr;
     /// The all-zero value (`false` for `bool`).
     fn zero() -> Self;
     /// The value of lane `lane + delta` (own value past lane 31); all 32 lanes must call it.
@@ -53,6 +56,10 @@ pub trait DeviceElem: Copy {
     }
 }
 
+/// The zeros that a checked read outside its array loads ([`DeviceElem::or_zeros`]): one element
+/// of any scalar type, all bits zero (`false`, `0`, `0.0`).
+static ZEROS: [u64; 1] = [0];
+
 /// 32-bit and narrower scalars: `$raw` is the stored word (a `bool` is read as its byte, so that a
 /// byte other than 0 or 1 reads as `true` instead of being undefined behaviour).
 macro_rules! scalar32 {
@@ -70,6 +77,10 @@ macro_rules! scalar32 {
                 let from: fn(u32) -> $t = $from;
                 // SAFETY: as `load`.
                 from(unsafe { p.cast::<$raw>().add(i).read_volatile() } as u32)
+            }
+            #[inline(always)]
+            fn or_zeros(p: *mut $t, keep: bool) -> *mut $t {
+                if keep { p } else { ZEROS.as_ptr().cast::<$t>().cast_mut() }
             }
             #[inline(always)]
             unsafe fn store(p: *mut $t, i: usize, v: $t) {
@@ -140,6 +151,10 @@ macro_rules! scalar64 {
                 unsafe { p.add(i).read_volatile() }
             }
             #[inline(always)]
+            fn or_zeros(p: *mut $t, keep: bool) -> *mut $t {
+                if keep { p } else { ZEROS.as_ptr().cast::<$t>().cast_mut() }
+            }
+            #[inline(always)]
             unsafe fn store(p: *mut $t, i: usize, v: $t) {
                 // SAFETY: the caller guarantees that element `i` exists.
                 unsafe { p.add(i).write(v) }
@@ -196,6 +211,10 @@ macro_rules! tuple {
             unsafe fn load_volatile(p: Self::Ptr, i: usize) -> Self {
                 // SAFETY: as `load`.
                 unsafe { ($($T::load_volatile(p.$i, i),)+) }
+            }
+            #[inline(always)]
+            fn or_zeros(p: Self::Ptr, keep: bool) -> Self::Ptr {
+                ($($T::or_zeros(p.$i, keep),)+)
             }
             #[inline(always)]
             unsafe fn store(p: Self::Ptr, i: usize, v: Self) {

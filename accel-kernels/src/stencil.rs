@@ -32,7 +32,7 @@ const MAX_TILE_ROWS: usize = 32;
 
 /// Rows whose loads a thread has in flight at once: a warp's row is one 128-byte line, and a
 /// multiprocessor needs about 20 KiB in flight to keep its share of the memory busy.
-const ROWS_IN_FLIGHT: usize = 4;
+const ROWS_IN_FLIGHT: usize = 8;
 
 /// How a stencil reads its input (`rows x cols`, row-major).
 pub struct Reads<I, E> {
@@ -112,15 +112,20 @@ fn walk<T: Copy, U, const K: usize>(
     };
     let mut row = first;
     // The bottom rows of ROWS_IN_FLIGHT outputs are loaded together, before the first is used.
-    // Written out for 4: LLVM leaves a loop over an array of rows rolled, in local memory.
-    const { assert!(ROWS_IN_FLIGHT == 4) };
+    // Written out for 8: LLVM leaves a loop over an array of rows rolled, in local memory.
+    const { assert!(ROWS_IN_FLIGHT == 8) };
     while row + ROWS_IN_FLIGHT <= end {
         let below = |d: usize| row_at((row + d) as isize + r);
         let (b0, b1, b2, b3) = (below(0), below(1), below(2), below(3));
+        let (b4, b5, b6, b7) = (below(4), below(5), below(6), below(7));
         step(&mut window, row, b0);
         step(&mut window, row + 1, b1);
         step(&mut window, row + 2, b2);
         step(&mut window, row + 3, b3);
+        step(&mut window, row + 4, b4);
+        step(&mut window, row + 5, b5);
+        step(&mut window, row + 6, b6);
+        step(&mut window, row + 7, b7);
         row += ROWS_IN_FLIGHT;
     }
     while row < end {

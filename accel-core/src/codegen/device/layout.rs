@@ -14,11 +14,13 @@ use quote::{format_ident, quote};
 pub(super) struct Words {
     next: usize,
     pub(super) binds: Vec<TokenStream>,
+    /// Whether the kernel takes an error slot (binds `__cx`, which its end must flush).
+    pub(super) error_slot: bool,
 }
 
 impl Words {
     fn new() -> Words {
-        Words { next: 0, binds: Vec::new() }
+        Words { next: 0, binds: Vec::new(), error_slot: false }
     }
 
     fn word(&mut self) -> Ident {
@@ -116,6 +118,7 @@ pub(super) fn prologue(cg: &Gen, op: &ArrayOp, ty: &Type) -> syn::Result<(Words,
             Param::ErrorSlot => {
                 let slot = w.word();
                 w.bind(quote!(__cx), quote!(unsafe { Ctx::new(#slot as *mut u64) }));
+                w.error_slot = true;
             }
             Param::Output(t) => {
                 let name = if matches!(ty, Type::Tuple(_)) {

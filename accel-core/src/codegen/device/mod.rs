@@ -87,13 +87,17 @@ fn node_kernels(program: &Program, prefix: &str, id: usize, op: &ArrayOp, ty: &T
     };
     let results = Results::new(&cg, &outs[0], epilogue, ty, kernel::mirrors_result(computed, ty))?;
     let mut kernels = Vec::new();
+    // A thread's first failure is kept in registers until its end (`Ctx::flush`), so that no
+    // checked operation branches to an error path between the loads of a thread's elements.
+    let flush = words.error_slot.then(|| quote!(__cx.flush();));
     for (role, body) in bodies(&cg, computed, ty, &outs, &results, error_id)? {
         let name = format_ident!("{}", kernel::kernel_name_in(prefix, id, role));
         kernels.push(quote! {
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn #name(#params) {
                 #(#binds)*
-                unsafe { #body }
+                unsafe { #body };
+                #flush
             }
         });
     }
@@ -267,10 +271,18 @@ mod tests {
             ("fn f(xs: Vector<f32>, ls: Vector<i64>) -> Vector<f32> { xs.fold_seg(0.0, |a, b| a + b, ls) }", true),
             (
                 "fn f(xs: Vector<f32>) -> Vector<f32> {
-                     let g = generate(xs.len(), |i| xs[i] * 2.0);
+                     let g = generate(xs.len(), |i| xs[i + 1] * 2.0);
                      g.map(|y| y + 1.0)
                  }",
                 true,
+            ),
+            // A read at the closure's own index of the array it spans cannot fail (`in_bounds`).
+            (
+                "fn f(xs: Vector<f32>) -> Vector<f32> {
+                     let g = generate(xs.len(), |i| xs[i] * 2.0);
+                     g.map(|y| y + 1.0)
+                 }",
+                false,
             ),
         ];
         for (src, fails) in cases {
