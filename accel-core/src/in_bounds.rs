@@ -175,10 +175,38 @@ impl Scope {
 /// The closure of `op` that runs over an index space, with the array variable whose shape that
 /// space is: the parameter's id, the array's id and its rank.
 fn index_space(op: &ArrayOp, scope: &Scope) -> Option<(u32, u32, usize)> {
+    use ArrayOp::*;
     let (f, shape) = match op {
-        ArrayOp::Generate { shape, f, .. } => (f, shape.clone()),
-        ArrayOp::Permute { f, a, .. } => (f, shape_of(a)),
-        _ => return None,
+        Generate { shape, f, .. } => (f, shape.clone()),
+        Permute { f, a, .. } => (f, shape_of(a)),
+        // Producers are `generate`s by now (`fusion::producers`); the other closures take
+        // elements, row values or loop states, not an index of a known shape (an expanded
+        // element's index `k` ranges over the expansion, which no array variable has).
+        Producer(_)
+        | Unit(_)
+        | The(_)
+        | Fold { .. }
+        | FoldAll { .. }
+        | FoldSeg { .. }
+        | Scan { .. }
+        | ScanSeg { .. }
+        | ExpandPermute { .. }
+        | Reshape { .. }
+        | Unzip(_)
+        | Concat { .. }
+        | Slice { .. }
+        | Stencil { .. }
+        | Expand { .. }
+        | Filter { .. }
+        | Awhile { .. }
+        | SegmentsFromLengths(_)
+        | SegmentLengths(_)
+        | SegmentOffsets(_)
+        | NestedFromParts { .. }
+        | NestedValues(_)
+        | NestedSegments(_)
+        | NestedMap { .. }
+        | Seq(_) => return None,
     };
     let (array, rank) = scope.shape_of(&shape)?;
     Some((f.params.first()?.0.id, array, rank))
