@@ -95,7 +95,7 @@ impl Scope {
         match &a.kind {
             ExprKind::Var(v) if a.ty.as_array().is_some() => match self.known.get(&v.id) {
                 Some(Known::SameShapeAs { array }) => Some(*array),
-                Some(Known::Index { .. } | Known::Component { .. } | Known::ShapeOf { .. }) | None => Some(v.id),
+                _ => Some(v.id),
             },
             _ => None,
         }
@@ -108,7 +108,7 @@ impl Scope {
             ExprKind::Len(a) if rank(a) == 1 => self.array(a).map(|v| (v, 1)),
             ExprKind::Var(v) => match self.known.get(&v.id) {
                 Some(Known::ShapeOf { array, rank }) => Some((*array, *rank)),
-                Some(Known::Index { .. } | Known::Component { .. } | Known::SameShapeAs { .. }) | None => None,
+                _ => None,
             },
             _ => None,
         }
@@ -119,7 +119,7 @@ impl Scope {
         match &index.kind {
             ExprKind::Var(v) => match self.known.get(&v.id) {
                 Some(Known::Index { array, .. }) => Some(*array),
-                Some(Known::Component { .. } | Known::ShapeOf { .. } | Known::SameShapeAs { .. }) | None => None,
+                _ => None,
             },
             // Components of indices over the same shape, in order, each below its extent (they
             // may come from different closures over that shape).
@@ -138,12 +138,12 @@ impl Scope {
         match &e.kind {
             ExprKind::Var(v) => match self.known.get(&v.id) {
                 Some(Known::Component { array, k, rank }) => Some((*array, *k, *rank)),
-                Some(Known::Index { .. } | Known::ShapeOf { .. } | Known::SameShapeAs { .. }) | None => None,
+                _ => None,
             },
             ExprKind::Proj(x, k) => match &x.kind {
                 ExprKind::Var(v) => match self.known.get(&v.id) {
                     Some(Known::Index { array, rank }) => Some((*array, *k, *rank)),
-                    Some(Known::Component { .. } | Known::ShapeOf { .. } | Known::SameShapeAs { .. }) | None => None,
+                    _ => None,
                 },
                 _ => None,
             },
@@ -213,42 +213,31 @@ fn index_space(op: &ArrayOp, scope: &Scope) -> Option<(u32, u32, usize)> {
 }
 
 fn prove(e: &mut Expr, scope: &Scope) {
-    match &mut e.kind {
-        ExprKind::Index { array, index, site } if site.is_checked() => {
-            if let Some(v) = scope.array(array)
+    // What this node tells the children that see its variable: what a `let`'s variable is, or
+    // the index space of a closure's parameter.
+    let told = match &mut e.kind {
+        ExprKind::Index { array, index, site } => {
+            if site.is_checked()
+                && let Some(v) = scope.array(array)
                 && scope.index_of(index) == Some(v)
             {
                 *site = ReadSite::Elementwise;
             }
+            None
         }
-        ExprKind::Let { var, value, .. } => {
-            let known = scope.of_value(value);
-            let var = var.clone();
-            visit::for_each_child_mut(e, &mut |child, bound, _| {
-                let mut inner = scope.enter(bound);
-                if let (Bound::Let(..), Some(k)) = (bound, &known) {
-                    inner.known.insert(var.id, k.clone());
-                }
-                prove(child, &inner);
-            });
-            return;
+        ExprKind::Let { var, value, .. } => scope.of_value(value).map(|known| (var.id, known)),
+        ExprKind::Array(op) => index_space(op, scope).map(|(param, array, rank)| (param, Known::Index { array, rank })),
+        _ => None,
+    };
+    visit::for_each_child_mut(e, &mut |child, bound, _| {
+        let mut inner = scope.enter(bound);
+        if let Some((id, known)) = &told
+            && bound.vars().any(|(v, _)| v.id == *id)
+        {
+            inner.known.insert(*id, known.clone());
         }
-        ExprKind::Array(op) => {
-            let space = index_space(op, scope);
-            visit::for_each_child_mut(e, &mut |child, bound, _| {
-                let mut inner = scope.enter(bound);
-                if let (Bound::Params(params), Some((param, array, rank))) = (bound, space)
-                    && params.first().is_some_and(|(p, _)| p.id == param)
-                {
-                    inner.known.insert(param, Known::Index { array, rank });
-                }
-                prove(child, &inner);
-            });
-            return;
-        }
-        _ => {}
-    }
-    visit::for_each_child_mut(e, &mut |child, bound, _| prove(child, &scope.enter(bound)));
+        prove(child, &inner);
+    });
 }
 
 #[cfg(test)]

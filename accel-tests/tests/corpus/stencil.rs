@@ -220,12 +220,21 @@ fn stencil3x3_i64(on: &Target) -> Check {
 
 /// `s3x3_i64` (a 3 x 3 stencil with each boundary) against the interpreter.
 fn every_boundary_3x3(on: &Target, m: &Matrix<i64>) -> Check {
-    let ((g0, g1, g2, g3), (r0, r1, r2, r3)) = both!(on, s3x3_i64(m));
-    same("stencil3x3 Clamp", &g0, &r0)?;
-    same("stencil3x3 Mirror", &g1, &r1)?;
-    same("stencil3x3 Wrap", &g2, &r2)?;
-    same("stencil3x3 Constant", &g3, &r3)
+    same_for_each_boundary("stencil3x3", both!(on, s3x3_i64(m)))
 }
+
+/// The results of a stencil with the boundaries `Clamp`, `Mirror`, `Wrap` and `Constant`, in
+/// that order, against the interpreter's.
+fn same_for_each_boundary(stencil: &str, (got, want): (Boundaries, Boundaries)) -> Check {
+    let (g, w) = ([&got.0, &got.1, &got.2, &got.3], [&want.0, &want.1, &want.2, &want.3]);
+    for ((boundary, g), w) in ["Clamp", "Mirror", "Wrap", "Constant"].into_iter().zip(g).zip(w) {
+        same(&format!("{stencil} {boundary}"), g, w)?;
+    }
+    Ok(())
+}
+
+/// A stencil's result with each of the four boundaries.
+type Boundaries = (Matrix<i64>, Matrix<i64>, Matrix<i64>, Matrix<i64>);
 
 fn stencil3x3_f32(on: &Target) -> Check {
     on.each_shape("stencil::stencil3x3::f32", Tier::Medium, |r, c, rng| {
@@ -243,11 +252,7 @@ fn stencil5x5_i64(on: &Target) -> Check {
 
 /// `s5x5_i64` (a 5 x 5 stencil with each boundary) against the interpreter.
 fn every_boundary_5x5(on: &Target, m: &Matrix<i64>) -> Check {
-    let ((g0, g1, g2, g3), (r0, r1, r2, r3)) = both!(on, s5x5_i64(m));
-    same("stencil5x5 Clamp", &g0, &r0)?;
-    same("stencil5x5 Mirror", &g1, &r1)?;
-    same("stencil5x5 Wrap", &g2, &r2)?;
-    same("stencil5x5 Constant", &g3, &r3)
+    same_for_each_boundary("stencil5x5", both!(on, s5x5_i64(m)))
 }
 
 fn stencil5x5_f64(on: &Target) -> Check {
