@@ -1,7 +1,8 @@
-//! The device crate of a package and its build to PTX (the recipe of DESIGN.md §4).
+//! The device crate of a unit (the programs of one source file, `accel_core::ptx_dir`) and its
+//! build to PTX (the recipe of DESIGN.md §4).
 //!
-//! `OUT_DIR/accel/device/` holds a `no_std` cdylib (its own `[workspace]`, `panic = "abort"`,
-//! fat LTO, one codegen unit) whose `lib.rs` is accel-core's device module for the package's
+//! `OUT_DIR/accel/units/<unit>/device/` holds a `no_std` cdylib (its own `[workspace]`, `panic = "abort"`,
+//! fat LTO, one codegen unit) whose `lib.rs` is accel-core's device module for the unit's
 //! programs, depending on accel-kernels by path. The pinned nightly builds it with
 //! `cargo rustc --release --target nvptx64-nvidia-cuda -Zbuild-std=core -- -Ctarget-cpu=sm_80
 //! -Clinker=true --emit=asm=...`: fat LTO makes the emitted PTX self-contained, the no-op linker
@@ -9,26 +10,32 @@
 //!
 //! The target directory is shared by every package built into the same outer target directory
 //! and profile, so `core`, `compiler_builtins`, `libm` and accel-kernels are compiled once (about
-//! 20 s) and each package then pays only for its own crate. The inner cargo is skipped altogether
+//! 20 s) and each unit then pays only for its own crate (half a second for a file of a few
+//! functions). The inner cargo is skipped altogether
 //! when a stamp (the generated source and manifest, accel-kernels' sources and version, the
 //! toolchain's `rustc -vV`) matches the last successful build and its PTX exists, in this
-//! `OUT_DIR` or in the target directory's `ptx/` (the newest module of each package, which other
+//! `OUT_DIR` or in the target directory's `ptx/` (the newest module of each unit, which other
 //! `OUT_DIR`s of the package, e.g. those of `cargo clippy` and `cargo test`, copy).
 
 use crate::toolchain::Toolchain;
 use crate::{Result, error, fnv1a, write};
 use accel_core::kernel::Role;
+use accel_core::ptx_dir;
 use std::path::{Path, PathBuf};
 
 /// The target the kernels are compiled for.
 const TARGET: &str = "nvptx64-nvidia-cuda";
 
-/// Where a package's device build lives: `OUT_DIR/accel`.
+/// Where the device build of a unit lives: `OUT_DIR/accel/units/<unit>`.
 pub struct DeviceBuild<'a> {
-    /// `OUT_DIR/accel`, the directory the macro reads (`ACCEL_PTX_DIR`).
+    /// `OUT_DIR/accel/units/<unit>` (`ptx_dir::unit_dir`).
     pub dir: &'a Path,
-    /// The user package's name, made into the device package's name.
+    /// The user package's name, made into the device package's name with the unit's.
     pub package: &'a str,
+    /// The unit's name.
+    pub unit: &'a str,
+    /// The unit's source file, relative to the package's root, for messages.
+    pub file: &'a Path,
     /// The target directory shared by all device builds of the outer target directory.
     pub target_dir: &'a Path,
 }
@@ -36,7 +43,12 @@ pub struct DeviceBuild<'a> {
 impl DeviceBuild<'_> {
     /// The PTX module.
     pub fn ptx(&self) -> PathBuf {
-        self.dir.join("accel.ptx")
+        ptx_dir::module(self.dir)
+    }
+
+    /// The device package's name, unique in the target directory: the package's and the unit's.
+    pub fn name(&self) -> String {
+        package_name(&format!("{}-{}", self.package, self.unit))
     }
 
     /// Where cubins are cached by module, shared by all `OUT_DIR`s like the module itself.
@@ -44,36 +56,53 @@ impl DeviceBuild<'_> {
         self.target_dir.join("cubins")
     }
 
-    /// Builds `source` (the device crate's `lib.rs`) into [`Self::ptx`], unless the last build
-    /// of this package, here or in another `OUT_DIR` of the same target directory (`cargo
-    /// clippy` and `cargo test` use different ones), was of the same inputs.
-    pub fn build(&self, source: &str, toolchain: &Toolchain) -> Result<()> {
-        let crate_dir = self.dir.join("device");
-        let name = package_name(self.package);
-        let manifest = manifest(self.package, &name);
+    /// The stamp of a build of `source` with the nightly whose `rustc -vV` is `version`: a hash of
+    /// everything the module depends on.
+    fn stamp(&self, source: &str, version: &str) -> String {
+        let manifest = manifest(self.package, self.file, &self.name());
         // The occupancy requests are applied to the module after rustc (`with_occupancy`): a
         // change of them must rebuild it too.
         let occupancy = format!("{:?}", Role::ALL.map(|r| (r.suffix(), r.blocks_per_sm())));
-        let inputs = [
-            manifest.as_bytes(),
-            source.as_bytes(),
-            &kernels_digest(),
-            toolchain.version.as_bytes(),
-            occupancy.as_bytes(),
-        ];
-        let stamp = format!("{:016x}", fnv1a(&inputs));
+        let inputs =
+            [manifest.as_bytes(), source.as_bytes(), &kernels_digest(), version.as_bytes(), occupancy.as_bytes()];
+        format!("{:016x}", fnv1a(&inputs))
+    }
+
+    /// Where the target directory keeps this unit's module of `stamp`, for all `OUT_DIR`s.
+    fn cached(&self, stamp: &str) -> PathBuf {
+        self.target_dir.join("ptx").join(format!("{}-{stamp}.ptx", self.name()))
+    }
+
+    /// Whether the module of `stamp` is in place: built here before, or copied here from the
+    /// target directory's cache, where another `OUT_DIR` of the package left it.
+    fn reuse(&self, stamp: &str) -> Result<bool> {
         let stamp_path = self.dir.join("device.stamp");
         if self.ptx().is_file() && std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp) {
+            return Ok(true);
+        }
+        let cached = self.cached(stamp);
+        if !cached.is_file() {
+            return Ok(false);
+        }
+        std::fs::create_dir_all(self.dir).map_err(|e| error(&format!("creating {}", self.dir.display()), e))?;
+        copy_atomically(&cached, &self.ptx())?;
+        write(&stamp_path, stamp).map(|()| true)
+    }
+
+    /// Builds `source` (the device crate's `lib.rs`) into [`Self::ptx`], unless the last build
+    /// of this unit, here or in another `OUT_DIR` of the same target directory (`cargo
+    /// clippy` and `cargo test` use different ones), was of the same inputs.
+    pub fn build(&self, source: &str, toolchain: &Toolchain) -> Result<()> {
+        let stamp = self.stamp(source, &toolchain.version);
+        if self.reuse(&stamp)? {
             return Ok(());
         }
-        // The last module built for this package, under its stamp, shared by all `OUT_DIR`s.
-        let cache_dir = self.target_dir.join("ptx");
-        let cached = cache_dir.join(format!("{name}-{stamp}.ptx"));
-        if cached.is_file() {
-            copy_atomically(&cached, &self.ptx())?;
-            return write(&stamp_path, &stamp);
-        }
-
+        let crate_dir = self.dir.join("device");
+        let name = self.name();
+        let manifest = manifest(self.package, self.file, &name);
+        let stamp_path = self.dir.join("device.stamp");
+        let cached = self.cached(&stamp);
+        let cache_dir = cached.parent().unwrap_or(self.target_dir);
         write(&crate_dir.join("Cargo.toml"), &manifest)?;
         write(&crate_dir.join("src/lib.rs"), source)?;
         let manifest_path = crate_dir.join("Cargo.toml");
@@ -96,7 +125,8 @@ impl DeviceBuild<'_> {
         if !out.status.success() || !tmp.is_file() {
             return Err(error(
                 &format!(
-                    "compiling the GPU kernels of package `{}` with {} (generated crate: {})",
+                    "compiling the GPU kernels of `{}` in package `{}` with {} (generated crate: {})",
+                    self.file.display(),
                     self.package,
                     crate::toolchain::NIGHTLY,
                     crate_dir.display()
@@ -108,8 +138,8 @@ impl DeviceBuild<'_> {
         write(&tmp, &with_occupancy(&ptx))?;
         std::fs::rename(&tmp, self.ptx()).map_err(|e| error("moving the PTX module into place", e))?;
 
-        // Only the newest module of each package is kept.
-        if let Ok(entries) = std::fs::read_dir(&cache_dir) {
+        // Only the newest module of each unit is kept.
+        if let Ok(entries) = std::fs::read_dir(cache_dir) {
             for entry in entries.flatten() {
                 let file = entry.file_name().to_string_lossy().into_owned();
                 if file.strip_prefix(&name).and_then(|rest| rest.strip_prefix('-')).is_some_and(is_stamp_file) {
@@ -117,7 +147,7 @@ impl DeviceBuild<'_> {
                 }
             }
         }
-        std::fs::create_dir_all(&cache_dir).map_err(|e| error(&format!("creating {}", cache_dir.display()), e))?;
+        std::fs::create_dir_all(cache_dir).map_err(|e| error(&format!("creating {}", cache_dir.display()), e))?;
         copy_atomically(&self.ptx(), &cached)?;
         write(&stamp_path, &stamp)
     }
@@ -147,24 +177,25 @@ impl DeviceBuild<'_> {
     }
 }
 
-/// The device package's name: `accel-device-` and the user package's name.
-fn package_name(package: &str) -> String {
-    let name: String = package
+/// The device package's name: `accel-device-` and `unit`, the user package's name and the
+/// unit's.
+fn package_name(unit: &str) -> String {
+    let name: String = unit
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c.to_ascii_lowercase() } else { '-' })
         .collect();
     format!("accel-device-{name}")
 }
 
-/// Whether `file` is `<16 hex digits>.ptx`, a cached module's name after its package's.
+/// Whether `file` is `<16 hex digits>.ptx`, a cached module's name after its unit's.
 fn is_stamp_file(file: &str) -> bool {
     file.strip_suffix(".ptx").is_some_and(|s| s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The device crate's manifest.
-fn manifest(package: &str, name: &str) -> String {
+fn manifest(package: &str, file: &Path, name: &str) -> String {
     format!(
-        r#"# Generated by accel-build: the GPU kernels of the `#[accel]` functions of package `{package}`.
+        r#"# Generated by accel-build: the GPU kernels of the `#[accel]` functions in `{file}` of package `{package}`.
 [package]
 name = "{name}"
 version = "0.0.0"
@@ -189,6 +220,7 @@ debug = false
 incremental = false
 "#,
         kernels = toml_string(accel_kernels::MANIFEST_DIR),
+        file = file.display(),
     )
 }
 
@@ -294,8 +326,8 @@ mod tests {
 
     #[test]
     fn the_manifest_follows_the_recipe() {
-        let m = manifest("My Package", &package_name("My Package"));
-        assert!(m.contains("name = \"accel-device-my-package\""));
+        let m = manifest("My Package", Path::new("src/a.rs"), &package_name("My Package-src-a-rs"));
+        assert!(m.contains("name = \"accel-device-my-package-src-a-rs\""));
         for line in
             ["crate-type = [\"cdylib\"]", "[workspace]", "panic = \"abort\"", "lto = \"fat\"", "codegen-units = 1"]
         {
@@ -303,6 +335,28 @@ mod tests {
         }
         assert!(m.contains(&format!("accel-kernels = {{ path = {} }}", toml_string(accel_kernels::MANIFEST_DIR))));
         assert_eq!(toml_string(r#"C:\a "b""#), r#""C:\\a \"b\"""#);
+    }
+
+    #[test]
+    fn a_module_cached_by_another_out_dir_is_copied_into_a_fresh_one() {
+        let root = std::env::temp_dir().join(format!("accel-build-reuse-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (target_dir, unit_dir) = (root.join("target"), root.join("out/accel/units/src-a-rs"));
+        let build = DeviceBuild {
+            dir: &unit_dir,
+            package: "p",
+            unit: "src-a-rs",
+            file: Path::new("src/a.rs"),
+            target_dir: &target_dir,
+        };
+        let stamp = build.stamp("// kernels", "rustc 1.0.0-nightly");
+        assert!(!build.reuse(&stamp).unwrap(), "nothing built yet");
+        write(&build.cached(&stamp), "// the module").unwrap();
+        assert!(build.reuse(&stamp).unwrap(), "the cached module is reused");
+        assert_eq!(std::fs::read_to_string(build.ptx()).unwrap(), "// the module");
+        assert!(build.reuse(&stamp).unwrap(), "and then found in place");
+        assert!(!build.reuse(&build.stamp("// other kernels", "rustc 1.0.0-nightly")).unwrap());
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! - `fused`: the IR after the fusion passes (`<fn>.fused.txt`);
 //! - `plan`: the kernel plan as text and as Graphviz (`<fn>.plan.txt`, `<fn>.plan.dot`);
 //! - `rust`: the generated Rust, for the CPU backend (`<fn>.cpu.rs`) and for the device crate of
-//!   the whole package (`device.rs`);
-//! - `ptx`: the package's PTX module (`accel.ptx`).
+//!   each unit, the functions of one source file (`<unit>.device.rs`);
+//! - `ptx`: each unit's PTX module (`<unit>.ptx`).
 //!
 //! The files go to `<target>/<profile>/accel-dump/<package>/`, which the build prints as a
 //! warning. Generated Rust is formatted with `rustfmt` when one is on PATH.
@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 /// The stages `ACCEL_DUMP` can name.
 const STAGES: [&str; 5] = ["ir", "fused", "plan", "rust", "ptx"];
 
-/// What the device build produced: its crate's source and the module.
+/// What the device build of a unit produced: its crate's source and the module.
 pub struct Device {
+    pub unit: String,
     pub source: String,
     pub ptx: PathBuf,
 }
@@ -45,9 +46,9 @@ pub fn stages() -> Result<Vec<&'static str>> {
     Ok(out)
 }
 
-/// Writes all the `stages` of the `found` functions (and of the device build, when there is one)
-/// into `dir`.
-pub fn all(stages: &[&str], found: &[Found], device: Option<&Device>, dir: &Path) -> Result<()> {
+/// Writes all the `stages` of the `found` functions (and of the device build of each unit, when
+/// there is one) into `dir`.
+pub fn all(stages: &[&str], found: &[Found], devices: &[Device], dir: &Path) -> Result<()> {
     if stages.is_empty() {
         return Ok(());
     }
@@ -82,12 +83,12 @@ pub fn all(stages: &[&str], found: &[Found], device: Option<&Device>, dir: &Path
             }
         }
     }
-    if let Some(device) = device {
+    for device in devices {
         if stages.contains(&"rust") {
-            write(&dir.join("device.rs"), &rustfmt(&device.source))?;
+            write(&dir.join(format!("{}.device.rs", device.unit)), &rustfmt(&device.source))?;
         }
         if stages.contains(&"ptx") {
-            std::fs::copy(&device.ptx, dir.join("accel.ptx"))
+            std::fs::copy(&device.ptx, dir.join(format!("{}.ptx", device.unit)))
                 .map_err(|e| error("copying the PTX for ACCEL_DUMP", e))?;
         }
     }

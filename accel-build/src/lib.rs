@@ -11,18 +11,24 @@
 //! 2. finds every `#[accel]` function in `src/`, `tests/`, `examples/` and `benches/` and lowers
 //!    it with accel-core, as the macro does (`scan`), keeping each program once (by
 //!    fingerprint);
-//! 3. generates one device crate for all of them and compiles it with the pinned nightly into one
-//!    PTX module, `OUT_DIR/accel/accel.ptx` (`device`, `toolchain`), unless nothing it
-//!    depends on changed;
-//! 4. assembles the module with ptxas for sm_80 and sm_90 when a ptxas is found (`ptxas`), into
-//!    `OUT_DIR/accel/accel.sm_80.cubin` and `accel.sm_90.cubin`;
-//! 5. writes one marker per program, `OUT_DIR/accel/programs/<fingerprint>`, and sets
-//!    `ACCEL_PTX_DIR=OUT_DIR/accel` for the crate's compilation: the macro embeds the module
-//!    (`include_str!`) and the cubins it finds (`include_bytes!`), and reports a function without
-//!    a marker, which the build did not see.
+//! 3. groups the programs by the file they are written in, each file a *unit*
+//!    (`accel_core::ptx_dir`), and generates one device crate per unit, which the pinned nightly
+//!    compiles into the unit's PTX module, `OUT_DIR/accel/units/<unit>/accel.ptx` (`device`,
+//!    `toolchain`), unless nothing the unit depends on changed: editing one function rebuilds
+//!    the module of its file only;
+//! 4. assembles each module with ptxas for sm_80 and sm_90 when a ptxas is found (`ptxas`), into
+//!    `accel.sm_80.cubin` and `accel.sm_90.cubin` beside it;
+//! 5. writes one marker per program, `OUT_DIR/accel/programs/<fingerprint>`, naming its unit, and
+//!    sets `ACCEL_PTX_DIR=OUT_DIR/accel` for the crate's compilation: the macro embeds the
+//!    function's module (`include_str!`) and the cubins it finds (`include_bytes!`), and reports
+//!    a function without a marker, which the build did not see.
+//!
+//! One module per file, not per package, is what keeps a release rebuild short: a function whose
+//! module did not change expands to the same code, so rustc's incremental mode (on for the
+//! release profile of this workspace, see README.md) reuses everything compiled for it.
 //!
 //! Without the `cuda` feature it only lists the dependencies and sets `ACCEL_PTX_DIR` to a
-//! directory without a module, and needs no nightly. A failure stops the build with the message of the step that failed.
+//! directory without `units/`, and needs no nightly. A failure stops the build with the message of the step that failed.
 
 mod dependencies;
 mod device;
@@ -32,8 +38,7 @@ mod scan;
 mod toolchain;
 
 use accel_core::library::Dependency;
-use accel_core::{Error, Program};
-use std::collections::BTreeMap;
+use accel_core::{Error, Program, ptx_dir};
 use std::path::{Path, PathBuf};
 
 type Result<T> = std::result::Result<T, Error>;
@@ -61,7 +66,7 @@ fn run() -> Result<()> {
     let package = var("CARGO_PKG_NAME")?.to_string_lossy().into_owned();
 
     let dir = out_dir.join("accel");
-    let programs_dir = dir.join("programs");
+    let programs_dir = dir.join(ptx_dir::PROGRAMS);
     println!("cargo:rustc-env=ACCEL_PTX_DIR={}", dir.display());
     for key in
         ["ACCEL_PTXAS", "ACCEL_NO_TOOLCHAIN_INSTALL", "CUDA_HOME", "ACCEL_FUSION", "ACCEL_FAST_MATH", "ACCEL_DUMP"]
@@ -79,11 +84,10 @@ fn run() -> Result<()> {
     write(&dir.join(accel_core::library::DEPENDENCIES_FILE), &Dependency::write_list(&dependencies))?;
     let cuda = std::env::var_os("DEP_ACCEL_CUDA").is_some();
     let stages = dump::stages()?;
+    let units_dir = dir.join(ptx_dir::UNITS);
     if !cuda && stages.is_empty() {
-        // No `cuda`: an empty directory, without `accel.ptx`, tells the macro so.
-        let _ = std::fs::remove_file(dir.join("accel.ptx"));
-        ptxas::remove_cubins(&dir);
-        return Ok(());
+        // No `cuda`: a directory without `units/` tells the macro so.
+        return remove_dir(&units_dir);
     }
 
     let (found, watched) = scan::package(&root, &dependencies);
@@ -100,40 +104,89 @@ fn run() -> Result<()> {
         )
     })?;
     if !cuda {
-        let _ = std::fs::remove_file(dir.join("accel.ptx"));
-        ptxas::remove_cubins(&dir);
-        return dump::all(&stages, &found, None, &profile_dir.join("accel-dump").join(&package));
+        remove_dir(&units_dir)?;
+        return dump::all(&stages, &found, &[], &profile_dir.join("accel-dump").join(&package));
     }
-    let mut unique: BTreeMap<u64, &scan::Found> = BTreeMap::new();
-    for f in &found {
-        unique.entry(f.program.fingerprint()).or_insert(f);
-    }
-    let programs: Vec<Program> = unique.values().map(|f| f.program.clone()).collect();
 
-    let target_dir = profile_dir.join("accel-device");
-    let build = device::DeviceBuild { dir: &dir, package: &package, target_dir: &target_dir };
-    let mut device_source = None;
-    if programs.is_empty() {
-        // Nothing to compile: no nightly needed. No function refers to the module.
-        write(&build.ptx(), "")?;
-        ptxas::remove_cubins(&dir);
-    } else {
-        let source = module_source(&programs, &unique)?;
-        device_source = Some(source.clone());
-        let toolchain = toolchain::Toolchain::ensure(&target_dir)?;
-        build.build(&source, &toolchain)?;
-        match ptxas::find()? {
-            Some(ptxas) => ptxas::assemble_all(&ptxas, &build.ptx(), &build.cubin_cache(), &dir)?,
-            None => ptxas::remove_cubins(&dir),
+    let units = units(&root, &found);
+    // A unit whose file has no `#[accel]` function left goes, with its module.
+    let current: std::collections::HashSet<_> = units.iter().map(|u| u.name.as_str()).collect();
+    for entry in std::fs::read_dir(&units_dir).into_iter().flatten().flatten() {
+        if !current.contains(entry.file_name().to_string_lossy().as_ref()) {
+            remove_dir(&entry.path())?;
         }
     }
-
-    for (fingerprint, f) in &unique {
-        let text = format!("{} in {}\n", f.program.name, f.file.display());
-        write(&programs_dir.join(format!("{fingerprint:016x}")), &text)?;
+    std::fs::create_dir_all(&units_dir).map_err(|e| error(&format!("creating {}", units_dir.display()), e))?;
+    let target_dir = profile_dir.join("accel-device");
+    let mut built = Vec::new();
+    if !units.is_empty() {
+        let toolchain = toolchain::Toolchain::ensure(&target_dir)?;
+        let ptxas = ptxas::find()?;
+        for unit in &units {
+            let unit_dir = ptx_dir::unit_dir(&dir, &unit.name);
+            let build = device::DeviceBuild {
+                dir: &unit_dir,
+                package: &package,
+                unit: &unit.name,
+                file: &unit.file,
+                target_dir: &target_dir,
+            };
+            let programs: Vec<Program> = unit.programs.iter().map(|f| f.program.clone()).collect();
+            let source = module_source(&programs, &unit.programs)?;
+            build.build(&source, &toolchain)?;
+            match &ptxas {
+                Some(ptxas) => {
+                    ptxas::assemble_all(ptxas, &build.ptx(), &build.cubin_cache(), &build.name(), &unit_dir)?
+                }
+                None => ptxas::remove_cubins(&unit_dir),
+            }
+            for f in &unit.programs {
+                let text = ptx_dir::marker_text(&unit.name, &f.program.name, &f.file);
+                write(&ptx_dir::marker(&dir, f.program.fingerprint()), &text)?;
+            }
+            built.push(dump::Device { unit: unit.name.clone(), source, ptx: build.ptx() });
+        }
     }
-    let device = device_source.map(|source| dump::Device { source, ptx: build.ptx() });
-    dump::all(&stages, &found, device.as_ref(), &profile_dir.join("accel-dump").join(&package))
+    dump::all(&stages, &found, &built, &profile_dir.join("accel-dump").join(&package))
+}
+
+/// The GPU code of one source file: its programs, each once, compiled into a module of its own.
+struct Unit<'a> {
+    /// [`ptx_dir::unit_name`] of the file, made unique among the package's units.
+    name: String,
+    /// The file, relative to the package's root.
+    file: PathBuf,
+    programs: Vec<&'a scan::Found>,
+}
+
+/// The units of the `found` functions, in file order: each program goes to the first file it is
+/// found in (a program written twice is compiled once).
+fn units<'a>(root: &Path, found: &'a [scan::Found]) -> Vec<Unit<'a>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut units: Vec<Unit<'a>> = Vec::new();
+    for f in found {
+        if !seen.insert(f.program.fingerprint()) {
+            continue;
+        }
+        let file = f.file.strip_prefix(root).unwrap_or(&f.file).to_path_buf();
+        match units.iter_mut().find(|u| u.file == file) {
+            Some(unit) => unit.programs.push(f),
+            None => units.push(Unit { name: String::new(), file, programs: vec![f] }),
+        }
+    }
+    // Two paths may spell the same name (`a.b.rs`, `a-b.rs`): the later ones are numbered.
+    let mut names = std::collections::HashSet::new();
+    for unit in &mut units {
+        let base = ptx_dir::unit_name(&unit.file);
+        let mut name = base.clone();
+        let mut n = 1;
+        while !names.insert(name.clone()) {
+            n += 1;
+            name = format!("{base}-{n}");
+        }
+        unit.name = name;
+    }
+    units
 }
 
 /// The accel packages the package depends on. Their sources are watched (a path dependency
@@ -156,12 +209,12 @@ fn accel_dependencies(root: &Path) -> Result<Vec<Dependency>> {
     Ok(found)
 }
 
-/// accel-core's device module for `programs`; on failure, the program it failed on, by trying
-/// them one by one.
-fn module_source(programs: &[Program], found: &BTreeMap<u64, &scan::Found>) -> Result<String> {
+/// accel-core's device module for `programs`, found as `found`; on failure, the program it
+/// failed on, by trying them one by one.
+fn module_source(programs: &[Program], found: &[&scan::Found]) -> Result<String> {
     accel_core::codegen::device::module_source(programs).map_err(|e| {
         let culprit = found
-            .values()
+            .iter()
             .find(|f| accel_core::codegen::device::module_source(std::slice::from_ref(&f.program)).is_err());
         let what = match culprit {
             Some(f) => format!("generating the GPU code of `#[accel] fn {}` in {}", f.program.name, f.file.display()),
@@ -173,12 +226,17 @@ fn module_source(programs: &[Program], found: &BTreeMap<u64, &scan::Found>) -> R
 
 /// Empties `dir`, creating it if needed.
 fn reset_dir(dir: &Path) -> Result<()> {
-    match std::fs::remove_dir_all(dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(error(&format!("removing {}", dir.display()), e)),
-    }
+    remove_dir(dir)?;
     std::fs::create_dir_all(dir).map_err(|e| error(&format!("creating {}", dir.display()), e))
+}
+
+/// Removes `dir` and everything in it, if it exists.
+fn remove_dir(dir: &Path) -> Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(error(&format!("removing {}", dir.display()), e)),
+    }
 }
 
 /// Writes `text` to `path`, creating its directory.

@@ -14,7 +14,8 @@
 //! - [`schedule`]: the steps a device backend's host takes to run a program, worked out once;
 //! - [`shape`]: the result shapes of the operations that move elements, for every backend;
 //! - [`kernel`]: what each collective operation's kernels take as parameters;
-//! - [`codegen`]: Rust code for the CPU backend and for the device;
+//! - [`codegen`]: Rust code for the CPU backend and for the device; [`ptx_dir`]: where the build
+//!   script leaves a package's GPU code for the macro;
 //! - [`ops`]: the scalar semantics shared by the interpreter and generated code;
 //! - [`value`] and [`error`]: dynamic values and `accel::Error`.
 
@@ -31,6 +32,7 @@ pub mod library;
 pub use accel_kernels::ops;
 pub mod pipeline;
 pub mod plan;
+pub mod ptx_dir;
 pub mod schedule;
 pub mod shape;
 pub mod types;

@@ -28,6 +28,8 @@
 
 use accel_core::codegen;
 use accel_core::library::{Dependency, Library};
+#[cfg(feature = "cuda")]
+use accel_core::ptx_dir;
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
 use std::cell::RefCell;
@@ -371,11 +373,12 @@ fn gpu_code(item: &syn::ItemFn, program: &accel_core::Program, ret: &proc_macro2
     }
 }
 
-/// `module()`, the GPU code of all the `#[accel]` functions of this package (the PTX module and
-/// its SASS for the architectures ptxas made it for), embedded once per crate: the first
-/// function that this compiler process expands for the crate defines it under a symbol named
-/// after the crate, and every function (that one included) refers to it by that symbol. A
-/// definition in each function would put a copy of the module into every codegen unit.
+/// `module()`, the GPU code of the `#[accel]` functions of the function's unit (the PTX module of
+/// its source file, `accel_core::ptx_dir`, and its SASS for the architectures ptxas made it for),
+/// embedded once per crate: the first function of the unit that this compiler process expands
+/// for the crate defines it under a symbol named after the crate and the module's path, and every
+/// function of the unit (that one included) refers to it by that symbol. A definition in each
+/// function would put a copy of the module into every codegen unit.
 #[cfg(feature = "cuda")]
 fn embedded_module(ptx: &str, sass: &[(u32, String)]) -> proc_macro2::TokenStream {
     use std::collections::BTreeSet;
@@ -404,8 +407,9 @@ fn embedded_module(ptx: &str, sass: &[(u32, String)]) -> proc_macro2::TokenStrea
             static __ACCEL_MODULE: ::accel::__private::DeviceModule;
         }
 
-        /// The GPU code of all the `#[accel]` functions of this package, built by its build
-        /// script: the PTX module and its SASS for the architectures ptxas made it for.
+        /// The GPU code of the `#[accel]` functions of this function's source file, built by the
+        /// package's build script: the PTX module and its SASS for the architectures ptxas made
+        /// it for.
         pub fn module() -> &'static ::accel::__private::DeviceModule {
             // SAFETY: the symbol is the crate's one definition of the module (see above).
             unsafe { &__ACCEL_MODULE }
@@ -437,15 +441,15 @@ fn find_ptx_module(
              off the `cuda` feature of accel)",
         ));
     };
-    let ptx = dir.join("accel.ptx");
-    if !ptx.is_file() {
+    if !dir.join(ptx_dir::UNITS).is_dir() {
         return Err(syn::Error::new(
             name.span(),
             "the build script of this package compiled no GPU code, because the `accel` it sees has no `cuda` \
              feature: depend on `accel` directly, with its default `cuda` feature, in [dependencies]",
         ));
     }
-    if !dir.join("programs").join(format!("{fingerprint:016x}")).is_file() {
+    let marker = std::fs::read_to_string(ptx_dir::marker(dir, fingerprint)).unwrap_or_default();
+    let Some(unit) = ptx_dir::unit_of_marker(&marker) else {
         return Err(syn::Error::new(
             name.span(),
             format!(
@@ -454,20 +458,21 @@ fn find_ptx_module(
                  `macro_rules!`); if it is, the build is stale: `touch build.rs`"
             ),
         ));
-    }
+    };
+    let unit_dir = ptx_dir::unit_dir(dir, unit);
     let utf8 = |path: &std::path::Path| {
         path.to_str().map(str::to_string).ok_or_else(|| {
             syn::Error::new(name.span(), format!("the path of the GPU code is not UTF-8: {}", path.display()))
         })
     };
     let mut sass = Vec::new();
-    for sm in [80u32, 90] {
-        let cubin = dir.join(format!("accel.sm_{sm}.cubin"));
+    for sm in ptx_dir::SASS_ARCHS {
+        let cubin = ptx_dir::cubin(&unit_dir, sm);
         if cubin.is_file() {
             sass.push((sm, utf8(&cubin)?));
         }
     }
-    Ok((utf8(&ptx)?, sass))
+    Ok((utf8(&ptx_dir::module(&unit_dir))?, sass))
 }
 
 /// The GPU build's errors. They cannot be trybuild snapshots: trybuild compiles its cases in a
@@ -476,15 +481,18 @@ fn find_ptx_module(
 #[cfg(all(test, feature = "cuda"))]
 mod tests {
     use super::find_ptx_module;
+    use accel_core::ptx_dir;
     use std::path::Path;
 
-    /// A fresh directory laid out like a build script's `ACCEL_PTX_DIR`.
-    fn ptx_dir(case: &str, files: &[&str]) -> std::path::PathBuf {
+    /// A fresh directory laid out like a build script's `ACCEL_PTX_DIR`: `files` as (path, text).
+    fn build_dir(case: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("accel-macros-test-{}-{case}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("programs")).unwrap();
-        for file in files {
-            std::fs::write(dir.join(file), "").unwrap();
+        std::fs::create_dir_all(dir.join(ptx_dir::PROGRAMS)).unwrap();
+        for (file, text) in files {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
         }
         dir
     }
@@ -501,22 +509,36 @@ mod tests {
 
     #[test]
     fn build_script_without_cuda() {
-        let dir = ptx_dir("no-cuda", &[]);
+        let dir = build_dir("no-cuda", &[]);
         assert!(error(Some(&dir)).starts_with("the build script of this package compiled no GPU code"));
     }
 
     #[test]
     fn function_not_seen() {
-        let dir = ptx_dir("not-seen", &["accel.ptx", "programs/0000000000000def"]);
+        let marker = ptx_dir::marker_text("src-lib-rs", "other", Path::new("src/lib.rs"));
+        let dir = build_dir("not-seen", &[("units/src-lib-rs/accel.ptx", ""), ("programs/0000000000000def", &marker)]);
+        assert!(error(Some(&dir)).starts_with("the build script did not see `#[accel] fn double`"));
+        // A marker that names no unit is no marker.
+        let dir = build_dir("no-unit", &[("units/src-lib-rs/accel.ptx", ""), ("programs/0000000000000abc", "")]);
         assert!(error(Some(&dir)).starts_with("the build script did not see `#[accel] fn double`"));
     }
 
     #[test]
-    fn module_and_cubins() {
-        let dir = ptx_dir("found", &["accel.ptx", "accel.sm_90.cubin", "programs/0000000000000abc"]);
+    fn module_and_cubins_of_the_unit() {
+        let marker = ptx_dir::marker_text("src-b-rs", "double", Path::new("src/b.rs"));
+        let dir = build_dir(
+            "found",
+            &[
+                ("units/src-a-rs/accel.ptx", ""),
+                ("units/src-a-rs/accel.sm_80.cubin", ""),
+                ("units/src-b-rs/accel.ptx", ""),
+                ("units/src-b-rs/accel.sm_90.cubin", ""),
+                ("programs/0000000000000abc", &marker),
+            ],
+        );
         let name = syn::Ident::new("double", proc_macro2::Span::call_site());
         let (ptx, sass) = find_ptx_module(&name, Some(&dir), 0xabc).unwrap();
-        assert_eq!(Path::new(&ptx), dir.join("accel.ptx"));
-        assert_eq!(sass, [(90, dir.join("accel.sm_90.cubin").to_str().unwrap().to_string())]);
+        assert_eq!(Path::new(&ptx), dir.join("units/src-b-rs/accel.ptx"));
+        assert_eq!(sass, [(90, dir.join("units/src-b-rs/accel.sm_90.cubin").to_str().unwrap().to_string())]);
     }
 }
