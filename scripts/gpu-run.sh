@@ -2,8 +2,8 @@
 # The runner of gpu-pack/ (scripts/gpu-pack.sh copies it there as run.sh): runs on a GPU machine
 # that has no Rust toolchain.
 #
-#   bash gpu-pack/run.sh [driver] [tests] [outside] [memcheck] [racecheck] [fusion] [perf] [benches] [compare]
-#   (no argument: all but compare)
+#   bash gpu-pack/run.sh [driver] [tests] [outside] [memcheck] [racecheck] [fusion] [perf] [benches] [compare] [icfp]
+#   (no argument: all but compare and icfp)
 #
 # - driver: accel-runtime's CUDA driver tests (bin/cuda_driver, bin/cuda_fault: the device layer
 #   with hand-written PTX, streams included, and a deliberately faulting kernel, which is why
@@ -26,7 +26,10 @@
 # - benches: every other bench binary, one after another, into one log;
 # - compare: bench-gpu and every other build of it copied in as bin/bench-gpu-<name> (a kernel
 #   change being tried, say), one after another with 10 runs a case, then CUB's benchmark: one
-#   JSON-lines file each in $OUT, so that the builds are compared in one call on one card.
+#   JSON-lines file each in $OUT, so that the builds are compared in one call on one card;
+# - icfp: only the ICFP'13 programs (N-body, Mandelbrot, radix sort: bench-gpu --icfp) beside
+#   their peers (CUB's benchmark, the CuPy kernels of baselines.py), 10 runs a case, and their
+#   table (icfp-table.md); perf runs them too.
 # Each step writes <step>.log into $OUT (default gpu-pack/out) and one line into summary.txt
 # there: its exit status, its duration and the last line of its log.
 set -uo pipefail
@@ -135,6 +138,19 @@ fusion() {
     return $rc
 }
 
+icfp() {
+    local rc=0
+    echo "== accel"
+    "$here/bin/bench-gpu" --icfp --runs 10 >"$out/icfp-accel.jsonl" || rc=1
+    cub 10 || rc=1
+    echo "== CuPy"
+    BASELINES_ONLY=icfp PYTHONUNBUFFERED=1 python3 "$here/baselines/baselines.py" 10 >"$out/icfp-python.jsonl" || rc=1
+    python3 "$here/baselines/compare.py" "$out/icfp-accel.jsonl" "$out/cub.jsonl" "$out/icfp-python.jsonl" \
+        >"$out/icfp-table.md" || rc=1
+    cat "$out/icfp-table.md"
+    return $rc
+}
+
 perf() {
     local b="$here/baselines" rc=0
     echo "== accel"
@@ -163,8 +179,9 @@ for s in "${steps[@]}"; do
         perf) step perf perf ;;
         benches) step benches benches ;;
         compare) step compare compare ;;
+        icfp) step icfp icfp ;;
         *)
-            echo "unknown step $s (driver, tests, outside, memcheck, racecheck, fusion, perf, benches, compare)" | tee -a "$summary"
+            echo "unknown step $s (driver, tests, outside, memcheck, racecheck, fusion, perf, benches, compare, icfp)" | tee -a "$summary"
             status=1
             ;;
     esac

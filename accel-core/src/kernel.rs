@@ -80,8 +80,11 @@ pub enum Scratch {
 /// and sets its launch geometry ([`Role::threads`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Role {
-    /// Elementwise skeletons: one kernel.
+    /// Elementwise skeletons: one kernel, `GENERATE_UNROLL` elements of a thread in flight.
     Generate,
+    /// Elementwise skeletons whose element is compute-heavy ([`is_compute_heavy`]): one element
+    /// per thread, as many threads as elements ([`elementwise_role`]).
+    GenerateEach,
     /// Reductions: per-chunk totals, and with ticket counters the last chunk of a row to finish
     /// combines the row's (one launch, `accel_kernels::reduce`).
     Reduce,
@@ -123,6 +126,7 @@ impl Role {
     pub fn suffix(self) -> &'static str {
         match self {
             Role::Generate => "generate",
+            Role::GenerateEach => "generate_each",
             Role::Reduce => "reduce",
             Role::Finish => "finish",
             Role::RangeReduce => "range_reduce",
@@ -146,6 +150,7 @@ impl Role {
         match self {
             Role::RangeReduce => Some(accel_kernels::abi::RANGE_BLOCKS_PER_SM),
             Role::Generate
+            | Role::GenerateEach
             | Role::Reduce
             | Role::Finish
             | Role::RangeFinish
@@ -162,8 +167,9 @@ impl Role {
     }
 
     /// Every role.
-    pub const ALL: [Role; 14] = [
+    pub const ALL: [Role; 15] = [
         Role::Generate,
+        Role::GenerateEach,
         Role::Reduce,
         Role::Finish,
         Role::RangeReduce,
@@ -189,13 +195,13 @@ impl Role {
 
     /// The threads the kernel needs for `items` items of its work: elements for the elementwise
     /// skeletons (`accel_kernels::generate`: each thread computes `GENERATE_UNROLL` of them a
-    /// step) and for counts and writes (one each), chunks, rows or ranges for the reductions and
+    /// step, or one when each is compute-heavy) and for counts and writes (one each), chunks, rows or ranges for the reductions and
     /// scans (a warp each; the ranges' second launch takes a lane per range). The grid is then
     /// one wave of at most that many.
     pub fn threads(self, items: usize) -> usize {
         match self {
             Role::Generate | Role::Defaults | Role::Scatter => items.div_ceil(GENERATE_UNROLL),
-            Role::Counts | Role::Write | Role::Spread | Role::RangeFinish => items,
+            Role::GenerateEach | Role::Counts | Role::Write | Role::Spread | Role::RangeFinish => items,
             // One block, whatever the items.
             Role::Compact => items.min(1) * BLOCK_THREADS as usize,
             Role::Reduce | Role::Finish | Role::RangeReduce | Role::Chunks | Role::Carries | Role::Scan => {
@@ -646,6 +652,7 @@ pub fn form(op: &ArrayOp) -> Form<'_> {
 /// has the kernels of its reduction or scan.
 pub fn roles(op: &ArrayOp) -> &'static [Role] {
     match form(epilogue_source(op).unwrap_or(op)) {
+        Form::Elementwise if elementwise_role(op) == Role::GenerateEach => &[Role::GenerateEach],
         Form::Elementwise => &[Role::Generate],
         Form::Reduce { a, rows, .. } if walks_ranges(a, rows) => {
             &[Role::Reduce, Role::Finish, Role::RangeReduce, Role::RangeFinish]
@@ -950,18 +957,28 @@ pub fn word_count(t: &Type) -> usize {
 }
 
 /// Whether an elementwise node's element costs more arithmetic than memory traffic: it calls a
-/// transcendental function, itself or in a fused operand. Such nodes run one element per thread
-/// per step (`accel_kernels::generate::generate_each`).
+/// transcendental function or runs a scalar loop (`iterate`, `while_loop`), itself or in a fused
+/// operand.
 pub fn is_compute_heavy(op: &ArrayOp) -> bool {
     let mut heavy = false;
     visit::for_each_operand(op, &mut |child, _, _| {
         visit::pre_order(child, &mut |e| {
-            if let ExprKind::Math(f, _) = &e.kind {
-                heavy |= f.is_transcendental();
-            }
+            heavy |= matches!(&e.kind, ExprKind::Math(f, _) if f.is_transcendental())
+                || matches!(&e.kind, ExprKind::Iterate { .. } | ExprKind::WhileLoop { .. });
         })
     });
     heavy
+}
+
+/// The kernel of an elementwise node (`Form::Elementwise`): a compute-heavy element runs one per
+/// thread (`accel_kernels::generate::generate_each`, [`Role::GenerateEach`]), so that four such
+/// elements in flight take no registers from the threads that hide their latency, and a small
+/// array of them (a thousand bodies of an N-body step) still spreads over the whole GPU; other
+/// elements four per thread ([`Role::Generate`]). 2-D stencils have a skeleton of their own and
+/// keep [`Role::Generate`].
+pub fn elementwise_role(op: &ArrayOp) -> Role {
+    let stencil_2d = matches!(op, ArrayOp::Stencil { shape, .. } if shape.rank() == 2);
+    if !stencil_2d && is_compute_heavy(op) { Role::GenerateEach } else { Role::Generate }
 }
 
 #[cfg(test)]
@@ -970,6 +987,30 @@ pub(crate) mod tests {
 
     pub(crate) fn program(src: &str) -> Program {
         crate::frontend::lower(&syn::parse_str(src).expect("a function")).expect("a valid program")
+    }
+
+    #[test]
+    fn compute_heavy_elements_run_one_per_thread() {
+        let role = |src| {
+            let p = crate::pipeline::optimise(&program(src), crate::pipeline::Options::default());
+            let node = array_nodes(&p)[0];
+            assert_eq!(roles(node), [elementwise_role(node)]);
+            elementwise_role(node)
+        };
+        assert_eq!(role("fn f(xs: Vector<f32>) -> Vector<f32> { xs.map(|x| x * 2.0) }"), Role::Generate);
+        assert_eq!(role("fn f(xs: Vector<f32>) -> Vector<f32> { xs.map(|x| x.exp()) }"), Role::GenerateEach);
+        let loop_ = "fn f(xs: Vector<u32>) -> Vector<u32> { xs.map(|x| iterate(x as usize, 0u32, |s| s + 1)) }";
+        assert_eq!(role(loop_), Role::GenerateEach);
+        let read_loop = "fn f(xs: Vector<f32>) -> Vector<f32> { \
+            generate(xs.len(), |i| while_loop((0usize, 0.0f32), |s| s.0 < xs.len(), |s| (s.0 + 1, s.1 + xs[s.0])).1) }";
+        assert_eq!(role(read_loop), Role::GenerateEach);
+        // A 2-D stencil keeps its skeleton, whatever its element.
+        let stencil = "fn f(m: Matrix<f32>) -> Matrix<f32> { \
+            m.stencil3x3(Boundary::Clamp, |n| (n[1][1] + n[0][1]).exp()) }";
+        assert_eq!(role(stencil), Role::Generate);
+        assert_eq!(Role::GenerateEach.threads(1000), 1000);
+        assert_eq!(Role::of_kernel("f_0123_n0_generate_each"), Some(Role::GenerateEach));
+        assert_eq!(Role::of_kernel("f_0123_n0_generate"), Some(Role::Generate));
     }
 
     #[test]

@@ -63,7 +63,8 @@ pub unsafe fn generate<T: Copy>(n: usize, value: impl Fn(usize) -> T, store: imp
 }
 
 /// [`generate`] with one element per thread per step, for bodies whose arithmetic outweighs
-/// their memory traffic (transcendental functions): four such bodies in flight would take the
+/// their memory traffic (transcendental functions, scalar loops; the host launches a thread per
+/// element, `accel_core::kernel::Role::GenerateEach`): four such bodies in flight would take the
 /// registers that keep more threads resident, which hide the latency better.
 ///
 /// # Safety

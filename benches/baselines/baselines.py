@@ -3,6 +3,7 @@ torch.compile, on the same cases and sizes as benches/benches/gpu.rs.
 
     python3 baselines.py [runs] > python.jsonl
     BASELINES_ONLY=sparse python3 baselines.py [runs]   (only the sparse matrix-vector products)
+    BASELINES_ONLY=icfp python3 baselines.py [runs]     (only N-body and Mandelbrot)
 
 Timing as in the Rust benchmark and cub_bench.cu: CUDA events around each call, 3 warm-up calls,
 the median of `runs` timed calls; inputs uniform random in [0, 1) (never zeros), resident on the
@@ -110,8 +111,86 @@ def sparse():
         del a, offsets, columns, values
 
 
+# --- N-body accelerations (examples/src/nbody.rs: all pairs, softening 0.05) ----------------------
+# The tiled kernel of GPU Gems 3, ch. 31: each block stages 256 bodies at a time in shared memory.
+# Compiled as NVRTC compiles by default (IEEE division and square root, contracted multiply-adds)
+# and with --use_fast_math, beside accel's `accelerations` and `accelerations_fast`.
+NBODY_N, NBODY_EPS = 1 << 15, 0.05
+NBODY_SRC = r"""
+extern "C" __global__ void accelerations(const float* px, const float* py, const float* pz, const float* m,
+                                         float eps2, int n, float* ax, float* ay, float* az) {
+    __shared__ float4 tile[256];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float xi = i < n ? px[i] : 0.0f, yi = i < n ? py[i] : 0.0f, zi = i < n ? pz[i] : 0.0f;
+    float sx = 0.0f, sy = 0.0f, sz = 0.0f;
+    for (int base = 0; base < n; base += 256) {
+        int j = base + threadIdx.x;
+        tile[threadIdx.x] = j < n ? make_float4(px[j], py[j], pz[j], m[j]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        __syncthreads();
+        int count = min(256, n - base);
+        for (int k = 0; k < count; ++k) {
+            float4 b = tile[k];
+            float dx = b.x - xi, dy = b.y - yi, dz = b.z - zi;
+            float d2 = dx * dx + dy * dy + dz * dz + eps2;
+            float pull = b.w / (d2 * sqrtf(d2));
+            sx += dx * pull;
+            sy += dy * pull;
+            sz += dz * pull;
+        }
+        __syncthreads();
+    }
+    if (i < n) { ax[i] = sx; ay[i] = sy; az[i] = sz; }
+}
+"""
+
+
+def nbody():
+    n = NBODY_N
+    px, py, pz = (cupy_of(rand(n, seed, -1.0, 1.0)) for seed in (21, 22, 23))
+    m = cupy_of(rand(n, 24, 0.5, 1.5))
+    out = [cp.empty(n, cp.float32) for _ in range(3)]
+    for param, options in (("", ()), ("fast_math", ("--use_fast_math",))):
+        kernel = cp.RawKernel(NBODY_SRC, "accelerations", options=options)
+        args = (px, py, pz, m, cp.float32(NBODY_EPS * NBODY_EPS), cp.int32(n), *out)
+        report("cupy", "nbody", n, 28 * n, lambda: kernel(((n + 255) // 256,), (256,), args), param)
+
+
+# --- Mandelbrot (examples/src/mandelbrot.rs: the view [-2.2, 0.8] x [-1.2, 1.2]) ------------------
+MANDEL_SIDE, MANDEL_ITER = 4096, 256
+MANDEL_SRC = r"""
+extern "C" __global__ void mandelbrot(unsigned rows, unsigned cols, unsigned max_iter, unsigned* out) {
+    unsigned j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
+    if (j >= cols) return;
+    float cr = -2.2f + 3.0f * ((float)j + 0.5f) / (float)cols;
+    float ci = 1.2f - 2.4f * ((float)i + 0.5f) / (float)rows;
+    float zr = 0.0f, zi = 0.0f;
+    unsigned k = 0;
+    while (k < max_iter && zr * zr + zi * zi <= 4.0f) {
+        float t = zr * zr - zi * zi + cr;
+        zi = 2.0f * zr * zi + ci;
+        zr = t;
+        ++k;
+    }
+    out[(size_t)i * cols + j] = k;
+}
+"""
+
+
+def mandelbrot():
+    side = MANDEL_SIDE
+    kernel = cp.RawKernel(MANDEL_SRC, "mandelbrot")
+    out = cp.empty(side * side, cp.uint32)
+    args = (cp.uint32(side), cp.uint32(side), cp.uint32(MANDEL_ITER), out)
+    report("cupy", "mandelbrot", side * side, 4 * side * side,
+           lambda: kernel(((side + 255) // 256, side), (256,), args), f"{side}x{side}, {MANDEL_ITER} steps")
+
+
 if os.environ.get("BASELINES_ONLY") == "sparse":
     sparse()
+    sys.exit(0)
+if os.environ.get("BASELINES_ONLY") == "icfp":
+    nbody()
+    mandelbrot()
     sys.exit(0)
 
 # --- copy and saxpy ------------------------------------------------------------------------------
@@ -244,3 +323,5 @@ cimg, cw = cupy_of(img[0, 0]), cupy_of(weights[0, 0].contiguous())
 report("cupy", "stencil3x3", S * S, 8 * S * S, lambda: ndi.correlate(cimg, cw, mode="nearest"), "8192x8192")
 
 sparse()
+nbody()
+mandelbrot()

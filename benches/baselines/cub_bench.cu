@@ -1,5 +1,5 @@
 // CUB baselines for the accel GPU benchmarks (benches/benches/gpu.rs): reduce, inclusive scan,
-// segmented reduce and histogram, timed the same way: CUDA events around each call, 3 warm-up
+// segmented reduce, histogram and radix sort, timed the same way: CUDA events around each call, 3 warm-up
 // calls, the median of RUNS timed calls, random inputs generated on the host.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o cub_bench cub_bench.cu && ./cub_bench [runs] > cub.jsonl
@@ -164,6 +164,37 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 256; ++i) diff += std::llabs((long long)got[i] - want[i]);
         if (diff > 256) std::fprintf(stderr, "CUB histogram differs from the host count by %lld\n", diff);
         CHECK(cudaFree(d_hist));
+    }
+
+    {
+        // Radix sort of 2^24 random 32-bit keys (DeviceRadixSort::SortKeys, all 32 bits), the
+        // keys drawn as the Rust benchmark draws them: the high half of a SplitMix64 output.
+        const size_t n = size_t(1) << 24;
+        std::vector<uint32_t> keys(n);
+        uint64_t s = 13;
+        for (size_t i = 0; i < n; ++i) {
+            s += 0x9e3779b97f4a7c15ull;
+            uint64_t z = s;
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+            keys[i] = uint32_t((z ^ (z >> 31)) >> 32);
+        }
+        uint32_t* d_keys = upload(keys);
+        uint32_t* d_sorted = nullptr;
+        CHECK(cudaMalloc(&d_sorted, n * sizeof(uint32_t)));
+        size_t bytes = 0;
+        CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, d_keys, d_sorted, int(n)));
+        ensure_temp(bytes);
+        report("radix_sort", n, "random u32", 8.0 * n, time_us([&] {
+                   size_t b = temp_size;
+                   CHECK(cub::DeviceRadixSort::SortKeys(temp, b, d_keys, d_sorted, int(n)));
+               }));
+        std::vector<uint32_t> got(n);
+        CHECK(cudaMemcpy(got.data(), d_sorted, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        std::sort(keys.begin(), keys.end());
+        if (got != keys) std::fprintf(stderr, "CUB radix sort differs from std::sort\n");
+        CHECK(cudaFree(d_keys));
+        CHECK(cudaFree(d_sorted));
     }
     return 0;
 }

@@ -13,7 +13,8 @@
 //! measured in the same run, at every size.
 //!
 //! With `--load` it only measures the first call of a program in this process, which loads the
-//! module (see `first_call`).
+//! module (see `first_call`); with `--icfp` only the programs of ICFP'13's benchmarks beside their
+//! peers (N-body, Mandelbrot, radix sort; see `icfp`).
 //!
 //! Prints one JSON object per line on stdout (`impl`, `bench`, `n`, `param`, `median_us`,
 //! `min_us`, `bytes`: the essential traffic, inputs read and outputs written once) and a readable
@@ -31,7 +32,10 @@ use accel_examples::{
     black_scholes::{black_scholes, black_scholes_fast},
     blur::blur,
     dotp::dotp,
+    mandelbrot::mandelbrot,
+    nbody::{accelerations, accelerations_fast, random_bodies, sequential_acceleration},
     quicksort::quicksort,
+    radix::radix_sort,
     saxpy::saxpy,
     sieve::primes_below,
     sparse::{row_variances, spmv},
@@ -41,13 +45,14 @@ use std::time::{Duration, Instant};
 
 /// Options: runs per case and the largest size, or only the module load time, or only the
 /// nested maps (`--nested`), or only the fused expand and permute with the Sieve, BFS and
-/// quicksort (`--expand`).
+/// quicksort (`--expand`), or only the ICFP'13 programs (`--icfp`).
 struct Options {
     runs: usize,
     max_log2: u32,
     load_only: bool,
     nested_only: bool,
     expand_only: bool,
+    icfp_only: bool,
 }
 
 fn main() {
@@ -55,7 +60,7 @@ fn main() {
         Ok(o) => o,
         Err(e) => {
             eprintln!(
-                "{e}\nusage: gpu [--runs N] [--max-log2 K] [--load | --nested | --expand]   (cargo bench passes --bench, which is \
+                "{e}\nusage: gpu [--runs N] [--max-log2 K] [--load | --nested | --expand | --icfp]   (cargo bench passes --bench, which is \
                  ignored)"
             );
             std::process::exit(2);
@@ -77,7 +82,8 @@ fn main() {
 }
 
 fn parse(mut args: impl Iterator<Item = String>) -> std::result::Result<Options, String> {
-    let mut o = Options { runs: 20, max_log2: 28, load_only: false, nested_only: false, expand_only: false };
+    let mut o =
+        Options { runs: 20, max_log2: 28, load_only: false, nested_only: false, expand_only: false, icfp_only: false };
     while let Some(a) = args.next() {
         let mut value =
             |name: &str| args.next().and_then(|v| v.parse::<u32>().ok()).ok_or(format!("{name} needs a number"));
@@ -87,6 +93,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> std::result::Result<Options,
             "--load" => o.load_only = true,
             "--nested" => o.nested_only = true,
             "--expand" => o.expand_only = true,
+            "--icfp" => o.icfp_only = true,
             "--bench" => {}
             other => return Err(format!("unknown argument {other}")),
         }
@@ -161,6 +168,9 @@ fn run(rt: &Runtime, o: &Options) -> Result<()> {
     }
     if o.expand_only {
         return expand_permute(rt, &b);
+    }
+    if o.icfp_only {
+        return icfp(rt, &b);
     }
     let max = 1usize << o.max_log2;
     let sizes: Vec<usize> = (16..=o.max_log2).step_by(4).map(|k| 1 << k).collect();
@@ -287,7 +297,42 @@ fn run(rt: &Runtime, o: &Options) -> Result<()> {
 
     expand_permute(rt, &b)?;
     nested(rt, &b)?;
+    icfp(rt, &b)?;
     latency(rt, gpu, o.runs.max(200))
+}
+
+/// The programs of ICFP'13's benchmarks beside their peers in `benches/baselines`: N-body
+/// accelerations of 2^15 bodies (CuPy's tiled kernel, IEEE and fast math), a 4096² Mandelbrot
+/// image of up to 256 steps (a CuPy kernel) and a radix sort of 2^24 random `u32`s (CUB's
+/// `DeviceRadixSort`).
+fn icfp(rt: &Runtime, b: &Bench) -> Result<()> {
+    let n = 1usize << 15;
+    let bodies = random_bodies(n, 21);
+    let softening = 0.05f32;
+    let (ax, _, _) = accelerations(rt, &bodies.px, &bodies.py, &bodies.pz, &bodies.mass, softening)?;
+    // Body 0's x component, within the rounding of 2^15 f32 terms of its magnitude.
+    let (want, magnitude) = sequential_acceleration(&bodies, softening, 0);
+    check("nbody", (f64::from(ax.get_linear(0)) - want[0]).abs() <= 1e-3 * magnitude[0])?;
+    let run = || accelerations(rt, &bodies.px, &bodies.py, &bodies.pz, &bodies.mass, softening);
+    b.case("nbody", n, "", 28 * n, run)?;
+    let run = || accelerations_fast(rt, &bodies.px, &bodies.py, &bodies.pz, &bodies.mass, softening);
+    b.case("nbody", n, "fast_math", 28 * n, run)?;
+
+    let (side, steps) = (4096usize, 256u32);
+    let image = mandelbrot(rt, side, side, steps)?;
+    // The centre row crosses the set (escape after `steps`) and the edges escape at once.
+    let centre = image.at([side / 2, side / 2 - side / 10]);
+    check("mandelbrot", centre == Some(steps) && image.at([0, 0]) == Some(1))?;
+    let param = format!("{side}x{side}, {steps} steps");
+    b.case("mandelbrot", side * side, &param, 4 * side * side, || mandelbrot(rt, side, side, steps))?;
+
+    let n = 1usize << 24;
+    let keys: Vec<u32> = (0..n as u64).map(|k| (draw(13, k) >> 32) as u32).collect();
+    let input = Vector::from_vec(keys.clone());
+    let mut want = keys;
+    want.sort_unstable();
+    check("radix_sort", radix_sort(rt, &input)?.to_vec() == want)?;
+    b.case("radix_sort", n, "random u32", 8 * n, || radix_sort(rt, &input))
 }
 
 /// `fold_seg` of 2^28 values under each walk (the segment lengths of the `fold_seg` cases), then

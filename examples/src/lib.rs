@@ -8,6 +8,7 @@
 //! | [`black_scholes`] | European option prices (ICFP'13, Fig. 1) | `zip`, `zip_with`, `unzip` |
 //! | [`histogram`] | counts per bin | `map`, `permute` into `fill` |
 //! | [`mandelbrot`] | escape-time fractal | `generate`, scalar `while_loop` |
+//! | [`nbody`] | gravitation of all pairs of bodies, one step of a simulation (ICFP'13) | `generate` with a scalar `iterate` reading arrays, nested `unzip`, a call of an `#[accel]` function returning a tuple |
 //! | [`blur`] | 3×3 binomial blur | `stencil3x3` with `Clamp` |
 //! | [`filter`] | the primes of a vector | `filter`, scalar `while_loop` |
 //! | [`stats`] | mean, sum of squares, normalisation | `fold` with epilogue and sibling fusion |
@@ -16,6 +17,7 @@
 //! | [`sieve`] | the primes below `n` (Sieve of Eratosthenes) | `expand` fused into `permute`, `filter`, `awhile` |
 //! | [`kmeans`] | k-means clustering of points in the plane | calls of `#[accel]` functions and a scalar helper, `iterate`, `permute` of `f64` sums, `awhile` |
 //! | [`life`] | Conway's Game of Life on a torus | `stencil3x3` with `Wrap`, a scalar helper, `awhile` |
+//! | [`radix`] | radix sort of `u32` keys, one bit per pass (ICFP'13) | `scanl_total`, `permute` as a permutation, a call inside `awhile` |
 //! | [`quicksort`] | a vector in order (every segment partitioned around its pivot each round) | `Nested::map` with reads of the row, tuple results, `permute`, `expand`, `filter`, `awhile` |
 //!
 //! `cargo run --release -p accel-examples --bin demo` runs them all.
@@ -30,7 +32,9 @@ pub mod histogram;
 pub mod kmeans;
 pub mod life;
 pub mod mandelbrot;
+pub mod nbody;
 pub mod quicksort;
+pub mod radix;
 pub mod rng;
 pub mod saxpy;
 pub mod sieve;

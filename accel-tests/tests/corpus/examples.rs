@@ -1,7 +1,7 @@
 //! The examples of `examples/src` against the interpreter, at a few sizes each. Dot product,
 //! SAXPY, Black-Scholes, histogram, Mandelbrot, blur, primes, the Sieve, breadth-first search
-//! and quicksort run on the GPU only (their own unit tests run them on the CPU); k-means and
-//! the Game of Life, programs of calls between `#[accel]` functions inside `awhile`, run on
+//! and quicksort run on the GPU only (their own unit tests run them on the CPU); k-means, the
+//! Game of Life, N-body and radix sort, programs of calls between `#[accel]` functions, run on
 //! every backend and are checked against their plain-Rust oracles too.
 
 use crate::compare::*;
@@ -9,7 +9,7 @@ use crate::harness::*;
 use accel::prelude::*;
 use accel_examples::rng::SplitMix64;
 use accel_examples::{
-    bfs, black_scholes, blur, dotp, filter, histogram, kmeans, life, mandelbrot, quicksort, saxpy, sieve,
+    bfs, black_scholes, blur, dotp, filter, histogram, kmeans, life, mandelbrot, nbody, quicksort, radix, saxpy, sieve,
 };
 
 fn dot_product(on: &Target) -> Check {
@@ -197,6 +197,39 @@ fn life_example(on: &Target) -> Check {
     Ok(())
 }
 
+fn nbody_example(on: &Target) -> Check {
+    // The interpreter runs every pair element by element: at most a thousand bodies.
+    for n in [0, 1, 2, 33, 257, 1000] {
+        let b = nbody::random_bodies(n, Rng::new("examples::nbody", n).next_u64());
+        let softening = 0.05f32;
+        // A sum's rounding is relative to the sum of its terms' magnitudes, not to the sum.
+        let oracle: Vec<_> = (0..n).map(|i| nbody::sequential_acceleration(&b, softening, i)).collect();
+        let magnitudes: Vec<Vec<f64>> = (0..3).map(|k| oracle.iter().map(|(_, m)| m[k]).collect()).collect();
+        let ((gx, gy, gz), (rx, ry, rz)) = both!(on, nbody::accelerations(&b.px, &b.py, &b.pz, &b.mass, softening));
+        let ((fx, fy, fz), _) = both!(on, nbody::accelerations_fast(&b.px, &b.py, &b.pz, &b.mass, softening));
+        for (k, (g, f, r)) in [(&gx, &fx, &rx), (&gy, &fy, &ry), (&gz, &fz, &rz)].into_iter().enumerate() {
+            let what = format!("{n} bodies, component {k}");
+            check_eq!(g.len(), n, "{what}");
+            close_scaled(on, &what, &g.to_vec(), &r.to_vec(), &magnitudes[k])?;
+            close_scaled(on, &format!("{what} (fast math)"), &f.to_vec(), &r.to_vec(), &magnitudes[k])?;
+        }
+    }
+    Ok(())
+}
+
+fn radix_example(on: &Target) -> Check {
+    on.each_size("examples::radix", Tier::Small, |n, rng| {
+        // Keys over the whole range, and keys of few values (long runs of equal keys).
+        let range = if n % 2 == 0 { 7 } else { u32::MAX as usize };
+        let keys = Vector::from_vec((0..n).map(|_| rng.below(range) as u32).collect());
+        let (g, r) = both!(on, radix::radix_sort(&keys));
+        let mut want = keys.to_vec();
+        want.sort_unstable();
+        same("radix sort", &g, &r)?;
+        exact("radix sort vs sort", &g.to_vec(), &want)
+    })
+}
+
 fn sweeps() -> Vec<Test> {
     vec![
         case("examples::dotp", dot_product),
@@ -213,6 +246,11 @@ fn sweeps() -> Vec<Test> {
 }
 
 pub fn tests() -> Vec<Test> {
-    let everywhere = [case("examples::kmeans", kmeans_example), case("examples::life", life_example)];
+    let everywhere = [
+        case("examples::kmeans", kmeans_example),
+        case("examples::life", life_example),
+        case("examples::nbody", nbody_example),
+        case("examples::radix", radix_example),
+    ];
     sweeps().into_iter().map(Test::cuda_only).chain(everywhere).collect()
 }

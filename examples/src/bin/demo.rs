@@ -18,8 +18,12 @@ mod kmeans;
 mod life;
 #[path = "mandelbrot.rs"]
 mod mandelbrot;
+#[path = "nbody.rs"]
+mod nbody;
 #[path = "quicksort.rs"]
 mod quicksort;
+#[path = "radix.rs"]
+mod radix;
 #[path = "saxpy.rs"]
 mod saxpy;
 #[path = "sieve.rs"]
@@ -37,7 +41,7 @@ type Example = fn() -> Result<(), Box<dyn Error>>;
 
 fn main() -> Result<(), Box<dyn Error>> {
     let start = Instant::now();
-    let examples: [(&str, Example); 14] = [
+    let examples: [(&str, Example); 16] = [
         ("dotp", dotp::main),
         ("saxpy", saxpy::main),
         ("black_scholes", black_scholes::main),
@@ -52,6 +56,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         ("quicksort", quicksort::main),
         ("kmeans", kmeans::main),
         ("life", life::main),
+        ("nbody", nbody::main),
+        ("radix", radix::main),
     ];
     for (name, run) in examples {
         println!("=== {name}");

@@ -6,7 +6,7 @@
 use super::{Gen, index_body, not_here};
 use crate::codegen::{elem_type, rank_of, var_ident};
 use crate::ir::{ArrayOp, Axis, Boundary, Expr, Lambda, StencilShape};
-use crate::kernel;
+use crate::kernel::{self, Role};
 use crate::types::Type;
 use accel_kernels::boundary::Rule;
 use proc_macro2::{Ident, TokenStream};
@@ -15,8 +15,11 @@ use quote::{format_ident, quote};
 /// The body of the one kernel of elementwise operation `op`, writing `out` of type `ty`.
 pub(super) fn body(cg: &Gen, op: &ArrayOp, ty: &Type, out: &Ident) -> syn::Result<TokenStream> {
     use ArrayOp::*;
-    let skeleton =
-        if kernel::is_compute_heavy(op) { quote!(generate::generate_each) } else { quote!(generate::generate) };
+    let skeleton = if kernel::elementwise_role(op) == Role::GenerateEach {
+        quote!(generate::generate_each)
+    } else {
+        quote!(generate::generate)
+    };
     let elementwise = |value: TokenStream| {
         let rank = ty.as_array().map_or(0, |(_, r)| r);
         quote! {

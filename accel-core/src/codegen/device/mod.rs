@@ -177,7 +177,7 @@ fn bodies(
     let out = &outs[0];
     let id = id as u64;
     match kernel::form(op) {
-        Form::Elementwise => Ok(vec![(Role::Generate, generate::body(cg, op, ty, out)?)]),
+        Form::Elementwise => Ok(vec![(kernel::elementwise_role(op), generate::body(cg, op, ty, out)?)]),
         Form::Reduce { a, rows, seeded, f } => {
             let by_ranges = kernel::walks_ranges(a, rows);
             let rows = match rows {

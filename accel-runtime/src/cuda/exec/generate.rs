@@ -5,7 +5,7 @@ use super::{Call, Exec};
 use crate::cuda::value::{DValue, ill_typed};
 use accel_core::interp::Host;
 use accel_core::ir::{ArrayOp, Axis};
-use accel_core::kernel::Role;
+use accel_core::kernel;
 use accel_core::types::Type;
 use accel_core::{Error, Result, shape};
 
@@ -60,7 +60,7 @@ impl Exec<'_> {
             NestedMap { .. } | Seq(_) | ExpandPermute { .. } => return not_elementwise(),
         };
         let out = self.alloc_array(&call.out_elem(ty)?, shape)?;
-        self.launch(call.id, Role::Generate, out.len(), &call.words(&[&out], &[]))?;
+        self.launch(call.id, kernel::elementwise_role(op), out.len(), &call.words(&[&out], &[]))?;
         Ok(DValue::Array(out))
     }
 }
