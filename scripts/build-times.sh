@@ -7,7 +7,7 @@
 #
 #   scripts/build-times.sh [profile args...]     e.g. scripts/build-times.sh --release
 #
-# Prints one line per build; restores the edited file at the end.
+# Prints one line per build; restores the edited files at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="$(mktemp -d /tmp/accel-build-times.XXXXXX)"

@@ -48,7 +48,7 @@ impl DeviceBuild<'_> {
 
     /// The device package's name, unique in the target directory: the package's and the unit's.
     pub fn name(&self) -> String {
-        package_name(&format!("{}-{}", self.package, self.unit))
+        unit_package_name(self.package, self.unit)
     }
 
     /// Where cubins are cached by module, shared by all `OUT_DIR`s like the module itself.
@@ -85,7 +85,10 @@ impl DeviceBuild<'_> {
             return Ok(false);
         }
         std::fs::create_dir_all(self.dir).map_err(|e| error(&format!("creating {}", self.dir.display()), e))?;
-        copy_atomically(&cached, &self.ptx())?;
+        // Another build may remove the cached module meanwhile: then this one builds it.
+        if copy_atomically(&cached, &self.ptx()).is_err() {
+            return Ok(false);
+        }
         write(&stamp_path, stamp).map(|()| true)
     }
 
@@ -175,6 +178,31 @@ impl DeviceBuild<'_> {
             format!("\n{}", cargo_errors(&String::from_utf8_lossy(&out.stderr))),
         ))
     }
+}
+
+/// Removes from the target directory's caches the modules and cubins of the units of `package`
+/// that its last build had and `names` (the device packages' names of its units now) lacks: a
+/// file renamed or left without `#[accel]` functions. The caches list each package's units in
+/// `ptx/<accel-device-package>.units`.
+pub fn prune_units(target_dir: &Path, package: &str, names: &[String]) -> Result<()> {
+    let list = target_dir.join("ptx").join(format!("{}.units", package_name(package)));
+    let before = std::fs::read_to_string(&list).unwrap_or_default();
+    for gone in before.lines().filter(|name| !names.iter().any(|n| n == name)) {
+        for (dir, cached) in [("ptx", is_stamp_file as fn(&str) -> bool), ("cubins", crate::ptxas::is_cached_cubin)] {
+            for entry in std::fs::read_dir(target_dir.join(dir)).into_iter().flatten().flatten() {
+                let file = entry.file_name().to_string_lossy().into_owned();
+                if file.strip_prefix(gone).and_then(|rest| rest.strip_prefix('-')).is_some_and(cached) {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+    }
+    write(&list, &names.iter().map(|n| format!("{n}\n")).collect::<String>())
+}
+
+/// The name of the device package of `unit` of `package`.
+pub fn unit_package_name(package: &str, unit: &str) -> String {
+    package_name(&format!("{package}-{unit}"))
 }
 
 /// The device package's name: `accel-device-` and `unit`, the user package's name and the
@@ -357,6 +385,34 @@ mod tests {
         assert!(build.reuse(&stamp).unwrap(), "and then found in place");
         assert!(!build.reuse(&build.stamp("// other kernels", "rustc 1.0.0-nightly")).unwrap());
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_caches_forget_the_units_a_package_no_longer_has() {
+        let target_dir = std::env::temp_dir().join(format!("accel-build-prune-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&target_dir);
+        let (a, b) = (unit_package_name("p", "src-a-rs"), unit_package_name("p", "src-b-rs"));
+        let other = unit_package_name("p-src-a", "rs");
+        let files = [
+            format!("ptx/{a}-0123456789abcdef.ptx"),
+            format!("cubins/{a}-0123456789abcdef.sm_90.cubin"),
+            format!("ptx/{b}-0123456789abcdef.ptx"),
+            format!("cubins/{b}-0123456789abcdef.sm_80.cubin"),
+        ];
+        for file in &files {
+            write(&target_dir.join(file), "").unwrap();
+        }
+        prune_units(&target_dir, "p", &[a.clone(), b.clone()]).unwrap();
+        assert!(files.iter().all(|f| target_dir.join(f).is_file()), "the units of the last build stay");
+        prune_units(&target_dir, "p", std::slice::from_ref(&b)).unwrap();
+        assert!(!target_dir.join(&files[0]).exists() && !target_dir.join(&files[1]).exists());
+        assert!(target_dir.join(&files[2]).is_file() && target_dir.join(&files[3]).is_file());
+        // Another package's units are not in this package's list.
+        write(&target_dir.join(format!("ptx/{other}-0123456789abcdef.ptx")), "").unwrap();
+        prune_units(&target_dir, "p", &[]).unwrap();
+        assert!(target_dir.join(format!("ptx/{other}-0123456789abcdef.ptx")).is_file());
+        assert!(!target_dir.join(&files[2]).exists());
+        let _ = std::fs::remove_dir_all(&target_dir);
     }
 
     #[test]

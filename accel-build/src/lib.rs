@@ -122,6 +122,8 @@ fn run() -> Result<()> {
     if !units.is_empty() {
         let toolchain = toolchain::Toolchain::ensure(&target_dir)?;
         let ptxas = ptxas::find()?;
+        let names: Vec<String> = units.iter().map(|u| device::unit_package_name(&package, &u.name)).collect();
+        device::prune_units(&target_dir, &package, &names)?;
         for unit in &units {
             let unit_dir = ptx_dir::unit_dir(&dir, &unit.name);
             let build = device::DeviceBuild {

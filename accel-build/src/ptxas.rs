@@ -94,7 +94,7 @@ fn prune(cache_dir: &Path, name: &str) {
 }
 
 /// Whether `file` is `<16 hex digits>.sm_<digits>.cubin`, a cached cubin's name after its unit's.
-fn is_cached_cubin(file: &str) -> bool {
+pub fn is_cached_cubin(file: &str) -> bool {
     file.strip_suffix(".cubin").and_then(|s| s.split_once(".sm_")).is_some_and(|(key, sm)| {
         key.len() == 16
             && key.bytes().all(|b| b.is_ascii_hexdigit())

@@ -41,13 +41,14 @@ pub const PROGRAMS: &str = "programs";
 pub const SASS_ARCHS: [u32; 2] = [80, 90];
 
 /// The name of the unit of `file`, a path relative to the package's root: its components joined
-/// by `-`, every character but ASCII letters, digits and `_` made a `-` (so that it names a
-/// directory and a cargo package everywhere), lower case.
+/// by `-`, every character but ASCII letters and digits made a `-` (so that it names a directory
+/// and a cargo package everywhere; `_` too, since cargo names a package's crate with `-` made
+/// `_`), lower case.
 pub fn unit_name(file: &Path) -> String {
     let text: String = file
         .to_string_lossy()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
         .collect();
     text.trim_matches('-').to_string()
 }
@@ -91,7 +92,10 @@ mod tests {
     fn unit_names_are_plain_words() {
         assert_eq!(unit_name(Path::new("tests/corpus/reduce.rs")), "tests-corpus-reduce-rs");
         assert_eq!(unit_name(Path::new("src/Ünïcode file.rs")), "src--n-code-file-rs");
-        assert_eq!(unit_name(Path::new("src/a_b.rs")), "src-a_b-rs");
+        // `src/a_b.rs` and `src/a/b.rs` get one name (the build numbers the second), since their
+        // crates would be named alike.
+        assert_eq!(unit_name(Path::new("src/a_b.rs")), "src-a-b-rs");
+        assert_eq!(unit_name(Path::new("src/a/b.rs")), "src-a-b-rs");
     }
 
     #[test]

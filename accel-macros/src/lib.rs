@@ -9,8 +9,8 @@
 //!   `optimised()`, `Function` (the function as the backends see it, `accel_runtime::backend`),
 //!   plus the generated CPU code.
 //!
-//! With the `cuda` feature, `mod f` also holds `module()`, the package's PTX module and the SASS
-//! that ptxas made of it (embedded once per crate, see `embedded_module`), which the package's build script (accel-build) compiled into the
+//! With the `cuda` feature, `mod f` also holds `module()`, the PTX module of the function's source
+//! file (its unit, `accel_core::ptx_dir`) and the SASS that ptxas made of it (embedded once per crate, see `embedded_module`), which the package's build script (accel-build) compiled into the
 //! directory `ACCEL_PTX_DIR` names; `f::Function` hands it to the runtime's GPU when there is one. The build script writes a marker per
 //! program it compiled (named by the program's fingerprint), so a function it did not see is a
 //! compile error here rather than a missing kernel at run time.
@@ -460,6 +460,16 @@ fn find_ptx_module(
         ));
     };
     let unit_dir = ptx_dir::unit_dir(dir, unit);
+    if !ptx_dir::module(&unit_dir).is_file() {
+        return Err(syn::Error::new(
+            name.span(),
+            format!(
+                "the build script saw `#[accel] fn {name}` but its GPU module `{}` is missing: the build is \
+                 stale, `touch build.rs`",
+                ptx_dir::module(&unit_dir).display()
+            ),
+        ));
+    }
     let utf8 = |path: &std::path::Path| {
         path.to_str().map(str::to_string).ok_or_else(|| {
             syn::Error::new(name.span(), format!("the path of the GPU code is not UTF-8: {}", path.display()))
@@ -521,6 +531,10 @@ mod tests {
         // A marker that names no unit is no marker.
         let dir = build_dir("no-unit", &[("units/src-lib-rs/accel.ptx", ""), ("programs/0000000000000abc", "")]);
         assert!(error(Some(&dir)).starts_with("the build script did not see `#[accel] fn double`"));
+        // A unit without its module is a stale build.
+        let marker = ptx_dir::marker_text("src-gone-rs", "double", Path::new("src/gone.rs"));
+        let dir = build_dir("stale", &[("units/src-lib-rs/accel.ptx", ""), ("programs/0000000000000abc", &marker)]);
+        assert!(error(Some(&dir)).contains("is missing: the build is stale"), "{}", error(Some(&dir)));
     }
 
     #[test]

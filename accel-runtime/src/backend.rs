@@ -89,7 +89,7 @@ pub trait Function {
 }
 
 /// What the CUDA backend runs for a [`Function`]: `#[accel]`'s `optimised()`, the program's
-/// `kernel_prefix()` and the package's device module.
+/// `kernel_prefix()` and the device module of its source file.
 #[cfg(feature = "cuda")]
 #[derive(Clone, Copy, Debug)]
 pub struct DeviceProgram {

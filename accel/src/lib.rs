@@ -40,8 +40,8 @@
 //! ```
 //!
 //! With the `cuda` feature (on by default) the build script finds the package's `#[accel]`
-//! functions (in `src/`, `tests/`, `examples/`, `benches/`) and compiles them to one PTX module
-//! with the pinned nightly toolchain (which rustup installs on the first build; assembled to
+//! functions (in `src/`, `tests/`, `examples/`, `benches/`) and compiles those of each file to a
+//! PTX module of its own with the pinned nightly toolchain (which rustup installs on the first build; assembled to
 //! SASS for sm_80 and sm_90 when `ptxas` is found), and the macro embeds it: nothing is
 //! compiled at run time. Without `cuda` (`default-features = false`) only the CPU backend
 //! exists and no build script is needed. The `ndarray` feature adds conversions to and from

@@ -3,7 +3,7 @@ torch.compile, on the same cases and sizes as benches/benches/gpu.rs.
 
     python3 baselines.py [runs] > python.jsonl
     BASELINES_ONLY=sparse python3 baselines.py [runs]   (only the sparse matrix-vector products)
-    BASELINES_ONLY=icfp python3 baselines.py [runs]     (only N-body and Mandelbrot)
+    BASELINES_ONLY=icfp python3 baselines.py [runs]     (only N-body, Mandelbrot and Canny)
 
 Timing as in the Rust benchmark and cub_bench.cu: CUDA events around each call, 3 warm-up calls,
 the median of `runs` timed calls; inputs uniform random in [0, 1) (never zeros), resident on the
@@ -185,12 +185,130 @@ def mandelbrot():
            lambda: kernel(((side + 255) // 256, side), (256,), args), f"{side}x{side}, {MANDEL_ITER} steps")
 
 
+# --- Canny edges (examples/src/canny.rs: 5x5 binomial blur, Sobel, thinning, hysteresis) ---------
+# One CuPy kernel per stage, a thread per pixel, and hysteresis in rounds until a round changes no
+# pixel (the host reads a flag after each, as accel's `awhile` reads its condition), on the image
+# of `canny::test_image` (the same noise, disc and ramp square), thresholds 0.5 and 1.5.
+CANNY_SIDE = 4096
+CANNY_SRC = r"""
+__device__ int clampi(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
+
+extern "C" __global__ void smooth(const float* img, int rows, int cols, float* out) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
+    if (j >= cols) return;
+    const float w[5] = {1.0f, 4.0f, 6.0f, 4.0f, 1.0f};
+    float r[5];
+    for (int a = 0; a < 5; ++a) {
+        const float* row = img + (size_t)clampi(i + a - 2, rows - 1) * cols;
+        float v0 = row[clampi(j - 2, cols - 1)], v1 = row[clampi(j - 1, cols - 1)], v2 = row[j];
+        float v3 = row[clampi(j + 1, cols - 1)], v4 = row[clampi(j + 2, cols - 1)];
+        r[a] = v0 + w[1] * v1 + w[2] * v2 + w[3] * v3 + v4;
+    }
+    out[(size_t)i * cols + j] = (r[0] + 4.0f * r[1] + 6.0f * r[2] + 4.0f * r[3] + r[4]) / 256.0f;
+}
+
+extern "C" __global__ void sobel(const float* s, int rows, int cols, float* mag, unsigned* dir) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
+    if (j >= cols) return;
+    float n[3][3];
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+            n[a][b] = s[(size_t)clampi(i + a - 1, rows - 1) * cols + clampi(j + b - 1, cols - 1)];
+    float dx = (n[0][2] + 2.0f * n[1][2] + n[2][2]) - (n[0][0] + 2.0f * n[1][0] + n[2][0]);
+    float dy = (n[2][0] + 2.0f * n[2][1] + n[2][2]) - (n[0][0] + 2.0f * n[0][1] + n[0][2]);
+    size_t k = (size_t)i * cols + j;
+    mag[k] = sqrtf(dx * dx + dy * dy);
+    float ax = fabsf(dx), ay = fabsf(dy);
+    dir[k] = ay <= 0.41421357f * ax ? 0u : (ay >= 2.4142136f * ax ? 2u : ((dx > 0.0f) == (dy > 0.0f) ? 1u : 3u));
+}
+
+extern "C" __global__ void thin(const float* mag, const unsigned* dir, int rows, int cols, float low, float high,
+                                unsigned* cls) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
+    if (j >= cols) return;
+    size_t k = (size_t)i * cols + j;
+    const int di[4] = {0, 1, 1, 1}, dj[4] = {1, 1, 0, -1};
+    unsigned d = dir[k];
+    int ai = i + di[d], aj = j + dj[d], bi = i - di[d], bj = j - dj[d];
+    float m = mag[k];
+    float ahead = (ai >= 0 && aj >= 0 && ai < rows && aj < cols) ? mag[(size_t)ai * cols + aj] : 0.0f;
+    float behind = (bi >= 0 && bj >= 0 && bi < rows && bj < cols) ? mag[(size_t)bi * cols + bj] : 0.0f;
+    bool peak = m >= ahead && m >= behind;
+    cls[k] = peak && m >= high ? 2u : (peak && m >= low ? 1u : 0u);
+}
+
+extern "C" __global__ void grow(const unsigned* cls, int rows, int cols, unsigned* next, int* changed) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
+    if (j >= cols) return;
+    size_t k = (size_t)i * cols + j;
+    unsigned c = cls[k];
+    if (c == 1) {
+        for (int a = -1; a <= 1; ++a)
+            for (int b = -1; b <= 1; ++b) {
+                int r = i + a, q = j + b;
+                if ((a != 0 || b != 0) && r >= 0 && q >= 0 && r < rows && q < cols && cls[(size_t)r * cols + q] == 2) c = 2;
+            }
+        if (c == 2) *changed = 1;
+    }
+    next[k] = c;
+}
+
+extern "C" __global__ void strong(const unsigned* cls, size_t n, unsigned* edges) {
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) edges[k] = cls[k] == 2 ? 1u : 0u;
+}
+"""
+
+
+def canny_image(rows, cols, seed):
+    """canny::test_image: noise from SplitMix64 (examples/src/rng.rs), a disc and a ramp square
+    (up to the last bit of a few pixels: the constants are rounded in another order)."""
+    z = draws(seed, rows * cols)
+    noise = 0.1 * ((z >> cp.uint64(40)).astype(cp.float32) / cp.float32(1 << 24))
+    i = cp.arange(rows, dtype=cp.float32)[:, None]
+    j = cp.arange(cols, dtype=cp.float32)[None, :]
+    cy, cx, r = rows / 2.0, cols / 3.0, rows / 4.0
+    disc = (i - cy) * (i - cy) + (j - cx) * (j - cx) <= r * r
+    left, right = 0.6 * cols, 0.9 * cols
+    square = (i >= 0.6 * rows) & (i < 0.9 * rows) & (j >= left) & (j < right)
+    ramp = 0.3 + 0.7 * (j - left) / (right - left)
+    return (noise.reshape(rows, cols) + cp.where(disc, 1.0, cp.where(square, ramp, 0.0))).astype(cp.float32)
+
+
+def canny():
+    side = CANNY_SIDE
+    module = cp.RawModule(code=CANNY_SRC)
+    k = {name: module.get_function(name) for name in ("smooth", "sobel", "thin", "grow", "strong")}
+    img = canny_image(side, side, 1)
+    blurred, mag = cp.empty_like(img), cp.empty_like(img)
+    direction, cls, nxt = (cp.empty((side, side), cp.uint32) for _ in range(3))
+    edges = cp.empty((side, side), cp.uint32)
+    changed = cp.zeros(1, cp.int32)
+    grid, block, dims = ((side + 255) // 256, side), (256,), (cp.int32(side), cp.int32(side))
+
+    def run():
+        nonlocal cls, nxt
+        k["smooth"](grid, block, (img, *dims, blurred))
+        k["sobel"](grid, block, (blurred, *dims, mag, direction))
+        k["thin"](grid, block, (mag, direction, *dims, cp.float32(0.5), cp.float32(1.5), cls))
+        while True:
+            changed.fill(0)
+            k["grow"](grid, block, (cls, *dims, nxt, changed))
+            cls, nxt = nxt, cls
+            if int(changed.get()[0]) == 0:
+                break
+        k["strong"](((side * side + 255) // 256,), block, (cls, cp.uint64(side * side), edges))
+
+    report("cupy", "canny", side * side, 4 * side * side + 4 * side * side, run, f"{side}x{side}")
+
+
 if os.environ.get("BASELINES_ONLY") == "sparse":
     sparse()
     sys.exit(0)
 if os.environ.get("BASELINES_ONLY") == "icfp":
     nbody()
     mandelbrot()
+    canny()
     sys.exit(0)
 
 # --- copy and saxpy ------------------------------------------------------------------------------
@@ -325,3 +443,4 @@ report("cupy", "stencil3x3", S * S, 8 * S * S, lambda: ndi.correlate(cimg, cw, m
 sparse()
 nbody()
 mandelbrot()
+canny()

@@ -192,7 +192,10 @@ int main(int argc, char** argv) {
         std::vector<uint32_t> got(n);
         CHECK(cudaMemcpy(got.data(), d_sorted, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
         std::sort(keys.begin(), keys.end());
-        if (got != keys) std::fprintf(stderr, "CUB radix sort differs from std::sort\n");
+        if (got != keys) {
+            std::fprintf(stderr, "CUB radix sort differs from std::sort\n");
+            return 1;
+        }
         CHECK(cudaFree(d_keys));
         CHECK(cudaFree(d_sorted));
     }

@@ -14,7 +14,7 @@
 //!
 //! With `--load` it only measures the first call of a program in this process, which loads the
 //! module (see `first_call`); with `--icfp` only the programs of ICFP'13's benchmarks beside their
-//! peers (N-body, Mandelbrot, radix sort; see `icfp`).
+//! peers (N-body, Mandelbrot, radix sort, Canny edges; see `icfp`).
 //!
 //! Prints one JSON object per line on stdout (`impl`, `bench`, `n`, `param`, `median_us`,
 //! `min_us`, `bytes`: the essential traffic, inputs read and outputs written once) and a readable
@@ -31,6 +31,7 @@ use accel_examples::{
     bfs::bfs_levels,
     black_scholes::{black_scholes, black_scholes_fast},
     blur::blur,
+    canny::{edges, sequential_edges, test_image},
     dotp::dotp,
     mandelbrot::mandelbrot,
     nbody::{accelerations, accelerations_fast, random_bodies, sequential_acceleration},
@@ -303,16 +304,23 @@ fn run(rt: &Runtime, o: &Options) -> Result<()> {
 
 /// The programs of ICFP'13's benchmarks beside their peers in `benches/baselines`: N-body
 /// accelerations of 2^15 bodies (CuPy's tiled kernel, IEEE and fast math), a 4096² Mandelbrot
-/// image of up to 256 steps (a CuPy kernel) and a radix sort of 2^24 random `u32`s (CUB's
-/// `DeviceRadixSort`).
+/// image of up to 256 steps (a CuPy kernel), a radix sort of 2^24 random `u32`s (CUB's
+/// `DeviceRadixSort`) and the Canny edges of a 4096² image (CuPy kernels, one per stage).
 fn icfp(rt: &Runtime, b: &Bench) -> Result<()> {
     let n = 1usize << 15;
     let bodies = random_bodies(n, 21);
     let softening = 0.05f32;
-    let (ax, _, _) = accelerations(rt, &bodies.px, &bodies.py, &bodies.pz, &bodies.mass, softening)?;
-    // Body 0's x component, within the rounding of 2^15 f32 terms of its magnitude.
-    let (want, magnitude) = sequential_acceleration(&bodies, softening, 0);
-    check("nbody", (f64::from(ax.get_linear(0)) - want[0]).abs() <= 1e-3 * magnitude[0])?;
+    // A few bodies' components against the f64 oracle, within the rounding of 2^15 f32 terms of
+    // their magnitudes (fast math: approximate division and square root, 2 ulps more a term).
+    let exact = accelerations(rt, &bodies.px, &bodies.py, &bodies.pz, &bodies.mass, softening)?;
+    let fast = accelerations_fast(rt, &bodies.px, &bodies.py, &bodies.pz, &bodies.mass, softening)?;
+    for i in [0, 1, n / 2, n - 1] {
+        let (want, magnitude) = sequential_acceleration(&bodies, softening, i);
+        for (got, what) in [(&exact, "nbody"), (&fast, "nbody (fast math)")] {
+            let got = [got.0.get_linear(i), got.1.get_linear(i), got.2.get_linear(i)];
+            check(what, (0..3).all(|k| (f64::from(got[k]) - want[k]).abs() <= 1e-3 * magnitude[k]))?;
+        }
+    }
     let run = || accelerations(rt, &bodies.px, &bodies.py, &bodies.pz, &bodies.mass, softening);
     b.case("nbody", n, "", 28 * n, run)?;
     let run = || accelerations_fast(rt, &bodies.px, &bodies.py, &bodies.pz, &bodies.mass, softening);
@@ -332,7 +340,14 @@ fn icfp(rt: &Runtime, b: &Bench) -> Result<()> {
     let mut want = keys;
     want.sort_unstable();
     check("radix_sort", radix_sort(rt, &input)?.to_vec() == want)?;
-    b.case("radix_sort", n, "random u32", 8 * n, || radix_sort(rt, &input))
+    b.case("radix_sort", n, "random u32", 8 * n, || radix_sort(rt, &input))?;
+
+    let side = 4096usize;
+    let img = test_image(side, side, 1);
+    let (low, high) = (0.5, 1.5);
+    check("canny", edges(rt, &img, low, high)?.to_vec() == sequential_edges(&img.to_vec(), side, side, low, high))?;
+    let param = format!("{side}x{side}");
+    b.case("canny", side * side, &param, 8 * side * side, || edges(rt, &img, low, high))
 }
 
 /// `fold_seg` of 2^28 values under each walk (the segment lengths of the `fold_seg` cases), then

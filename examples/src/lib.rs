@@ -7,6 +7,7 @@
 //! | [`saxpy`] | `a * x + y` | `zip_with` with a scalar parameter |
 //! | [`black_scholes`] | European option prices (ICFP'13, Fig. 1) | `zip`, `zip_with`, `unzip` |
 //! | [`histogram`] | counts per bin | `map`, `permute` into `fill` |
+//! | [`canny`] | Canny edge detection (ICFP'13) | `stencil5x5`, `stencil3x3` of tuple elements, `generate` reading neighbours, `awhile` until a `fold_all` finds no change |
 //! | [`mandelbrot`] | escape-time fractal | `generate`, scalar `while_loop` |
 //! | [`nbody`] | gravitation of all pairs of bodies, one step of a simulation (ICFP'13) | `generate` with a scalar `iterate` reading arrays, nested `unzip`, a call of an `#[accel]` function returning a tuple |
 //! | [`blur`] | 3×3 binomial blur | `stencil3x3` with `Clamp` |
@@ -25,6 +26,7 @@
 pub mod bfs;
 pub mod black_scholes;
 pub mod blur;
+pub mod canny;
 pub mod check;
 pub mod dotp;
 pub mod filter;

@@ -1,7 +1,7 @@
 //! Modules and kernels: each module is loaded once per [`Gpu`], and each kernel in it is looked
 //! up once by name.
 //!
-//! A [`DeviceModule`] is a package's PTX and the machine code (SASS) that ptxas made of it at
+//! A [`DeviceModule`] is the PTX of a source file's `#[accel]` functions and the machine code (SASS) that ptxas made of it at
 //! build time for some architectures. Loading uses the SASS made for the device's architecture
 //! (or an older one of the same major version, which runs on it) and otherwise the PTX, which
 //! the driver then compiles for the device (its JIT, which caches the result on disk); a SASS

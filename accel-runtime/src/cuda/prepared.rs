@@ -27,7 +27,10 @@ pub(super) struct Prepared {
     /// Whether any kernel can record an error ([`kernel::program_may_fail`]); if none can, a run
     /// needs no wait to read its error slot.
     pub(super) may_fail: bool,
-    /// The kernels of each node, by the position of their role in [`kernel::roles`].
+    /// The roles of each node's kernels ([`kernel::roles`], which walks an elementwise node's
+    /// closures to choose between `Generate` and `GenerateEach`): worked out once.
+    roles: Vec<&'static [Role]>,
+    /// The kernels of each node, by the position of their role in `roles`.
     kernels: Vec<Vec<OnceLock<Kernel>>>,
     /// The module's offsets scan ([`kernel::offsets_scan`]).
     offsets_scan: OnceLock<Kernel>,
@@ -46,6 +49,7 @@ impl Prepared {
             ids: nodes.iter().enumerate().map(|(id, op)| (address(op), id)).collect(),
             layouts: typed.into_iter().map(|(op, ty)| kernel::layout(op, ty)).collect(),
             may_fail: kernel::program_may_fail(program),
+            roles: nodes.iter().map(|op| kernel::roles(op)).collect(),
             kernels: nodes.iter().map(|op| kernel::roles(op).iter().map(|_| OnceLock::new()).collect()).collect(),
             offsets_scan: Default::default(),
             range_starts: OnceLock::new(),
@@ -68,10 +72,15 @@ impl Prepared {
         &self.layouts[id]
     }
 
+    /// The roles of node `id`'s kernels, in launch order ([`kernel::roles`]).
+    pub(super) fn roles(&self, id: usize) -> &'static [Role] {
+        self.roles[id]
+    }
+
     /// Kernel `role` of node `id`, looked up in the module on its first use.
     pub(super) fn kernel(&self, gpu: &Gpu, id: usize, role: Role) -> Result<&Kernel> {
         let no_kernel = || ill_typed(format!("node {id} of the program has no `{}` kernel", role.suffix()));
-        let position = kernel::roles(self.nodes[id]).iter().position(|r| *r == role).ok_or_else(no_kernel)?;
+        let position = self.roles[id].iter().position(|r| *r == role).ok_or_else(no_kernel)?;
         self.once(gpu, &self.kernels[id][position], || kernel::kernel_name_in(self.prefix, id, role))
     }
 

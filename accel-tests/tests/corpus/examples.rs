@@ -1,15 +1,16 @@
 //! The examples of `examples/src` against the interpreter, at a few sizes each. Dot product,
 //! SAXPY, Black-Scholes, histogram, Mandelbrot, blur, primes, the Sieve, breadth-first search
 //! and quicksort run on the GPU only (their own unit tests run them on the CPU); k-means, the
-//! Game of Life, N-body and radix sort, programs of calls between `#[accel]` functions, run on
-//! every backend and are checked against their plain-Rust oracles too.
+//! Game of Life, N-body, radix sort and Canny edges, programs of calls between `#[accel]`
+//! functions, run on every backend and are checked against their plain-Rust oracles too.
 
 use crate::compare::*;
 use crate::harness::*;
 use accel::prelude::*;
 use accel_examples::rng::SplitMix64;
 use accel_examples::{
-    bfs, black_scholes, blur, dotp, filter, histogram, kmeans, life, mandelbrot, nbody, quicksort, radix, saxpy, sieve,
+    bfs, black_scholes, blur, canny, dotp, filter, histogram, kmeans, life, mandelbrot, nbody, quicksort, radix, saxpy,
+    sieve,
 };
 
 fn dot_product(on: &Target) -> Check {
@@ -212,6 +213,12 @@ fn nbody_example(on: &Target) -> Check {
             check_eq!(g.len(), n, "{what}");
             close_scaled(on, &what, &g.to_vec(), &r.to_vec(), &magnitudes[k])?;
             close_scaled(on, &format!("{what} (fast math)"), &f.to_vec(), &r.to_vec(), &magnitudes[k])?;
+            // The interpreter against the f64 oracle: each of the n additions rounds once.
+            for (i, (got, (want, magnitude))) in r.to_vec().iter().zip(&oracle).enumerate() {
+                let bound = (n as f64 + 8.0) * f64::from(f32::EPSILON) * magnitude[k];
+                let within = (f64::from(*got) - want[k]).abs() <= bound;
+                check!(within, "{what}, body {i}: {got} against {}", want[k]);
+            }
         }
     }
     Ok(())
@@ -228,6 +235,23 @@ fn radix_example(on: &Target) -> Check {
         same("radix sort", &g, &r)?;
         exact("radix sort vs sort", &g.to_vec(), &want)
     })
+}
+
+fn canny_example(on: &Target) -> Check {
+    // Empty, a pixel, a row, a column, odd shapes, and one past the stencil's tiles.
+    for (rows, cols) in [(0, 0), (1, 1), (1, 9), (9, 1), (33, 65), (130, 257)] {
+        let img = canny::test_image(rows, cols, Rng::new("examples::canny", rows * 1000 + cols).next_u64());
+        let (low, high) = (0.5, 1.5);
+        let (g, r) = both!(on, canny::edges(&img, low, high));
+        let what = format!("{rows}x{cols}");
+        same(&what, &g, &r)?;
+        exact(
+            &format!("{what} vs oracle"),
+            &g.to_vec(),
+            &canny::sequential_edges(&img.to_vec(), rows, cols, low, high),
+        )?;
+    }
+    Ok(())
 }
 
 fn sweeps() -> Vec<Test> {
@@ -251,6 +275,7 @@ pub fn tests() -> Vec<Test> {
         case("examples::life", life_example),
         case("examples::nbody", nbody_example),
         case("examples::radix", radix_example),
+        case("examples::canny", canny_example),
     ];
     sweeps().into_iter().map(Test::cuda_only).chain(everywhere).collect()
 }

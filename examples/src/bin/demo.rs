@@ -6,6 +6,8 @@ mod bfs;
 mod black_scholes;
 #[path = "blur.rs"]
 mod blur;
+#[path = "canny.rs"]
+mod canny;
 #[path = "dotp.rs"]
 mod dotp;
 #[path = "filter.rs"]
@@ -41,7 +43,7 @@ type Example = fn() -> Result<(), Box<dyn Error>>;
 
 fn main() -> Result<(), Box<dyn Error>> {
     let start = Instant::now();
-    let examples: [(&str, Example); 16] = [
+    let examples: [(&str, Example); 17] = [
         ("dotp", dotp::main),
         ("saxpy", saxpy::main),
         ("black_scholes", black_scholes::main),
@@ -58,6 +60,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         ("life", life::main),
         ("nbody", nbody::main),
         ("radix", radix::main),
+        ("canny", canny::main),
     ];
     for (name, run) in examples {
         println!("=== {name}");

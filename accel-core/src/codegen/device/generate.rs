@@ -6,20 +6,18 @@
 use super::{Gen, index_body, not_here};
 use crate::codegen::{elem_type, rank_of, var_ident};
 use crate::ir::{ArrayOp, Axis, Boundary, Expr, Lambda, StencilShape};
-use crate::kernel::{self, Role};
+use crate::kernel::Role;
 use crate::types::Type;
 use accel_kernels::boundary::Rule;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-/// The body of the one kernel of elementwise operation `op`, writing `out` of type `ty`.
-pub(super) fn body(cg: &Gen, op: &ArrayOp, ty: &Type, out: &Ident) -> syn::Result<TokenStream> {
+/// The body of the one kernel of elementwise operation `op`, writing `out` of type `ty`, in the
+/// skeleton of its `role` (`kernel::elementwise_role`).
+pub(super) fn body(cg: &Gen, op: &ArrayOp, ty: &Type, out: &Ident, role: Role) -> syn::Result<TokenStream> {
     use ArrayOp::*;
-    let skeleton = if kernel::elementwise_role(op) == Role::GenerateEach {
-        quote!(generate::generate_each)
-    } else {
-        quote!(generate::generate)
-    };
+    let skeleton =
+        if role == Role::GenerateEach { quote!(generate::generate_each) } else { quote!(generate::generate) };
     let elementwise = |value: TokenStream| {
         let rank = ty.as_array().map_or(0, |(_, r)| r);
         quote! {

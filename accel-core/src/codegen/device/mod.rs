@@ -1,6 +1,6 @@
 //! Code generation for the GPU: the `lib.rs` of a `no_std` crate that instantiates the
 //! `accel-kernels` skeletons with each program's closures, built for `nvptx64-nvidia-cuda` by
-//! `accel-build` into one PTX module.
+//! `accel-build` into one PTX module per source file (`crate::ptx_dir`).
 //!
 //! Each launched collective node ([`kernel::launched`]) gets the kernels [`kernel::roles`] lists,
 //! named by [`kernel::kernel_name`]; their parameters are `u64` words laid out as [`kernel::layout`]
@@ -177,7 +177,10 @@ fn bodies(
     let out = &outs[0];
     let id = id as u64;
     match kernel::form(op) {
-        Form::Elementwise => Ok(vec![(kernel::elementwise_role(op), generate::body(cg, op, ty, out)?)]),
+        Form::Elementwise => {
+            let role = kernel::elementwise_role(op);
+            Ok(vec![(role, generate::body(cg, op, ty, out, role)?)])
+        }
         Form::Reduce { a, rows, seeded, f } => {
             let by_ranges = kernel::walks_ranges(a, rows);
             let rows = match rows {

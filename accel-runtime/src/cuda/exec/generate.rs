@@ -5,7 +5,6 @@ use super::{Call, Exec};
 use crate::cuda::value::{DValue, ill_typed};
 use accel_core::interp::Host;
 use accel_core::ir::{ArrayOp, Axis};
-use accel_core::kernel;
 use accel_core::types::Type;
 use accel_core::{Error, Result, shape};
 
@@ -60,7 +59,10 @@ impl Exec<'_> {
             NestedMap { .. } | Seq(_) | ExpandPermute { .. } => return not_elementwise(),
         };
         let out = self.alloc_array(&call.out_elem(ty)?, shape)?;
-        self.launch(call.id, kernel::elementwise_role(op), out.len(), &call.words(&[&out], &[]))?;
+        // The one kernel of an elementwise node: `Generate` or `GenerateEach`.
+        let role =
+            self.prepared.roles(call.id).first().copied().ok_or_else(|| ill_typed(format!("{name} has no kernel")))?;
+        self.launch(call.id, role, out.len(), &call.words(&[&out], &[]))?;
         Ok(DValue::Array(out))
     }
 }
