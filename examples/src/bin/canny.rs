@@ -5,7 +5,7 @@ use accel_examples::canny::{edges, sequential_edges, test_image};
 use accel_examples::{check, timed};
 use std::error::Error;
 
-const SIDE: usize = 2048;
+const SIDE: usize = 512;
 const LOW: f32 = 0.5;
 const HIGH: f32 = 1.5;
 
