@@ -56,10 +56,9 @@ impl DeviceBuild<'_> {
         self.target_dir.join("cubins")
     }
 
-    /// The stamp of a build of `source` with the nightly whose `rustc -vV` is `version`: a hash of
-    /// everything the module depends on.
-    fn stamp(&self, source: &str, version: &str) -> String {
-        let manifest = manifest(self.package, self.file, &self.name());
+    /// The stamp of a build of `source` in the crate of `manifest` with the nightly whose `rustc
+    /// -vV` is `version`: a hash of everything the module depends on.
+    fn stamp(&self, manifest: &str, source: &str, version: &str) -> String {
         // The occupancy requests are applied to the module after rustc (`with_occupancy`): a
         // change of them must rebuild it too.
         let occupancy = format!("{:?}", Role::ALL.map(|r| (r.suffix(), r.blocks_per_sm())));
@@ -96,13 +95,13 @@ impl DeviceBuild<'_> {
     /// of this unit, here or in another `OUT_DIR` of the same target directory (`cargo
     /// clippy` and `cargo test` use different ones), was of the same inputs.
     pub fn build(&self, source: &str, toolchain: &Toolchain) -> Result<()> {
-        let stamp = self.stamp(source, &toolchain.version);
+        let name = self.name();
+        let manifest = manifest(self.package, self.file, &name);
+        let stamp = self.stamp(&manifest, source, &toolchain.version);
         if self.reuse(&stamp)? {
             return Ok(());
         }
         let crate_dir = self.dir.join("device");
-        let name = self.name();
-        let manifest = manifest(self.package, self.file, &name);
         let stamp_path = self.dir.join("device.stamp");
         let cached = self.cached(&stamp);
         let cache_dir = cached.parent().unwrap_or(self.target_dir);
@@ -377,13 +376,14 @@ mod tests {
             file: Path::new("src/a.rs"),
             target_dir: &target_dir,
         };
-        let stamp = build.stamp("// kernels", "rustc 1.0.0-nightly");
+        let manifest = manifest("p", Path::new("src/a.rs"), &build.name());
+        let stamp = build.stamp(&manifest, "// kernels", "rustc 1.0.0-nightly");
         assert!(!build.reuse(&stamp).unwrap(), "nothing built yet");
         write(&build.cached(&stamp), "// the module").unwrap();
         assert!(build.reuse(&stamp).unwrap(), "the cached module is reused");
         assert_eq!(std::fs::read_to_string(build.ptx()).unwrap(), "// the module");
         assert!(build.reuse(&stamp).unwrap(), "and then found in place");
-        assert!(!build.reuse(&build.stamp("// other kernels", "rustc 1.0.0-nightly")).unwrap());
+        assert!(!build.reuse(&build.stamp(&manifest, "// other kernels", "rustc 1.0.0-nightly")).unwrap());
         let _ = std::fs::remove_dir_all(&root);
     }
 

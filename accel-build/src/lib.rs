@@ -133,8 +133,7 @@ fn run() -> Result<()> {
                 file: &unit.file,
                 target_dir: &target_dir,
             };
-            let programs: Vec<Program> = unit.programs.iter().map(|f| f.program.clone()).collect();
-            let source = module_source(&programs, &unit.programs)?;
+            let source = module_source(&unit.programs)?;
             build.build(&source, &toolchain)?;
             match &ptxas {
                 Some(ptxas) => {
@@ -211,10 +210,11 @@ fn accel_dependencies(root: &Path) -> Result<Vec<Dependency>> {
     Ok(found)
 }
 
-/// accel-core's device module for `programs`, found as `found`; on failure, the program it
-/// failed on, by trying them one by one.
-fn module_source(programs: &[Program], found: &[&scan::Found]) -> Result<String> {
-    accel_core::codegen::device::module_source(programs).map_err(|e| {
+/// accel-core's device module for the programs `found`; on failure, the program it failed on,
+/// by trying them one by one.
+fn module_source(found: &[&scan::Found]) -> Result<String> {
+    let programs: Vec<Program> = found.iter().map(|f| f.program.clone()).collect();
+    accel_core::codegen::device::module_source(&programs).map_err(|e| {
         let culprit = found
             .iter()
             .find(|f| accel_core::codegen::device::module_source(std::slice::from_ref(&f.program)).is_err());

@@ -44,13 +44,14 @@ impl Prepared {
     fn new(program: &'static Program, prefix: &'static str, module: &'static DeviceModule) -> Prepared {
         let typed = kernel::typed_array_nodes(program);
         let nodes: Vec<&'static ArrayOp> = typed.iter().map(|&(op, _)| op).collect();
+        let roles: Vec<&'static [Role]> = nodes.iter().map(|op| kernel::roles(op)).collect();
         Prepared {
             schedule: Schedule::build(program),
             ids: nodes.iter().enumerate().map(|(id, op)| (address(op), id)).collect(),
             layouts: typed.into_iter().map(|(op, ty)| kernel::layout(op, ty)).collect(),
             may_fail: kernel::program_may_fail(program),
-            roles: nodes.iter().map(|op| kernel::roles(op)).collect(),
-            kernels: nodes.iter().map(|op| kernel::roles(op).iter().map(|_| OnceLock::new()).collect()).collect(),
+            kernels: roles.iter().map(|r| r.iter().map(|_| OnceLock::new()).collect()).collect(),
+            roles,
             offsets_scan: Default::default(),
             range_starts: OnceLock::new(),
             nodes,
