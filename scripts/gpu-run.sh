@@ -27,7 +27,7 @@
 # - compare: bench-gpu and every other build of it copied in as bin/bench-gpu-<name> (a kernel
 #   change being tried, say), one after another with 10 runs a case, then CUB's benchmark: one
 #   JSON-lines file each in $OUT, so that the builds are compared in one call on one card;
-# - icfp: only the ICFP'13 programs (N-body, Mandelbrot, radix sort, Canny: bench-gpu --icfp) beside
+# - icfp: only the ICFP'13 programs (N-body, Mandelbrot, radix sort, Canny, fluid flow: bench-gpu --icfp) beside
 #   their peers (CUB's benchmark, the CuPy kernels of baselines.py), 10 runs a case, and their
 #   table (icfp-table.md); perf runs them too.
 # Each step writes <step>.log into $OUT (default gpu-pack/out) and one line into summary.txt

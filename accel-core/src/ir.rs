@@ -26,6 +26,10 @@ pub mod check;
 mod pretty;
 pub mod visit;
 
+/// The stack of the thread that [`Program::from_json`] parses on: 256 MiB of address space,
+/// room for nesting far deeper than any other pass could walk.
+pub const PARSE_STACK: usize = 256 << 20;
+
 /// A variable: a unique id plus the source name (for messages and generated code).
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Var {
@@ -61,9 +65,28 @@ impl Program {
         serde_json::to_string(self).expect("the IR is always serialisable")
     }
 
-    /// Reads a program written by [`Program::to_json`].
+    /// Reads a program written by [`Program::to_json`], however deeply its expressions nest.
+    ///
+    /// Every `let` nests the rest of its block and every inlined call its body, so a program of
+    /// a few calls (`examples::fluid::step`) nests past serde_json's default limit of 128 levels.
+    /// The parser recurses once per level; it runs without the limit on a thread of its own with
+    /// a [`PARSE_STACK`]-byte stack (reserved, not committed), so that the caller's stack, which
+    /// may be a small one of a worker thread, does not bound it.
     pub fn from_json(text: &str) -> Result<Program, serde_json::Error> {
-        serde_json::from_str(text)
+        let parse = || {
+            let mut de = serde_json::Deserializer::from_str(text);
+            de.disable_recursion_limit();
+            let program = Program::deserialize(&mut de)?;
+            de.end()?;
+            Ok(program)
+        };
+        std::thread::scope(|scope| {
+            match std::thread::Builder::new().stack_size(PARSE_STACK).spawn_scoped(scope, parse) {
+                Ok(parser) => parser.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread to be had: parse on this one.
+                Err(_) => parse(),
+            }
+        })
     }
 
     /// A hash of the program's JSON (64-bit FNV-1a), stable across builds and platforms: the
@@ -1114,5 +1137,26 @@ mod tests {
         let want: Vec<u64> =
             [f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -0.0, 0.1].iter().map(|v| v.to_bits()).collect();
         assert_eq!(bits, want);
+    }
+
+    #[test]
+    fn deeply_nested_programs_survive_json() {
+        // `let x1 = 1; let x2 = x1; ...; x_depth`: each `let` one level deeper, 16 times
+        // serde_json's default limit.
+        let depth = 2048u32;
+        let scalar = Type::scalar(ScalarType::I32);
+        let var = |id: u32| Var { id, name: format!("x{id}") };
+        let mut body = Expr::new(ExprKind::Var(var(depth)), scalar.clone());
+        for id in (1..=depth).rev() {
+            let value = if id == 1 {
+                Expr::new(ExprKind::Const(Const::Int(1, ScalarType::I32)), scalar.clone())
+            } else {
+                Expr::new(ExprKind::Var(var(id - 1)), scalar.clone())
+            };
+            body =
+                Expr::new(ExprKind::Let { var: var(id), value: Box::new(value), body: Box::new(body) }, scalar.clone());
+        }
+        let p = Program { name: "deep".into(), params: vec![], body, read_sites: vec![], fast_math: false };
+        assert_eq!(Program::from_json(&p.to_json()).unwrap(), p);
     }
 }

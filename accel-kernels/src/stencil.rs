@@ -7,7 +7,8 @@
 //! around its current output in registers: moving one row down shifts the window up and loads the
 //! `K` elements of its new bottom row, so an output costs `K` loads (3 for a 3 x 3 stencil)
 //! instead of `K * K`, and no index is divided. The loads of the next `ROWS_IN_FLIGHT` rows are
-//! issued together before their outputs are computed and stored: one row of a warp is a single
+//! issued together before their outputs are computed and stored (a tile's last, shorter batch
+//! too): one row of a warp is a single
 //! 128-byte line, too little in flight alone to keep the memory busy.
 //!
 //! Memory traffic: every output element is written once, by coalesced stores (a warp writes 32
@@ -128,8 +129,32 @@ fn walk<T: Copy, U, const K: usize>(
         step(&mut window, row + 7, b7);
         row += ROWS_IN_FLIGHT;
     }
-    while row < end {
-        step(&mut window, row, row_at(row as isize + r));
-        row += 1;
+    // The last rows (fewer than ROWS_IN_FLIGHT) in one batch too: the loads of rows past `end`
+    // repeat row `end - 1`'s (inside whatever `load` allows for the tile), their steps skipped.
+    if row < end {
+        let below = |d: usize| row_at((row + d).min(end - 1) as isize + r);
+        let (b0, b1, b2, b3) = (below(0), below(1), below(2), below(3));
+        let (b4, b5, b6) = (below(4), below(5), below(6));
+        // Written out, as above (a loop over the array of rows would leave it in local memory).
+        step(&mut window, row, b0);
+        let more = |d: usize| row + d < end;
+        if more(1) {
+            step(&mut window, row + 1, b1);
+        }
+        if more(2) {
+            step(&mut window, row + 2, b2);
+        }
+        if more(3) {
+            step(&mut window, row + 3, b3);
+        }
+        if more(4) {
+            step(&mut window, row + 4, b4);
+        }
+        if more(5) {
+            step(&mut window, row + 5, b5);
+        }
+        if more(6) {
+            step(&mut window, row + 6, b6);
+        }
     }
 }

@@ -3,7 +3,7 @@ torch.compile, on the same cases and sizes as benches/benches/gpu.rs.
 
     python3 baselines.py [runs] > python.jsonl
     BASELINES_ONLY=sparse python3 baselines.py [runs]   (only the sparse matrix-vector products)
-    BASELINES_ONLY=icfp python3 baselines.py [runs]     (only N-body, Mandelbrot and Canny)
+    BASELINES_ONLY=icfp python3 baselines.py [runs]     (only N-body, Mandelbrot, Canny and fluid flow)
 
 Timing as in the Rust benchmark and cub_bench.cu: CUDA events around each call, 3 warm-up calls,
 the median of `runs` timed calls; inputs uniform random in [0, 1) (never zeros), resident on the
@@ -302,6 +302,145 @@ def canny():
     report("cupy", "canny", side * side, 4 * side * side + 4 * side * side, run, f"{side}x{side}")
 
 
+# --- Fluid flow (examples/src/fluid.rs: Stam's stable fluids) --------------------------------------
+# One step on 1024 x 2048 cells with 20 Jacobi sweeps per solve, a thread per cell: the same stages
+# as accel's `step` (forces, viscous diffusion, projection, self-advection, projection; sources,
+# diffusion, advection of the density), edges clamped, on the state of `Fluid::test_state`. The
+# hand kernels fuse what a hand would: the gradient's subtraction from both components, and the
+# advection of both components in one kernel.
+FLUID_ROWS, FLUID_COLS, FLUID_ITERS = 1024, 2048, 20
+FLUID_DT, FLUID_VISCOSITY, FLUID_DIFFUSION = 0.5, 0.05, 0.02
+FLUID_SRC = r"""
+__device__ int clampi(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
+#define AT(f, i, j) f[(size_t)clampi(i, rows - 1) * cols + clampi(j, cols - 1)]
+#define CELL int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y; if (j >= cols) return; \
+                  size_t k = (size_t)i * cols + j;
+
+extern "C" __global__ void add_scaled(const float* x, const float* s, float dt, size_t n, float* out) {
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) out[k] = x[k] + dt * s[k];
+}
+
+extern "C" __global__ void jacobi(const float* b, const float* x, int rows, int cols, float a, float c, float* out) {
+    CELL
+    out[k] = (b[k] + a * (AT(x, i - 1, j) + AT(x, i + 1, j) + AT(x, i, j - 1) + AT(x, i, j + 1))) / c;
+}
+
+extern "C" __global__ void divergence(const float* u, const float* v, int rows, int cols, float* div) {
+    CELL
+    div[k] = -0.5f * ((AT(u, i, j + 1) - AT(u, i, j - 1)) + (AT(v, i + 1, j) - AT(v, i - 1, j)));
+}
+
+extern "C" __global__ void subtract_gradient(const float* u, const float* v, const float* p, int rows, int cols,
+                                             float* u_out, float* v_out) {
+    CELL
+    u_out[k] = u[k] - 0.5f * (AT(p, i, j + 1) - AT(p, i, j - 1));
+    v_out[k] = v[k] - 0.5f * (AT(p, i + 1, j) - AT(p, i - 1, j));
+}
+
+__device__ float sample(const float* q, int rows, int cols, float x, float y) {
+    int j0 = (int)floorf(x), i0 = (int)floorf(y);
+    int j1 = min(j0 + 1, cols - 1), i1 = min(i0 + 1, rows - 1);
+    float s = x - j0, t = y - i0;
+    float top = (1.0f - s) * q[(size_t)i0 * cols + j0] + s * q[(size_t)i0 * cols + j1];
+    float bottom = (1.0f - s) * q[(size_t)i1 * cols + j0] + s * q[(size_t)i1 * cols + j1];
+    return (1.0f - t) * top + t * bottom;
+}
+
+__device__ void back_trace(const float* u, const float* v, int rows, int cols, float dt, int i, int j, size_t k,
+                           float* x, float* y) {
+    *x = fminf(fmaxf((float)j - dt * u[k], 0.0f), (float)(cols - 1));
+    *y = fminf(fmaxf((float)i - dt * v[k], 0.0f), (float)(rows - 1));
+}
+
+extern "C" __global__ void advect(const float* q, const float* u, const float* v, int rows, int cols, float dt,
+                                  float* out) {
+    CELL
+    float x, y;
+    back_trace(u, v, rows, cols, dt, i, j, k, &x, &y);
+    out[k] = sample(q, rows, cols, x, y);
+}
+
+extern "C" __global__ void advect_velocity(const float* u, const float* v, int rows, int cols, float dt,
+                                           float* u_out, float* v_out) {
+    CELL
+    float x, y;
+    back_trace(u, v, rows, cols, dt, i, j, k, &x, &y);
+    u_out[k] = sample(u, rows, cols, x, y);
+    v_out[k] = sample(v, rows, cols, x, y);
+}
+"""
+
+
+def fluid_state(rows, cols, seed):
+    """fluid::Fluid::test_state: density, u, v and the sideways force from one SplitMix64 stream
+    (examples/src/rng.rs), the source and upward force in a disc near the bottom."""
+    n = rows * cols
+    unit = (draws(seed, 4 * n) >> cp.uint64(40)).astype(cp.float32) / cp.float32(1 << 24)
+    density = cp.float32(0.1) * unit[:n]
+    u = cp.float32(-2.0) + cp.float32(4.0) * unit[n:2 * n]
+    v = cp.float32(-2.0) + cp.float32(4.0) * unit[2 * n:3 * n]
+    sideways = cp.float32(-0.5) + unit[3 * n:]
+    i = cp.arange(rows, dtype=cp.float32)[:, None]
+    j = cp.arange(cols, dtype=cp.float32)[None, :]
+    cy, cx, r = rows * 0.8, cols * 0.5, max(min(rows, cols) * 0.15, 1.0)
+    inside = ((i - cy) * (i - cy) + (j - cx) * (j - cx) <= r * r).ravel()
+    zero = cp.zeros(n, cp.float32)
+    added = cp.where(inside, cp.float32(1.0), zero)
+    force_u = cp.where(inside, sideways, zero)
+    force_v = cp.where(inside, cp.float32(-3.0), zero)
+    return [cp.ascontiguousarray(f, dtype=cp.float32) for f in (density, u, v, added, force_u, force_v)]
+
+
+def fluid():
+    rows, cols, iters = FLUID_ROWS, FLUID_COLS, FLUID_ITERS
+    n = rows * cols
+    module = cp.RawModule(code=FLUID_SRC)
+    k = {name: module.get_function(name)
+         for name in ("add_scaled", "jacobi", "divergence", "subtract_gradient", "advect", "advect_velocity")}
+    density, u, v, added, force_u, force_v = fluid_state(rows, cols, 1)
+    u1, v1, u2, v2, d1, d2, div, p = (cp.empty(n, cp.float32) for _ in range(8))
+    ping, pong = cp.empty(n, cp.float32), cp.empty(n, cp.float32)
+    grid, block, dims = ((cols + 255) // 256, rows), (256,), (cp.int32(rows), cp.int32(cols))
+    flat = ((n + 255) // 256,)
+    dt = cp.float32(FLUID_DT)
+
+    def relax(b, x, a, c, out):
+        """`iters` Jacobi sweeps from `x` into `out` (which may be `x`)."""
+        src = x
+        for sweep in range(iters):
+            dst = out if sweep == iters - 1 else (ping if src is not ping else pong)
+            k["jacobi"](grid, block, (b, src, *dims, cp.float32(a), cp.float32(c), dst))
+            src = dst
+
+    def project(u_in, v_in, u_out, v_out):
+        k["divergence"](grid, block, (u_in, v_in, *dims, div))
+        p.fill(0)
+        relax(div, p, 1.0, 4.0, p)
+        k["subtract_gradient"](grid, block, (u_in, v_in, p, *dims, u_out, v_out))
+
+    def run():
+        k["add_scaled"](flat, block, (u, force_u, dt, cp.uint64(n), u1))
+        k["add_scaled"](flat, block, (v, force_v, dt, cp.uint64(n), v1))
+        a = FLUID_DT * FLUID_VISCOSITY
+        relax(u1, u1, a, 1.0 + 4.0 * a, u2)
+        relax(v1, v1, a, 1.0 + 4.0 * a, v2)
+        project(u2, v2, u1, v1)
+        k["advect_velocity"](grid, block, (u1, v1, *dims, dt, u2, v2))
+        project(u2, v2, u1, v1)
+        k["add_scaled"](flat, block, (density, added, dt, cp.uint64(n), d1))
+        b = FLUID_DT * FLUID_DIFFUSION
+        relax(d1, d1, b, 1.0 + 4.0 * b, d2)
+        k["advect"](grid, block, (d2, u1, v1, *dims, dt, d1))
+        return d1, u1, v1
+
+    d, uo, vo = run()
+    # A check against accel's bench, which prints the same sums of its own step (stderr).
+    print(f"fluid (cupy): sums of density, u, v {float(d.sum()):.6e} {float(uo.sum()):.6e} {float(vo.sum()):.6e}",
+          file=sys.stderr)
+    report("cupy", "fluid", n, 36 * n, run, f"{rows}x{cols}, {iters} sweeps")
+
+
 if os.environ.get("BASELINES_ONLY") == "sparse":
     sparse()
     sys.exit(0)
@@ -309,6 +448,7 @@ if os.environ.get("BASELINES_ONLY") == "icfp":
     nbody()
     mandelbrot()
     canny()
+    fluid()
     sys.exit(0)
 
 # --- copy and saxpy ------------------------------------------------------------------------------
@@ -444,3 +584,4 @@ sparse()
 nbody()
 mandelbrot()
 canny()
+fluid()

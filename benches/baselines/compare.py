@@ -29,7 +29,7 @@ copy_gbs = max((r["bytes"] / r["median_us"] / 1e3 for r in copies), default=None
 
 baselines = sorted({r["impl"] for r in rows} - {"accel", "memcpy"})
 order = ["copy", "saxpy", "black_scholes", "fold_all", "dotp", "scanl1", "fold_seg", "histogram", "stencil3x3",
-         "expand_permute", "sieve", "bfs", "fold_seg_walk", "spmv", "row_variance", "nbody", "mandelbrot", "radix_sort", "canny",
+         "expand_permute", "sieve", "bfs", "fold_seg_walk", "spmv", "row_variance", "nbody", "mandelbrot", "radix_sort", "canny", "fluid",
          "latency", "first_call", "open_and_first_call"]
 
 

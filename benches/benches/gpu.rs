@@ -14,7 +14,7 @@
 //!
 //! With `--load` it only measures the first call of a program in this process, which loads the
 //! module (see `first_call`); with `--icfp` only the programs of ICFP'13's benchmarks beside their
-//! peers (N-body, Mandelbrot, radix sort, Canny edges; see `icfp`).
+//! peers (N-body, Mandelbrot, radix sort, Canny edges, fluid flow; see `icfp`).
 //!
 //! Prints one JSON object per line on stdout (`impl`, `bench`, `n`, `param`, `median_us`,
 //! `min_us`, `bytes`: the essential traffic, inputs read and outputs written once) and a readable
@@ -33,6 +33,7 @@ use accel_examples::{
     blur::blur,
     canny::{edges, sequential_edges, test_image},
     dotp::dotp,
+    fluid::{Fluid, Params, sequential_step, step},
     mandelbrot::mandelbrot,
     nbody::{accelerations, accelerations_fast, random_bodies, sequential_acceleration},
     quicksort::quicksort,
@@ -305,7 +306,9 @@ fn run(rt: &Runtime, o: &Options) -> Result<()> {
 /// The programs of ICFP'13's benchmarks beside their peers in `benches/baselines`: N-body
 /// accelerations of 2^15 bodies (CuPy's tiled kernel, IEEE and fast math), a 4096² Mandelbrot
 /// image of up to 256 steps (a CuPy kernel), a radix sort of 2^24 random `u32`s (CUB's
-/// `DeviceRadixSort`) and the Canny edges of a 4096² image (CuPy kernels, one per stage).
+/// `DeviceRadixSort`), the Canny edges of a 4096² image (CuPy kernels, one per stage) and a
+/// step of Stam's stable fluids on 1024 × 2048 cells with 20 Jacobi sweeps per solve (CuPy
+/// kernels, one per stage and sweep).
 fn icfp(rt: &Runtime, b: &Bench) -> Result<()> {
     let n = 1usize << 15;
     let bodies = random_bodies(n, 21);
@@ -347,7 +350,20 @@ fn icfp(rt: &Runtime, b: &Bench) -> Result<()> {
     let (low, high) = (0.5, 1.5);
     check("canny", edges(rt, &img, low, high)?.to_vec() == sequential_edges(&img.to_vec(), side, side, low, high))?;
     let param = format!("{side}x{side}");
-    b.case("canny", side * side, &param, 8 * side * side, || edges(rt, &img, low, high))
+    b.case("canny", side * side, &param, 8 * side * side, || edges(rt, &img, low, high))?;
+
+    let (rows, cols, p) = (1024usize, 2048usize, Params::DEFAULT);
+    let state = Fluid::test_state(rows, cols, 1);
+    let [d, u, v, s, fu, fv] = state.matrices();
+    let run = || step(rt, &d, &u, &v, &s, &fu, &fv, p.dt, p.viscosity, p.diffusion, p.iters);
+    let (gd, gu, gv) = run()?;
+    let (wd, wu, wv) = sequential_step(&state, p);
+    check("fluid", gd.to_vec() == wd && gu.to_vec() == wu && gv.to_vec() == wv)?;
+    let sum = |f: &[f32]| f.iter().map(|&x| f64::from(x)).sum::<f64>();
+    eprintln!("fluid (accel): sums of density, u, v {:.6e} {:.6e} {:.6e}", sum(&wd), sum(&wu), sum(&wv));
+    // The essential traffic: six fields read, three written.
+    let param = format!("{rows}x{cols}, {} sweeps", p.iters);
+    b.case("fluid", rows * cols, &param, 36 * rows * cols, run)
 }
 
 /// `fold_seg` of 2^28 values under each walk (the segment lengths of the `fold_seg` cases), then

@@ -8,6 +8,7 @@
 //! | [`black_scholes`] | European option prices (ICFP'13, Fig. 1) | `zip`, `zip_with`, `unzip` |
 //! | [`histogram`] | counts per bin | `map`, `permute` into `fill` |
 //! | [`canny`] | Canny edge detection (ICFP'13) | `stencil5x5`, `stencil3x3` of tuple elements, `generate` reading neighbours, `awhile` until a `fold_all` finds no change |
+//! | [`fluid`] | Stam's stable fluids: diffusion, projection, advection (ICFP'13) | Jacobi sweeps of a `stencil3x3` over a `zip` inside `awhile`, `generate` with bilinear interpolation at computed indices, `awhile` over a tuple of matrices |
 //! | [`mandelbrot`] | escape-time fractal | `generate`, scalar `while_loop` |
 //! | [`nbody`] | gravitation of all pairs of bodies, one step of a simulation (ICFP'13) | `generate` with a scalar `iterate` reading arrays, nested `unzip`, a call of an `#[accel]` function returning a tuple |
 //! | [`blur`] | 3×3 binomial blur | `stencil3x3` with `Clamp` |
@@ -30,6 +31,7 @@ pub mod canny;
 pub mod check;
 pub mod dotp;
 pub mod filter;
+pub mod fluid;
 pub mod histogram;
 pub mod kmeans;
 pub mod life;

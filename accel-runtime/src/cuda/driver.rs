@@ -495,6 +495,14 @@ impl Context {
         unsafe { result::event::record(event.0, stream.0) }
     }
 
+    /// Waits until the work that preceded `event`'s last record has finished (at once if it was
+    /// never recorded).
+    pub(super) fn wait(&self, event: &Event) -> DriverResult<()> {
+        self.bind()?;
+        // SAFETY: the event is live.
+        unsafe { result::event::synchronize(event.0) }
+    }
+
     /// Waits for `end` and returns the milliseconds between `start` and `end`, both recorded on
     /// one stream, `start` first.
     pub(super) fn elapsed_ms(&self, start: &Event, end: &Event) -> DriverResult<f32> {
@@ -509,6 +517,10 @@ impl Context {
 
 /// A CUDA event of the current context, destroyed when dropped.
 pub(super) struct Event(sys::CUevent);
+
+// SAFETY: an event handle may be recorded, waited for and destroyed from any thread that binds its
+// context (every `Context` method binds it first); the handle is owned by one `Event`.
+unsafe impl Send for Event {}
 
 impl Drop for Event {
     fn drop(&mut self) {

@@ -474,6 +474,24 @@ impl Stream {
             .map_err(|e| backend_error(format!("copying {bytes} bytes on the device"), e))
     }
 
+    /// Queues a copy of the first `bytes` bytes of `src` into `dst`, page-locked host memory
+    /// mapped into the device, in this stream's order.
+    ///
+    /// # Safety
+    /// `dst` came from `malloc_mapped` of this stream's context with at least `bytes` bytes and
+    /// stays allocated until the copy has run.
+    pub(super) unsafe fn copy_to_mapped(&self, dst: &Mapped, src: &DeviceBuffer, bytes: usize) -> Result<()> {
+        self.check_owner("Stream::copy_to_mapped", src)?;
+        let from = src.range("Stream::copy_to_mapped", 0, bytes)?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        src.used_on(self);
+        // SAFETY: `range` checked the source against its live buffer; the caller vouches for `dst`.
+        unsafe { self.device().cx.copy(self.handle(), dst.device, from, bytes) }
+            .map_err(|e| backend_error(format!("copying {bytes} bytes to page-locked host memory"), e))
+    }
+
     /// Buffers work only with the streams of the `Gpu` that made them.
     fn check_owner(&self, op: &str, buffer: &DeviceBuffer) -> Result<()> {
         self.check_device(op, "the device buffer", &buffer.device)

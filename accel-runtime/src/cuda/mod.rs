@@ -29,6 +29,7 @@ mod launch;
 mod memory;
 mod module;
 mod prepared;
+mod probe;
 mod stream;
 mod value;
 
@@ -95,6 +96,8 @@ pub struct Gpu {
     error_slot: DeviceBuffer,
     /// Zeroed error slots of finished runs, for the next runs (saves a memset per run).
     clean_slots: Mutex<Vec<DeviceBuffer>>,
+    /// Probes of the error slot for the checks inside loops, kept from run to run.
+    slot_probes: probe::Probes<ERROR_SLOT_WORDS>,
     /// The programs run on this device, prepared once each.
     programs: Mutex<prepared::Programs>,
 }
@@ -171,6 +174,7 @@ impl Gpu {
             expand_strategy: AtomicU8::new(strategy_code(expand_strategy)),
             error_slot,
             clean_slots: Mutex::default(),
+            slot_probes: probe::Probes::default(),
             programs: Mutex::default(),
         })
     }
@@ -252,6 +256,16 @@ impl Gpu {
     /// Takes back a slot that is still all zero after all work that used it.
     pub(crate) fn recycle_slot(&self, slot: DeviceBuffer) {
         lock(&self.clean_slots).push(slot);
+    }
+
+    /// A probe for delayed looks at a run's error slot on the default stream (see `probe`).
+    fn slot_probe(&self) -> Result<probe::Probe<ERROR_SLOT_WORDS>> {
+        self.slot_probes.take(&self.stream)
+    }
+
+    /// Takes back a probe for later runs.
+    fn recycle_slot_probe(&self, probe: probe::Probe<ERROR_SLOT_WORDS>) {
+        self.slot_probes.give_back(probe);
     }
 
     /// The default stream's ticket counters for a one-launch reduction (see [`Stream::tickets`]).

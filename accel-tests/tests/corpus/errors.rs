@@ -486,7 +486,8 @@ fn segments_not_covering(on: &Target) -> Check {
 }
 
 /// A failed kernel ends a loop whose condition the host computes (the GPU checks for device
-/// errors on rounds 1, 2, 4, 8, .. of such a loop, not waiting on every round).
+/// errors on rounds 1, 2, 4, 8, .. of such a loop, each check seeing the errors up to the one
+/// before, so that no round waits for the device).
 fn failure_in_a_loop(on: &Target) -> Check {
     for n in error_sizes(on) {
         let mut rng = Rng::new("errors::failure_in_a_loop", n);

@@ -1,7 +1,7 @@
 //! The examples of `examples/src` against the interpreter, at a few sizes each. Dot product,
 //! SAXPY, Black-Scholes, histogram, Mandelbrot, blur, primes, the Sieve, breadth-first search
 //! and quicksort run on the GPU only (their own unit tests run them on the CPU); k-means, the
-//! Game of Life, N-body, radix sort and Canny edges, programs of calls between `#[accel]`
+//! Game of Life, N-body, radix sort, Canny edges and fluid flow, programs of calls between `#[accel]`
 //! functions, run on every backend and are checked against their plain-Rust oracles too.
 
 use crate::compare::*;
@@ -9,8 +9,8 @@ use crate::harness::*;
 use accel::prelude::*;
 use accel_examples::rng::SplitMix64;
 use accel_examples::{
-    bfs, black_scholes, blur, canny, dotp, filter, histogram, kmeans, life, mandelbrot, nbody, quicksort, radix, saxpy,
-    sieve,
+    bfs, black_scholes, blur, canny, dotp, filter, fluid, histogram, kmeans, life, mandelbrot, nbody, quicksort, radix,
+    saxpy, sieve,
 };
 
 fn dot_product(on: &Target) -> Check {
@@ -254,6 +254,40 @@ fn canny_example(on: &Target) -> Check {
     Ok(())
 }
 
+fn fluid_example(on: &Target) -> Check {
+    let p = fluid::Params::DEFAULT;
+    // Empty, a cell, a row, a column, odd shapes, and one past the stencil's tiles.
+    for (rows, cols) in [(0, 0), (1, 1), (1, 9), (9, 1), (33, 65), (70, 257)] {
+        let state = fluid::Fluid::test_state(rows, cols, Rng::new("examples::fluid", rows * 1000 + cols).next_u64());
+        let [d, u, v, s, fu, fv] = state.matrices();
+        let (g, r) = both!(on, fluid::step(&d, &u, &v, &s, &fu, &fv, p.dt, p.viscosity, p.diffusion, p.iters));
+        let want = fluid::sequential_step(&state, p);
+        for (k, (g, r, want)) in
+            [(&g.0, &r.0, &want.0), (&g.1, &r.1, &want.1), (&g.2, &r.2, &want.2)].into_iter().enumerate()
+        {
+            let what = format!("{rows}x{cols}, field {k}");
+            // IEEE operations in the same order on every backend: the same bits.
+            same(&what, g, r)?;
+            exact(&format!("{what} (interpreter vs oracle)"), &r.to_vec(), want)?;
+        }
+    }
+    // A few steps inside `awhile`, sources applied at each.
+    let (rows, cols, steps) = (20, 30, 3);
+    let mut state = fluid::Fluid::test_state(rows, cols, 7);
+    let [d, u, v, s, fu, fv] = state.matrices();
+    let (g, r) = both!(on, fluid::simulate(&d, &u, &v, &s, &fu, &fv, p.dt, p.viscosity, p.diffusion, 5, steps));
+    for _ in 0..steps {
+        (state.density, state.u, state.v) = fluid::sequential_step(&state, fluid::Params { iters: 5, ..p });
+    }
+    for (k, (g, r, want)) in
+        [(&g.0, &r.0, &state.density), (&g.1, &r.1, &state.u), (&g.2, &r.2, &state.v)].into_iter().enumerate()
+    {
+        same(&format!("{steps} steps, field {k}"), g, r)?;
+        exact(&format!("{steps} steps, field {k} (interpreter vs oracle)"), &r.to_vec(), want)?;
+    }
+    Ok(())
+}
+
 fn sweeps() -> Vec<Test> {
     vec![
         case("examples::dotp", dot_product),
@@ -276,6 +310,7 @@ pub fn tests() -> Vec<Test> {
         case("examples::nbody", nbody_example),
         case("examples::radix", radix_example),
         case("examples::canny", canny_example),
+        case("examples::fluid", fluid_example),
     ];
     sweeps().into_iter().map(Test::cuda_only).chain(everywhere).collect()
 }

@@ -12,6 +12,8 @@ mod canny;
 mod dotp;
 #[path = "filter.rs"]
 mod filter;
+#[path = "fluid.rs"]
+mod fluid;
 #[path = "histogram.rs"]
 mod histogram;
 #[path = "kmeans.rs"]
@@ -43,7 +45,7 @@ type Example = fn() -> Result<(), Box<dyn Error>>;
 
 fn main() -> Result<(), Box<dyn Error>> {
     let start = Instant::now();
-    let examples: [(&str, Example); 17] = [
+    let examples: [(&str, Example); 18] = [
         ("dotp", dotp::main),
         ("saxpy", saxpy::main),
         ("black_scholes", black_scholes::main),
@@ -61,6 +63,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         ("nbody", nbody::main),
         ("radix", radix::main),
         ("canny", canny::main),
+        ("fluid", fluid::main),
     ];
     for (name, run) in examples {
         println!("=== {name}");

@@ -15,7 +15,8 @@
 //! made keeps its value, [`DArray::known`], and costs no wait) and, when some kernel of the
 //! program can fail ([`kernel::program_may_fail`]), at the end, where it collects any error a
 //! kernel recorded in the run's error slot, after each read of a device value, and on rounds 1,
-//! 2, 4, 8, .. of a loop whose condition the host computed. What the walk needs beyond the IR (node ids, layouts, kernels) is
+//! 2, 4, 8, .. of a loop whose condition the host computed (there without draining the device:
+//! each such check waits only for the work up to the previous one, `super::probe`). What the walk needs beyond the IR (node ids, layouts, kernels) is
 //! prepared once per program and device (`super::prepared`).
 //!
 //! One module per skeleton, mirroring `accel-kernels` and the device code generator: `generate`
@@ -30,6 +31,7 @@ mod reduce;
 mod scan;
 
 use super::prepared::Prepared;
+use super::probe::Probe;
 use super::value::{DArray, DSegments, DValue, array_words, elem_words, ill_typed, scalar_bytes, words};
 use super::{DeviceBuffer, DeviceModule, Gpu, Kernel};
 use accel_core::interp::Host;
@@ -62,13 +64,16 @@ impl Gpu {
         // A slot per run: programs running at the same time on other threads keep their errors.
         // Kernels that cannot fail get the device's slot, which they never write.
         let slot = if prepared.may_fail { Some(self.clean_slot()?) } else { None };
-        let mut ex = Exec { gpu: self, prepared: &prepared, env: Vec::new(), ahead: Vec::new(), slot };
+        let mut ex = Exec { gpu: self, prepared: &prepared, env: Vec::new(), ahead: Vec::new(), slot, probe: None };
         for ((v, _), a) in program.params.iter().zip(args) {
             ex.env.push((v.id, a));
         }
         let result = prepared.schedule.run(&mut ex);
         // A kernel's error explains any later failure, so it wins.
         let checked = ex.check_device();
+        if let Some(probe) = ex.probe.take() {
+            self.recycle_slot_probe(probe);
+        }
         if checked.is_ok()
             && let Some(slot) = ex.slot
         {
@@ -87,6 +92,9 @@ struct Exec<'a> {
     ahead: Vec<(usize, DValue)>,
     /// Where this run's kernels record the first failure (see `accel_kernels::abi`), if they can.
     slot: Option<DeviceBuffer>,
+    /// Delayed looks at the slot, for the checks inside loops ([`Exec::check_behind`]); taken
+    /// at the first.
+    probe: Option<Probe<ERROR_SLOT_WORDS>>,
 }
 
 /// The flag buffers of a reduction's or scan's scratch: a reduction has only partials; a scan's
@@ -188,6 +196,24 @@ impl<'a> Exec<'a> {
         slot.download_into(0, &mut bytes)?;
         let words: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
         if words[0] == 0 { Ok(()) } else { Err(self.device_error(&words)) }
+    }
+
+    /// If the run's kernels can fail: turns an error a kernel recorded before the previous call
+    /// of this function into an `Error`, waiting only for the work queued up to that call (and
+    /// none the first time), then looks again, later. Loops whose condition the host computes
+    /// check with it, so that the device never runs out of queued work.
+    fn check_behind(&mut self) -> Result<()> {
+        let Some(slot) = &self.slot else { return Ok(()) };
+        let probe = match &mut self.probe {
+            Some(probe) => probe,
+            None => self.probe.insert(self.gpu.slot_probe()?),
+        };
+        if let Some(words) = probe.look()?
+            && words[0] != 0
+        {
+            return Err(self.device_error(&words));
+        }
+        probe.snapshot(self.gpu.default_stream(), slot)
     }
 
     fn device_error(&self, slot: &[u64]) -> Error {
@@ -345,10 +371,12 @@ impl<'a> Exec<'a> {
                     round = round.wrapping_add(1);
                     let c = self.apply(cond, vec![x.clone()])?.into_array()?;
                     // A condition the host computed (`unit` of host values) needs no wait; the
-                    // device's errors are then checked on rounds 1, 2, 4, 8, .., so that a
-                    // failed kernel cannot keep a loop running for more than twice its rounds.
+                    // device's errors are then checked on rounds 1, 2, 4, 8, .., each check
+                    // looking at the slot as it was at the one before (so that the device keeps
+                    // the rounds queued since): a failed kernel cannot keep a loop running for
+                    // more than four times its rounds.
                     if c.known.is_some() && round.is_power_of_two() {
-                        self.check_device()?;
+                        self.check_behind()?;
                     }
                     if self.read(&c, 0)?.as_scalar().and_then(|s| s.as_bool()) != Some(true) {
                         break x;
