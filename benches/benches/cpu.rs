@@ -1,12 +1,15 @@
 //! The CPU backend against hand-written rayon, in one criterion group per program, at 2^22
-//! elements: what a skilled user writes with `par_iter` (vectorisable, one pass), beside the
+//! elements (dot product, saxpy, a 3×3 stencil, filter, Black-Scholes, histogram, CSR SpMV,
+//! scan): what a skilled user writes with `par_iter` (vectorisable, one pass), beside the
 //! same program as an `#[accel]` function run on `Runtime::cpu()`. Every accel result is checked
 //! against the rayon one before it is timed. The `call` group measures the fixed cost of a call.
 
-use accel::{Nested, Runtime, Segments, Vector};
-use accel_benches::{random_f32, running_sum, sparse_matrix};
+use accel::{Matrix, Nested, Runtime, Segments, Vector};
+use accel_benches::{below, random_f32, running_sum, sparse_matrix};
 use accel_examples::check::{close, exact};
-use accel_examples::{dotp::dotp, histogram::histogram, saxpy::saxpy, sparse::spmv};
+use accel_examples::{
+    black_scholes::black_scholes, blur::blur, dotp::dotp, histogram::histogram, saxpy::saxpy, sparse::spmv,
+};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
@@ -47,6 +50,102 @@ fn bench_cpu(c: &mut Criterion) {
         b.iter(|| saxpy(&rt, a, black_box(&xs), black_box(&ys)).expect("saxpy runs"))
     });
     group.bench_function(BenchmarkId::new("rayon", N), |b| b.iter(|| black_box(saxpy_rayon())));
+    group.finish();
+}
+
+/// The 3×3 binomial blur of the `rows × cols` image `img`, edges clamped, as a rayon user writes
+/// it: a row per task, the interior of the row in a loop over three row slices (which
+/// vectorises), its two edge pixels apart. The sums in `blur`'s order, so the results are equal.
+fn blur_rayon(img: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; img.len()];
+    let row = |i: isize| {
+        let i = i.clamp(0, rows as isize - 1) as usize;
+        &img[i * cols..(i + 1) * cols]
+    };
+    out.par_chunks_mut(cols).enumerate().for_each(|(i, out)| {
+        let (up, at, down) = (row(i as isize - 1), row(i as isize), row(i as isize + 1));
+        let pixel = |l: usize, c: usize, r: usize| {
+            let edges = up[c] + at[l] + at[r] + down[c];
+            let corners = up[l] + up[r] + down[l] + down[r];
+            (4.0 * at[c] + 2.0 * edges + corners) / 16.0
+        };
+        let last = cols - 1;
+        for (c, o) in out.iter_mut().enumerate().take(last).skip(1) {
+            *o = pixel(c - 1, c, c + 1);
+        }
+        out[0] = pixel(0, 0, 1.min(last));
+        out[last] = pixel(last.saturating_sub(1), last, last);
+    });
+    out
+}
+
+/// Black-Scholes as `black_scholes` prices an option, for a rayon map over the zipped inputs.
+fn black_scholes_one(s: f32, k: f32, t: f32) -> (f32, f32) {
+    let (riskfree, volatility) = (0.02f32, 0.30f32);
+    let v_sqrt_t = volatility * t.sqrt();
+    let d1 = ((s / k).ln() + (riskfree + 0.5 * volatility * volatility) * t) / v_sqrt_t;
+    let d2 = d1 - v_sqrt_t;
+    let cnd = |d: f32| {
+        let k = 1.0 / (1.0 + 0.231_641_9 * d.abs());
+        let p = k * (0.319_381_53 + k * (-0.356_563_78 + k * (1.781_477_9 + k * (-1.821_256 + k * 1.330_274_4))));
+        let w = 0.398_942_3 * (-0.5 * d * d).exp() * p;
+        if d > 0.0 { 1.0 - w } else { w }
+    };
+    let (cnd_d1, cnd_d2) = (cnd(d1), cnd(d2));
+    let k_exp_rt = k * (-riskfree * t).exp();
+    (s * cnd_d1 - k_exp_rt * cnd_d2, k_exp_rt * (1.0 - cnd_d2) - s * (1.0 - cnd_d1))
+}
+
+fn bench_elementwise(c: &mut Criterion) {
+    let rt = Runtime::cpu();
+    // A 2048 × 2048 image: 2^22 pixels.
+    let side = 2048;
+    let pixels = random_f32(side * side, 9);
+    let img = Matrix::from_shape_vec([side, side], pixels.clone()).expect("a square image");
+    exact("blur", &blur(&rt, &img).expect("blur runs").to_vec(), &blur_rayon(&pixels, side, side))
+        .expect("blur is right");
+    let mut group = new_group(c, "stencil3x3", 8 * N);
+    group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
+        b.iter(|| blur(&rt, black_box(&img)).expect("blur runs"))
+    });
+    group.bench_function(BenchmarkId::new("rayon", N), |b| b.iter(|| black_box(blur_rayon(&pixels, side, side))));
+    group.finish();
+
+    let x = random_f32(N, 10);
+    let xs = Vector::from_slice(&x);
+    let below_rayon = || x.par_iter().copied().filter(|&v| v < 0.5).collect::<Vec<f32>>();
+    exact("filter", &below(&rt, &xs, 0.5).expect("filter runs").to_vec(), &below_rayon()).expect("filter is right");
+    let mut group = new_group(c, "filter", 6 * N);
+    group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
+        b.iter(|| below(&rt, black_box(&xs), 0.5).expect("filter runs"))
+    });
+    group.bench_function(BenchmarkId::new("rayon", N), |b| b.iter(|| black_box(below_rayon())));
+    group.finish();
+
+    // Prices in [5, 30), strikes in [1, 100), maturities in [0.25, 10) years (ICFP'13's ranges).
+    let scale = |v: Vec<f32>, lo: f32, hi: f32| v.into_iter().map(|u| lo + (hi - lo) * u).collect::<Vec<f32>>();
+    let (s, k, t) = (
+        scale(random_f32(N, 11), 5.0, 30.0),
+        scale(random_f32(N, 12), 1.0, 100.0),
+        scale(random_f32(N, 13), 0.25, 10.0),
+    );
+    let (ss, ks, ts) = (Vector::from_slice(&s), Vector::from_slice(&k), Vector::from_slice(&t));
+    let bs_rayon = || {
+        s.par_iter()
+            .zip(&k)
+            .zip(&t)
+            .map(|((&s, &k), &t)| black_scholes_one(s, k, t))
+            .unzip::<f32, f32, Vec<f32>, Vec<f32>>()
+    };
+    let (calls, puts) = black_scholes(&rt, &ss, &ks, &ts).expect("black_scholes runs");
+    let (want_calls, want_puts) = bs_rayon();
+    exact("black_scholes calls", &calls.to_vec(), &want_calls).expect("black_scholes is right");
+    exact("black_scholes puts", &puts.to_vec(), &want_puts).expect("black_scholes is right");
+    let mut group = new_group(c, "black_scholes", 20 * N);
+    group.bench_function(BenchmarkId::new("accel_cpu", N), |b| {
+        b.iter(|| black_scholes(&rt, black_box(&ss), black_box(&ks), black_box(&ts)).expect("black_scholes runs"))
+    });
+    group.bench_function(BenchmarkId::new("rayon", N), |b| b.iter(|| black_box(bs_rayon())));
     group.finish();
 }
 
@@ -172,5 +271,5 @@ fn bench_call(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_cpu, bench_irregular, bench_call);
+criterion_group!(benches, bench_cpu, bench_elementwise, bench_irregular, bench_call);
 criterion_main!(benches);

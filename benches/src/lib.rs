@@ -23,6 +23,12 @@ pub fn running_sum(xs: Vector<f32>) -> Vector<f32> {
     xs.scanl1(|a, b| a + b)
 }
 
+/// The elements of `xs` below `t`, in order: `filter`, a compaction.
+#[accel]
+pub fn below(xs: Vector<f32>, t: f32) -> Vector<f32> {
+    xs.filter(|x| x < t)
+}
+
 /// The sum of each segment of `xs`, whose lengths are `lens`.
 #[accel]
 pub fn segment_sums(xs: Vector<f32>, lens: Vector<i32>) -> Vector<f32> {

@@ -138,25 +138,55 @@ pub(crate) fn par_build_indexed<E: Elem, const R: usize>(
     shape: [usize; R],
     f: impl Fn(usize, [usize; R]) -> E + Sync,
 ) -> Result<E::Columns> {
+    let inner = if R == 0 { 1 } else { shape[R - 1] };
+    par_build_split(shape, |_| 0..inner, &f, &f)
+}
+
+/// As [`par_build_indexed`], with two formulas: element `ix` is `inside(i, ix)` where its
+/// innermost coordinate lies in `span(ix)` (a range of that row's, decided once per row), else
+/// `outside(i, ix)`. No block of elements straddles the span's ends, so each block runs one
+/// formula with no test per element (a stencil's interior against its border).
+pub(crate) fn par_build_split<E: Elem, const R: usize>(
+    shape: [usize; R],
+    span: impl Fn([usize; R]) -> Range<usize> + Sync,
+    inside: impl Fn(usize, [usize; R]) -> E + Sync,
+    outside: impl Fn(usize, [usize; R]) -> E + Sync,
+) -> Result<E::Columns> {
     let n = shape::size(shape);
     let chunk = chunk_len(n);
     let (cols, _) = par_write(&uniform_ends(n, chunk), |g, mut out: Out<'_, E>| {
         let start = g * chunk;
         let mut ix = shape::unravel(start, shape);
         // A block of elements at a time, computed into a buffer on the stack and then stored:
-        // the buffer aliases nothing `f` reads, so the loads `f` makes of its inputs' storage
-        // (pointers, lengths) leave the loop and the loop vectorises. Stored straight into the
-        // result, every element reloaded them (saxpy ran 3.4 times slower than rayon's).
+        // the buffer aliases nothing the formula reads, so the loads it makes of its inputs'
+        // storage (pointers, lengths) leave the loop and the loop vectorises. Stored straight
+        // into the result, every element reloaded them (saxpy ran 3.4 times slower than rayon's).
         // A block stays within a row of the innermost dimension, whose index is then an affine
         // counter (stepping the whole index per element hid it from the vectoriser).
         let mut block = [E::default(); BLOCK];
         let inner = if R == 0 { 1 } else { shape[R - 1] };
+        let mut row_span = span(ix);
         let mut done = 0;
         while done < out.len() {
             let at = if R == 0 { 0 } else { ix[R - 1] };
-            let len = BLOCK.min(out.len() - done).min(inner - at);
-            fill_row_block(&mut block[..len], start + done, ix, &f);
-            for (k, &e) in block[..len].iter().enumerate() {
+            let is_inside = row_span.contains(&at);
+            // The block ends at the row's end, and at the span's start or end.
+            let edge = if is_inside {
+                row_span.end
+            } else if at < row_span.start {
+                row_span.start
+            } else {
+                inner
+            }
+            .min(inner);
+            let len = BLOCK.min(out.len() - done).min(edge - at);
+            let block = &mut block[..len];
+            if is_inside {
+                fill_row_block(block, start + done, ix, &inside);
+            } else {
+                fill_row_block(block, start + done, ix, &outside);
+            }
+            for (k, &e) in block.iter().enumerate() {
                 out.set(done + k, e);
             }
             done += len;
@@ -165,6 +195,9 @@ pub(crate) fn par_build_indexed<E: Elem, const R: usize>(
                 ix[R - 1] = at + len - 1;
             }
             shape::step(shape, &mut ix);
+            if R > 0 && at + len == inner {
+                row_span = span(ix);
+            }
         }
     })?;
     Ok(cols)
@@ -386,6 +419,33 @@ mod tests {
         }
         let cols = par_build_indexed([], |i, []| i as i32 + 7).unwrap();
         assert_eq!(cols, vec![7]);
+    }
+
+    #[test]
+    fn split_builds_run_the_span_inside_and_the_rest_outside() {
+        // Spans that start at 0, end at the row's end, are empty, and reach past a block; rows
+        // cut into chunks; each element records its index and which formula computed it.
+        let check = |shape: [usize; 2]| {
+            let span = |ix: [usize; 2]| match ix[0] % 4 {
+                0 => 0..0,
+                1 => 0..shape[1] / 2,
+                2 => shape[1] / 3..shape[1],
+                _ => 1.min(shape[1])..shape[1].saturating_sub(1),
+            };
+            let mark = |inside: bool| move |i: usize, ix: [usize; 2]| (i as u64, ix[1] as u32, inside);
+            let cols = par_build_split(shape, span, mark(true), mark(false)).unwrap();
+            let got = <(u64, u32, bool) as Elem>::Columns::to_vec(&cols);
+            let want: Vec<_> = (0..shape::size(shape))
+                .map(|i| {
+                    let ix = shape::unravel(i, shape);
+                    (i as u64, ix[1] as u32, span(ix).contains(&ix[1]))
+                })
+                .collect();
+            assert_eq!(got, want, "{shape:?}");
+        };
+        for shape in [[4, 1], [8, 2], [5, 3 * BLOCK + 5], [9, 7], [0, 5], [6, 0], [12, MIN_CHUNK + 11]] {
+            check(shape);
+        }
     }
 
     #[test]
