@@ -8,8 +8,8 @@
 //! `K` elements of its new bottom row, so an output costs `K` loads (3 for a 3 x 3 stencil)
 //! instead of `K * K`, and no index is divided. The loads of the next `ROWS_IN_FLIGHT` rows are
 //! issued together before their outputs are computed and stored (a tile's last, shorter batch
-//! too): one row of a warp is a single
-//! 128-byte line, too little in flight alone to keep the memory busy.
+//! too): one row of a warp is a single 128-byte line, too little in flight alone to keep the
+//! memory busy.
 //!
 //! Memory traffic: every output element is written once, by coalesced stores (a warp writes 32
 //! consecutive elements of a row). A warp's loads of one input row are 32 consecutive elements

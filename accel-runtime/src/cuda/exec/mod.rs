@@ -16,8 +16,9 @@
 //! program can fail ([`kernel::program_may_fail`]), at the end, where it collects any error a
 //! kernel recorded in the run's error slot, after each read of a device value, and on rounds 1,
 //! 2, 4, 8, .. of a loop whose condition the host computed (there without draining the device:
-//! each such check waits only for the work up to the previous one, `super::probe`). What the walk needs beyond the IR (node ids, layouts, kernels) is
-//! prepared once per program and device (`super::prepared`).
+//! each such check waits only for the work up to the previous one, `super::probe`). What the
+//! walk needs beyond the IR (node ids, layouts, kernels) is prepared once per program and device
+//! (`super::prepared`).
 //!
 //! One module per skeleton, mirroring `accel-kernels` and the device code generator: `generate`
 //! (the elementwise operations: their result shapes and one launch), `reduce`, `scan` (with the
