@@ -93,6 +93,11 @@ pub mod walk {
         total.div_ceil(RANGE).max(1)
     }
 }
+/// The alignment, in bytes, that the host guarantees of every array column it passes: each is
+/// a whole device allocation, which the driver aligns to 256 bytes. Kernels state it to LLVM
+/// (`view::column`), which then merges a thread's loads of consecutive elements into vector loads.
+pub const COLUMN_ALIGN: usize = 16;
+
 /// Length of the error slot in `u64` words.
 pub const ERROR_SLOT_WORDS: usize = 16;
 

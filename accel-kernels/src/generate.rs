@@ -7,8 +7,12 @@
 //! `generate` walks the index space in block tiles of `BLOCK_THREADS * GENERATE_UNROLL`
 //! consecutive elements, a block taking tiles `b, b + grid, ...` (the host launches one wave of
 //! resident blocks), so that the grid sweeps memory in order. Within a tile, thread `t` computes
-//! the values of `t, t + BLOCK_THREADS, ...` (each step of a warp coalesced) before it stores any:
-//! outputs never alias inputs, so the loads of all of them can be in flight together.
+//! the values of the four consecutive elements from `4t` before it stores any: outputs never alias
+//! inputs, so the loads of all of them can be in flight together, and where the body reads a
+//! column at the element's own index (a map or zip of manifest arrays) LLVM merges the four loads
+//! into one 16-byte vector load (the columns' bases are aligned, `view::column`), as it merges the
+//! four stores. The last, partial tile goes element by element, thread `t` taking `t, t + 256,
+//! ...`.
 
 use crate::abi::GENERATE_UNROLL as UNROLL;
 use crate::device;
@@ -36,21 +40,26 @@ pub unsafe fn for_each_index(n: usize, f: impl Fn(usize)) {
 #[inline(always)]
 pub unsafe fn generate<T: Copy>(n: usize, value: impl Fn(usize) -> T, store: impl Fn(usize, T)) {
     let (block, t) = (device::block_dim(), device::thread_idx());
-    let tile = block * UNROLL;
-    let mut start = device::block_idx() * tile;
-    let step = device::grid_dim() * tile;
-    // Whole tiles: no bounds checks. Written out for UNROLL = 4: LLVM does not unroll a loop
-    // over a large body, and an array of values indexed in a loop lives in local memory.
+    // Whole tiles, counted in quads of UNROLL elements so that a thread's first index is a
+    // visible multiple of UNROLL: with its arrays' 16-byte-aligned bases (`View::from_host`),
+    // LLVM then merges the four loads of each 4-byte input and the four stores into vector
+    // accesses. Written out for UNROLL = 4: LLVM does not unroll a loop over a large body, and
+    // an array of values indexed in a loop lives in local memory.
     const { assert!(UNROLL == 4) };
-    while start + tile <= n {
-        let (i0, i1, i2, i3) = (start + t, start + block + t, start + 2 * block + t, start + 3 * block + t);
+    let whole_quads = n / UNROLL;
+    let mut quad = device::block_idx() * block;
+    let quad_step = device::grid_dim() * block;
+    while quad + block <= whole_quads {
+        let i0 = (quad + t) * UNROLL;
+        let (i1, i2, i3) = (i0 + 1, i0 + 2, i0 + 3);
         let (v0, v1, v2, v3) = (value(i0), value(i1), value(i2), value(i3));
         store(i0, v0);
         store(i1, v1);
         store(i2, v2);
         store(i3, v3);
-        start += step;
+        quad += quad_step;
     }
+    let start = quad * UNROLL;
     // The last, partial tile (one block has one).
     if start < n {
         for k in 0..UNROLL {

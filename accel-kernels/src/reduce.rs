@@ -10,9 +10,11 @@
 //!
 //! Chunks (`walk_striped`, commutative operators): lanes form groups whose size fits the average
 //! chunk (1 lane for chunks of a few elements, 8 for 32, a whole warp from 128 on), a group per
-//! pair. Lane `g` of a group accumulates positions `g, g + size, ...` of its chunk in registers,
-//! UNROLL independent loads at a time (each step of the group coalesced), and the group combines
-//! its lanes once at the end. No shuffles in the loop, so the loads of many warps keep the memory
+//! pair. Lane `g` of a group accumulates quads `g, g + size, ...` of its chunk (4 consecutive
+//! positions from a multiple of 4, one 16-byte load per 4-byte column) in registers, two quads
+//! of independent loads at a time (each step of the group coalesced), then the fewer than 4
+//! positions before the first quad and after the last; the group combines its lanes once at the
+//! end. No shuffles in the loop, so the loads of many warps keep the memory
 //! busy.
 //!
 //! Rows (`reduce_rows`, `reduce_rows_striped`): a row of one part is emitted by the warp that
@@ -310,6 +312,20 @@ fn each_row<T>(rows: usize, fold: impl Fn(usize) -> Option<T>, emit: impl Fn(usi
 
 /// Loads a lane of the striped skeletons issues before it combines them.
 const UNROLL: usize = 8;
+/// Consecutive positions a lane of `walk_striped` loads together: 16 bytes of a 4-byte column.
+const QUAD: usize = 4;
+/// Quads of a lane of `walk_striped` in flight.
+const QUADS: usize = UNROLL / QUAD;
+
+/// `xs` combined in order (all of them loaded before the first combine).
+#[inline(always)]
+fn fold_all_of<T: Copy, const K: usize>(xs: [T; K], combine: &impl Fn(T, T) -> T) -> T {
+    let mut total = xs[0];
+    for &x in &xs[1..] {
+        total = combine(total, x);
+    }
+    total
+}
 
 /// Lanes per pair in `walk_striped` for chunks of `average` elements: about 4 elements per
 /// lane, a power of two from 1 to 32.
@@ -350,22 +366,35 @@ unsafe fn walk_striped<T: DeviceElem>(
         if pair < pairs {
             let (start, end) = rows.bounds(row);
             let (lo, hi) = chunk(start, end, part, parts);
-            let mut q = lo + member;
-            while q + (UNROLL - 1) * group < hi {
-                let xs: [T; UNROLL] = core::array::from_fn(|k| load(q + k * group, row));
-                let mut step = xs[0];
-                for &x in &xs[1..] {
-                    step = combine(step, x);
-                }
-                acc = cat(acc, Some(step), &combine);
-                q += UNROLL * group;
+            // The chunk as whole quads (QUAD consecutive positions from a visible multiple of
+            // QUAD, which LLVM reads as one vector load per column) between a head and a tail of
+            // fewer than QUAD positions each.
+            let (quad_lo, quad_hi) = (lo.div_ceil(QUAD), hi / QUAD);
+            let head_end = (quad_lo * QUAD).min(hi);
+            let tail_start = (quad_hi * QUAD).max(head_end);
+            let mut m = quad_lo + member;
+            while m + (QUADS - 1) * group < quad_hi {
+                let xs: [T; UNROLL] = core::array::from_fn(|k| load((m + k / QUAD * group) * QUAD + k % QUAD, row));
+                acc = cat(acc, Some(fold_all_of(xs, &combine)), &combine);
+                m += QUADS * group;
             }
-            // The rest (fewer than UNROLL positions of this lane): all loads first, as above.
+            // The rest: fewer than QUADS quads of this lane, then its edge positions; all loads
+            // first, as above.
             let rest: [Option<T>; UNROLL] = core::array::from_fn(|k| {
-                let at = q + k * group;
-                (at < hi).then(|| load(at, row))
+                let quad = m + k / QUAD * group;
+                (quad < quad_hi).then(|| load(quad * QUAD + k % QUAD, row))
             });
+            let edges: [Option<T>; 2 * (QUAD - 1)] = core::array::from_fn(|k| {
+                let (from, to) = if k < QUAD - 1 { (lo, head_end) } else { (tail_start, hi) };
+                let at = from + member + k % (QUAD - 1) * group;
+                (at < to).then(|| load(at, row))
+            });
+            // Two loops over arrays (not one over a chain of them), which LLVM unrolls and keeps
+            // in registers; a chained iterator put them in local memory.
             for &x in &rest {
+                acc = cat(acc, x, &combine);
+            }
+            for &x in &edges {
                 acc = cat(acc, x, &combine);
             }
         }

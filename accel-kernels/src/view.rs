@@ -5,8 +5,23 @@
 //! is the checked path user indexing takes). A delayed operand is a
 //! [`Delayed`](crate::delayed::Delayed) instead, with the same reading methods.
 
+use crate::abi::COLUMN_ALIGN;
 use crate::elem::DeviceElem;
 use crate::index::{Shaped, ravel};
+
+/// A column pointer the host passed (a kernel parameter of pointer type, so that NVPTX reads it
+/// with `ld.global`), its alignment stated to LLVM, which then merges a thread's loads of
+/// consecutive elements into vector loads.
+///
+/// # Safety
+/// `p` is the address of an array column the host passed, or null: a multiple of
+/// [`COLUMN_ALIGN`].
+#[inline(always)]
+pub unsafe fn column<T>(p: *mut T) -> *mut T {
+    // SAFETY: the caller guarantees the alignment (the host's contract, `COLUMN_ALIGN`).
+    unsafe { core::hint::assert_unchecked(p as usize % COLUMN_ALIGN == 0) };
+    p
+}
 
 /// A rank-`R` array in global memory, row-major.
 pub struct View<E: DeviceElem, const R: usize> {

@@ -13,8 +13,10 @@
 
 use accel_core::types::{ElemType, ScalarType};
 use accel_core::value::{ElemValue, ScalarValue};
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::fmt::Debug;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// A type that can be an array element.
@@ -176,18 +178,34 @@ pub trait IndexLike: Elem {
 }
 
 /// `n` copies of `e`, failing with `Error::OutOfHostMemory` instead of aborting the process.
-/// Zero is allocated zeroed (`calloc`: pages nobody writes are never touched), as `vec![0; n]`
-/// does.
-fn filled_vec<T: Copy + PartialEq + Default + bytemuck::Zeroable>(n: usize, e: T) -> accel_core::Result<Vec<T>> {
+///
+/// A long vector is filled by the thread pool, a chunk a task: `calloc` zeroes a block that
+/// the allocator reuses on the calling thread alone, which made a saxpy of 2^22 elements wait
+/// for 16 MB of serial zeroing on 16 cores (docs/benchmarks.md). A short one is allocated zeroed
+/// (`calloc`: pages nobody writes are never touched), as `vec![0; n]` does, or filled in place.
+fn filled_vec<T: Copy + PartialEq + Default + Send + Sync + bytemuck::Zeroable>(
+    n: usize,
+    e: T,
+) -> accel_core::Result<Vec<T>> {
     let out_of_memory = || accel_core::Error::out_of_host_memory(n.saturating_mul(size_of::<T>()));
-    if e == T::default() {
+    if n < PARALLEL_FILL && e == T::default() {
         return bytemuck::allocation::try_zeroed_slice_box(n).map(Vec::from).map_err(|()| out_of_memory());
     }
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| out_of_memory())?;
-    v.resize(n, e);
+    if n < PARALLEL_FILL {
+        v.resize(n, e);
+        return Ok(v);
+    }
+    let chunk = n.div_ceil(rayon::current_num_threads() * 4).max(PARALLEL_FILL / 4);
+    v.spare_capacity_mut()[..n].par_chunks_mut(chunk).for_each(|part| part.fill(MaybeUninit::new(e)));
+    // SAFETY: the capacity is at least `n`, and the first `n` elements were just written.
+    unsafe { v.set_len(n) };
     Ok(v)
 }
+
+/// The length from which [`filled_vec`] fills in parallel.
+const PARALLEL_FILL: usize = 1 << 16;
 
 macro_rules! scalar_elem {
     ($($t:ty => $variant:ident),* $(,)?) => {$(
@@ -454,6 +472,17 @@ tuple_elem!(6; A CA MA IA 0, B CB MB IB 1, C CC MC IC 2, D CD MD ID 3, F CF MF I
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_fills_hold_their_value_everywhere() {
+        for n in [PARALLEL_FILL - 1, PARALLEL_FILL, 3 * PARALLEL_FILL + 5] {
+            assert!(<Vec<f32> as Columns<f32>>::filled(n, 0.0).unwrap().iter().all(|&x| x == 0.0));
+            let v = <Vec<i16> as Columns<i16>>::filled(n, -7).unwrap();
+            assert_eq!((v.len(), v.iter().all(|&x| x == -7)), (n, true));
+            let (a, b) = <(f64, bool) as Elem>::Columns::filled(n, (2.5, true)).unwrap();
+            assert!(a.len() == n && b.len() == n && a.iter().all(|&x| x == 2.5) && b.iter().all(|&x| x));
+        }
+    }
 
     #[test]
     fn scalars_round_trip_through_values() {

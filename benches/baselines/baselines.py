@@ -4,6 +4,8 @@ torch.compile, on the same cases and sizes as benches/benches/gpu.rs.
     python3 baselines.py [runs] > python.jsonl
     BASELINES_ONLY=sparse python3 baselines.py [runs]   (only the sparse matrix-vector products)
     BASELINES_ONLY=icfp python3 baselines.py [runs]     (only N-body, Mandelbrot, Canny and fluid flow)
+    BASELINES_ONLY=stream python3 baselines.py [runs]   (only copy, saxpy, Black-Scholes, sums, scans
+                                                         and dot products)
 
 Timing as in the Rust benchmark and cub_bench.cu: CUDA events around each call, 3 warm-up calls,
 the median of `runs` timed calls; inputs uniform random in [0, 1) (never zeros), resident on the
@@ -527,6 +529,8 @@ cx, cy = cupy_of(x), cupy_of(y)
 report("cupy", "dotp", BS_N, 8 * BS_N, lambda: cp.dot(cx, cy))
 report("torch", "dotp", BS_N, 8 * BS_N, lambda: torch.dot(x, y))
 del x, y, cx, cy
+if os.environ.get("BASELINES_ONLY") == "stream":
+    sys.exit(0)
 
 # --- segmented sums ------------------------------------------------------------------------------
 N = 1 << 28

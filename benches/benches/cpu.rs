@@ -1,11 +1,11 @@
 //! The CPU backend against hand-written rayon, in one criterion group per program, at 2^22
 //! elements (dot product, saxpy, a 3×3 stencil, filter, Black-Scholes, histogram, CSR SpMV,
-//! scan): what a skilled user writes with `par_iter` (vectorisable, one pass), beside the
+//! scan) and a 256³ matrix product: what a skilled user writes with `par_iter` (vectorisable, one pass), beside the
 //! same program as an `#[accel]` function run on `Runtime::cpu()`. Every accel result is checked
 //! against the rayon one before it is timed. The `call` group measures the fixed cost of a call.
 
 use accel::{Matrix, Nested, Runtime, Segments, Vector};
-use accel_benches::{below, random_f32, running_sum, sparse_matrix};
+use accel_benches::{below, matmul, random_f32, running_sum, sparse_matrix};
 use accel_examples::check::{close, exact};
 use accel_examples::{
     black_scholes::black_scholes, blur::blur, dotp::dotp, histogram::histogram, saxpy::saxpy, sparse::spmv,
@@ -253,6 +253,43 @@ fn bench_irregular(c: &mut Criterion) {
 /// The fixed cost of a call: saxpy of 1 and 1000 elements (too few to split), on the default
 /// runtime (rayon's global pool: the call stays on the calling thread) and on one with a pool of
 /// its own (entered once per call), beside the same loop written in plain Rust.
+/// The product of the `n × k` matrix `a` and the `k × m` matrix `b` as a rayon user writes it
+/// for the cache: a row of the result per task, accumulated over the rows of `b` in turn
+/// (`c[i][..] += a[i][p] * b[p][..]`, a loop over contiguous rows that vectorises). Each element
+/// is summed in the order of `p`, as `matmul` folds it.
+fn matmul_rayon(a: &[f32], b: &[f32], n: usize, k: usize, m: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; n * m];
+    c.par_chunks_mut(m.max(1)).take(n).enumerate().for_each(|(i, row)| {
+        for (p, b_row) in b.chunks_exact(m.max(1)).take(k).enumerate() {
+            let a_ip = a[i * k + p];
+            for (c_ij, &b_pj) in row.iter_mut().zip(b_row) {
+                *c_ij += a_ip * b_pj;
+            }
+        }
+    });
+    c
+}
+
+fn bench_matmul(c: &mut Criterion) {
+    let rt = Runtime::cpu();
+    let side = 256;
+    let (a, b) = (random_f32(side * side, 14), random_f32(side * side, 15));
+    let (am, bm) = (
+        Matrix::from_shape_vec([side, side], a.clone()).expect("a square matrix"),
+        Matrix::from_shape_vec([side, side], b.clone()).expect("a square matrix"),
+    );
+    let want = matmul_rayon(&a, &b, side, side, side);
+    close("matmul", &matmul(&rt, &am, &bm).expect("matmul runs").to_vec(), &want, 1e-5).expect("matmul is right");
+    let mut group = new_group(c, "matmul", 12 * side * side);
+    group.bench_function(BenchmarkId::new("accel_cpu", side), |bench| {
+        bench.iter(|| matmul(&rt, black_box(&am), black_box(&bm)).expect("matmul runs"))
+    });
+    group.bench_function(BenchmarkId::new("rayon", side), |bench| {
+        bench.iter(|| black_box(matmul_rayon(&a, &b, side, side, side)))
+    });
+    group.finish();
+}
+
 fn bench_call(c: &mut Criterion) {
     let own = Runtime::cpu_with_threads(rayon::current_num_threads()).expect("a pool starts");
     for n in [1, 1000] {
@@ -271,5 +308,5 @@ fn bench_call(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_cpu, bench_elementwise, bench_irregular, bench_call);
+criterion_group!(benches, bench_cpu, bench_elementwise, bench_irregular, bench_matmul, bench_call);
 criterion_main!(benches);

@@ -2,8 +2,9 @@
 //!
 //! - `cargo bench -p accel-benches --bench sum` compares [`sum()`] on the CPU backend with rayon's
 //!   `par_iter().sum()`;
-//! - `cargo bench -p accel-benches --bench cpu` compares the dot product, saxpy, a histogram,
-//!   CSR SpMV and [`running_sum()`] on the CPU backend with the same programs written with rayon;
+//! - `cargo bench -p accel-benches --bench cpu` compares the dot product, saxpy, a 3×3 stencil,
+//!   [`below()`], Black-Scholes, a histogram, CSR SpMV, [`running_sum()`] and [`matmul()`] on
+//!   the CPU backend with the same programs written with rayon;
 //! - `cargo bench -p accel-benches --bench gpu` times these programs and those of the examples on
 //!   the GPU, for `benches/baselines` to compare with CUB, cuBLAS, CuPy and PyTorch
 //!   (docs/benchmarks.md), and the fused expand and permute against the same programs compiled
@@ -15,6 +16,14 @@ use accel::prelude::*;
 #[accel]
 pub fn sum(xs: Vector<f32>) -> Scalar<f32> {
     xs.sum()
+}
+
+/// The matrix product `a · b` as an array language writes it: the products `a[i][p] * b[p][j]`
+/// as a rank-3 `generate` over `[rows of a, columns of b, columns of a]`, folded along its
+/// innermost dimension. A `b` with fewer rows than `a` has columns is an index error.
+#[accel]
+pub fn matmul(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
+    generate([a.rows(), b.cols(), a.cols()], |(i, j, p)| a[(i, p)] * b[(p, j)]).fold(0.0, |x, y| x + y)
 }
 
 /// The running sums of a vector: `scanl1` with `+`.

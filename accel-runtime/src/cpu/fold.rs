@@ -4,6 +4,9 @@
 //!
 //! Algorithm: rows are grouped into tasks of about equal work, each row folded in exact source
 //! order, so many short rows run in parallel with bit-identical results to a sequential fold.
+//! Short rows of a matrix or more are folded eight neighbours at a time in lockstep (element `p`
+//! of each before element `p + 1` of any): their chains of combines overlap, and a delayed
+//! operand read across rows (a matrix product's `b[(p, j)]`) is read along its rows.
 //! A long row (at least `2 * MIN_CHUNK` elements, `fold_all` included) is cut into chunks: each
 //! chunk is `fold1`-reduced in parallel and the partials are combined left to right after the
 //! seed, `f(..f(f(z, p0), p1).., pk)`: operands regrouped, never reordered, so any associative
@@ -15,7 +18,7 @@
 //!
 //! Limits: a `fold1` of an empty row is `EmptyReduction`, decided before any work starts.
 
-use super::par::{alloc_len, fold_range, innermost, par_items};
+use super::par::{alloc_len, fold_range, innermost, is_long, par_items};
 use super::source::Source;
 use super::{Ctx, check_rank_drop};
 use crate::array::{Array, Scalar};
@@ -70,18 +73,76 @@ pub fn fold_imap<E: Elem, B: Elem, const R: usize, const R1: usize>(
     if z.is_none() && n == 0 && rows > 0 {
         return Err(Error::empty_reduction(op));
     }
-    let (out, _) = par_items(
-        rows,
-        |k| k * n,
-        |k| k,
-        |k, mut out| {
-            if let Some(v) = fold_range(a, k * n..(k + 1) * n, z, &f) {
-                out.set(0, post(shape::unravel(k, shape), v));
-            }
-        },
-    )?;
+    let out = if R >= 2 && n > 0 && !is_long(n) {
+        // Short rows of a matrix or more: LOCKSTEP neighbouring rows at a time.
+        let groups = rows.div_ceil(LOCKSTEP);
+        let first_row = |g: usize| (g * LOCKSTEP).min(rows);
+        par_items(
+            groups,
+            |g| first_row(g) * n,
+            first_row,
+            |g, mut out| {
+                let rows = first_row(g)..first_row(g + 1);
+                let totals = fold_rows_in_lockstep(a, rows.clone(), n, z, &f);
+                for (k, v) in rows.zip(totals) {
+                    out.set(k - first_row(g), post(shape::unravel(k, shape), v));
+                }
+            },
+        )?
+        .0
+    } else {
+        par_items(
+            rows,
+            |k| k * n,
+            |k| k,
+            |k, mut out| {
+                if let Some(v) = fold_range(a, k * n..(k + 1) * n, z, &f) {
+                    out.set(0, post(shape::unravel(k, shape), v));
+                }
+            },
+        )?
+        .0
+    };
     cx.check()?;
     Ok(Array::from_parts_unchecked(shape, out))
+}
+
+/// Neighbouring rows that [`fold_imap`] folds together when its rows are short.
+const LOCKSTEP: usize = 8;
+
+/// The totals of `rows` (at most [`LOCKSTEP`] of them, each of `n > 0` elements), each folded
+/// in source order as [`fold_range`] folds a short row, so the results are the same; but
+/// element `p` of every row is combined before element `p + 1` of any. The rows' chains of
+/// combines are independent, so they overlap; and where element `p` of neighbouring rows lies
+/// close in memory (`b[(p, j)]` of a matrix product, read along `j`), each step reads one
+/// stretch of it instead of one line per row.
+fn fold_rows_in_lockstep<E: Elem, const R: usize>(
+    a: &impl Source<E, R>,
+    rows: std::ops::Range<usize>,
+    n: usize,
+    z: Option<E>,
+    f: &(impl Fn(E, E) -> E + Sync),
+) -> Vec<E> {
+    let shape = a.shape();
+    if rows.len() < LOCKSTEP {
+        return rows.map(|k| fold_range(a, k * n..(k + 1) * n, z, f).expect("a row of n > 0 elements")).collect();
+    }
+    let start = rows.start;
+    let mut ix: [[usize; R]; LOCKSTEP] = std::array::from_fn(|l| shape::unravel((start + l) * n, shape));
+    let element = |ix: &mut [usize; R], l: usize, p: usize| {
+        ix[R - 1] = p;
+        a.get_at((start + l) * n + p, *ix)
+    };
+    let (mut acc, from) = match z {
+        Some(z) => ([z; LOCKSTEP], 0),
+        None => (std::array::from_fn(|l| element(&mut ix[l], l, 0)), 1),
+    };
+    for p in from..n {
+        for l in 0..LOCKSTEP {
+            acc[l] = f(acc[l], element(&mut ix[l], l, p));
+        }
+    }
+    acc.to_vec()
 }
 
 /// Reduces every element, in row-major order, to a scalar; empty gives `z` (`EmptyReduction`
@@ -135,6 +196,7 @@ pub fn fold_all_imap<E: Elem, B: Elem, const R: usize>(
 mod tests {
     use super::*;
     use crate::array::{Matrix, Vector};
+    use crate::cpu::Delayed;
 
     #[test]
     fn rows_and_empty_rows() {
@@ -158,5 +220,31 @@ mod tests {
         let s = Scalar::new(4i64);
         assert_eq!(fold_all(&cx, &s, Some(1), |a, b| a * b, "product").unwrap().get(), 4);
         assert!(fold::<_, 0, 0>(&cx, &s, Some(1), |a, b| a * b, "product").is_err());
+    }
+
+    #[test]
+    fn rows_folded_in_lockstep_are_each_folded_in_order() {
+        let cx = Ctx::new();
+        // Rows of a rank-3 delayed array and of a matrix, a non-commutative operator (so any
+        // reordering shows), row counts around the lockstep width, with and without a seed.
+        for (a, b, n) in [(1, 8, 5), (2, 7, 3), (3, 9, 1), (5, 17, 40)] {
+            let value = |[i, j, p]: [usize; 3]| ((i * 31 + j * 7 + p * 3) % 11) as i64 - 5;
+            let delayed = Delayed::new([a, b, n], value).unwrap();
+            let sequential = |z: Option<i64>, k: usize| {
+                let row = (0..n).map(|p| value([k / b, k % b, p]));
+                match z {
+                    Some(z) => row.fold(z, |x, y| 2 * x - y),
+                    None => row.reduce(|x, y| 2 * x - y).unwrap(),
+                }
+            };
+            for z in [Some(3), None] {
+                let want: Vec<i64> = (0..a * b).map(|k| sequential(z, k)).collect();
+                let got = fold::<_, 3, 2>(&cx, &delayed, z, |x, y| 2 * x - y, "fold").unwrap();
+                assert_eq!((got.shape(), got.to_vec()), ([a, b], want.clone()), "{a}x{b}x{n}, seed {z:?}");
+                let manifest = Array::<i64, 2>::from_shape_vec([a * b, n], delayed.to_columns().unwrap()).unwrap();
+                let got = fold::<_, 2, 1>(&cx, &manifest, z, |x, y| 2 * x - y, "fold").unwrap();
+                assert_eq!(got.to_vec(), want, "{a}x{b}x{n} as a matrix, seed {z:?}");
+            }
+        }
     }
 }

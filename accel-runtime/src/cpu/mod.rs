@@ -262,9 +262,18 @@ impl Ctx {
     fn check_inside<const R: usize>(&self, ix: [usize; R], shape: [usize; R], outside: impl FnOnce() -> Error) -> bool {
         let inside = shape::contains(shape, ix);
         if !inside {
-            self.fail(outside());
+            self.fail_with(outside);
         }
         inside
+    }
+
+    /// Records the error `outside` makes: out of line, so that a closure with checked reads
+    /// stays small enough for the skeleton that calls it per element to inline it (the error's
+    /// construction inlined into a matrix product's delayed products made each a call).
+    #[cold]
+    #[inline(never)]
+    fn fail_with(&self, outside: impl FnOnce() -> Error) {
+        self.fail(outside());
     }
 
     /// `a / b`, or the default after recording `DivisionByZero` (integer division by zero).

@@ -218,9 +218,14 @@ pub fn elem_words(e: &ElemValue, out: &mut Vec<u64>) {
     }
 }
 
+/// The words of an array: its shape, then its columns' addresses. Each column is a whole device
+/// allocation, so its address is aligned as kernels assume (`accel_kernels::abi::COLUMN_ALIGN`).
 pub fn array_words(a: &DArray, out: &mut Vec<u64>) {
     out.extend(a.shape.iter().map(|&d| d as u64));
-    out.extend(a.columns.iter().map(|c| c.ptr()));
+    out.extend(a.columns.iter().map(|c| {
+        debug_assert_eq!(c.ptr() % accel_kernels::abi::COLUMN_ALIGN as u64, 0, "a column at an unaligned address");
+        c.ptr()
+    }));
 }
 
 fn segment_words(s: &DSegments, out: &mut Vec<u64>) {

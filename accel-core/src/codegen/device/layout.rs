@@ -12,7 +12,9 @@ use quote::{format_ident, quote};
 
 /// Hands out the kernel parameters `w0, w1, ..` and binds values to them.
 pub(super) struct Words {
-    next: usize,
+    /// The type of each parameter handed out: `u64`, or for an array column the pointer type
+    /// (the same 64-bit word in the ABI), which tells NVPTX that the column is in global memory.
+    types: Vec<TokenStream>,
     pub(super) binds: Vec<TokenStream>,
     /// Whether the kernel takes an error slot (binds `__cx`, which its end must flush).
     pub(super) error_slot: bool,
@@ -20,18 +22,23 @@ pub(super) struct Words {
 
 impl Words {
     fn new() -> Words {
-        Words { next: 0, binds: Vec::new(), error_slot: false }
+        Words { types: Vec::new(), binds: Vec::new(), error_slot: false }
     }
 
-    fn word(&mut self) -> Ident {
-        let w = format_ident!("w{}", self.next);
-        self.next += 1;
+    fn typed_word(&mut self, ty: TokenStream) -> Ident {
+        let w = format_ident!("w{}", self.types.len());
+        self.types.push(ty);
         w
     }
 
+    fn word(&mut self) -> Ident {
+        self.typed_word(quote!(u64))
+    }
+
     pub(super) fn params(&self) -> TokenStream {
-        let ws = (0..self.next).map(|i| format_ident!("w{i}"));
-        quote!(#(#ws: u64),*)
+        let ws = (0..self.types.len()).map(|i| format_ident!("w{i}"));
+        let types = &self.types;
+        quote!(#(#ws: #types),*)
     }
 
     fn bind(&mut self, name: TokenStream, value: TokenStream) {
@@ -58,8 +65,8 @@ impl Words {
         match t {
             ElemType::Scalar(s) => {
                 let ty = crate::codegen::scalar_type(*s);
-                let w = self.word();
-                quote!((#w as *mut #ty))
+                let w = self.typed_word(quote!(*mut #ty));
+                quote!(unsafe { ::accel_kernels::view::column(#w) })
             }
             ElemType::Tuple(parts) => {
                 let parts: Vec<_> = parts.iter().map(|p| self.columns(p)).collect();

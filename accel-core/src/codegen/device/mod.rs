@@ -320,12 +320,14 @@ mod tests {
         let map = kernel::array_nodes(&p)[0];
         let names: Vec<String> = kernel::interface(map).captures.iter().map(|(v, _)| v.name.clone()).collect();
         assert_eq!(names, ["a", "xs", "ys"]);
-        // The error slot, the output (1 dimension, 1 column), `a` (1), `xs` (2) and `ys` (2).
+        // The error slot, the output (1 dimension, 1 column), `a` (1), `xs` (2) and `ys` (2);
+        // columns are pointers (global memory to NVPTX), every other word a `u64`.
         let src = module_source(std::slice::from_ref(&p)).unwrap();
         let name = kernel::kernel_name(&p, 0, Role::Generate);
         assert!(
             src.contains(&format!(
-                "fn {name} (w0 : u64 , w1 : u64 , w2 : u64 , w3 : u64 , w4 : u64 , w5 : u64 , w6 : u64 , w7 : u64)"
+                "fn {name} (w0 : u64 , w1 : u64 , w2 : * mut f32 , w3 : u64 , w4 : u64 , w5 : * mut f32 , w6 : u64 , \
+                 w7 : * mut f32)"
             )),
             "{src}"
         );
@@ -355,7 +357,7 @@ mod tests {
     fn params_of(src: &str, name: &str) -> usize {
         let start = src.find(&format!("fn {name} (")).unwrap_or_else(|| panic!("{name} is emitted"));
         let params = &src[start..start + src[start..].find(')').unwrap()];
-        params.matches(": u64").count()
+        params.matches(" : ").count()
     }
 
     #[test]
