@@ -5,7 +5,8 @@
 //! `accel-runtime` writes them by walking the same list, so that the words one side writes are
 //! the words the other side reads.
 //!
-//! Every kernel parameter is one `u64` word (`accel_kernels::abi::Word`). The words of a kernel
+//! Every kernel parameter is one `u64` word (`accel_kernels::abi::Word`; an array column's is its
+//! address, which the device code declares as a pointer). The words of a kernel
 //! of node `n` are, in order:
 //!
 //! 1. the error slot pointer;

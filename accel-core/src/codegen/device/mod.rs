@@ -4,7 +4,9 @@
 //!
 //! Each launched collective node ([`kernel::launched`]) gets the kernels [`kernel::roles`] lists,
 //! named by [`kernel::kernel_name`]; their parameters are `u64` words laid out as [`kernel::layout`]
-//! lists, and the CUDA executor of `accel-runtime` passes exactly those words. All kernels of
+//! lists, and the CUDA executor of `accel-runtime` passes exactly those words (an array column's
+//! word is declared as a pointer of its scalar type, the same 64 bits, so that NVPTX reads it as
+//! global memory, aligned as `accel_kernels::abi::COLUMN_ALIGN` says). All kernels of
 //! a node share one prologue that turns words into views; the scalar code of closures is the CPU
 //! backend's (the same `Gen`), so both backends compute the same elements.
 //!
