@@ -1,5 +1,5 @@
 //! The elementwise skeleton: a grid-stride loop over a flat index space, so that any grid covers
-//! any `n` and consecutive threads touch consecutive elements (coalesced). Maps, zips, generates,
+//! any `n` and consecutive threads touch consecutive quads of elements (coalesced). Maps, zips, generates,
 //! backpermutes and 1-D stencils are this loop with a fused body (2-D stencils have a skeleton of
 //! their own, `stencil`); permutes use [`for_each_index`].
 //!
@@ -11,8 +11,8 @@
 //! inputs, so the loads of all of them can be in flight together, and where the body reads a
 //! column at the element's own index (a map or zip of manifest arrays) LLVM merges the four loads
 //! into one 16-byte vector load (the columns' bases are aligned, `view::column`), as it merges the
-//! four stores. The last, partial tile goes element by element, thread `t` taking `t, t + 256,
-//! ...`.
+//! four stores. The last, partial tile goes element by element, thread `t` taking `t, t +
+//! BLOCK_THREADS, ...`.
 
 use crate::abi::GENERATE_UNROLL as UNROLL;
 use crate::device;
@@ -41,7 +41,7 @@ pub unsafe fn for_each_index(n: usize, f: impl Fn(usize)) {
 pub unsafe fn generate<T: Copy>(n: usize, value: impl Fn(usize) -> T, store: impl Fn(usize, T)) {
     let (block, t) = (device::block_dim(), device::thread_idx());
     // Whole tiles, counted in quads of UNROLL elements so that a thread's first index is a
-    // visible multiple of UNROLL: with its arrays' 16-byte-aligned bases (`View::from_host`),
+    // visible multiple of UNROLL: with its arrays' 16-byte-aligned bases (`view::column`),
     // LLVM then merges the four loads of each 4-byte input and the four stores into vector
     // accesses. Written out for UNROLL = 4: LLVM does not unroll a loop over a large body, and
     // an array of values indexed in a loop lives in local memory.

@@ -378,9 +378,10 @@ unsafe fn walk_striped<T: DeviceElem>(
                 acc = cat(acc, Some(fold_all_of(xs, &combine)), &combine);
                 m += QUADS * group;
             }
-            // The rest: fewer than QUADS quads of this lane, then its edge positions; all loads
+            // The rest: fewer than QUADS quads of this lane (the loop ended because quad
+            // `m + (QUADS - 1) * group` is past the end), then its edge positions; all loads
             // first, as above.
-            let rest: [Option<T>; UNROLL] = core::array::from_fn(|k| {
+            let rest: [Option<T>; UNROLL - QUAD] = core::array::from_fn(|k| {
                 let quad = m + k / QUAD * group;
                 (quad < quad_hi).then(|| load(quad * QUAD + k % QUAD, row))
             });

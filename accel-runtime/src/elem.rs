@@ -88,8 +88,9 @@ pub trait Columns<E>: Clone + Default + PartialEq + Debug + Send + Sync + 'stati
         self.iter_range(0..self.len()).collect()
     }
 
-    /// `n` copies of `e` (all-zero values are allocated zeroed, so untouched pages cost nothing),
-    /// or `Error::OutOfHostMemory` where the allocation fails.
+    /// `n` copies of `e`, or `Error::OutOfHostMemory` where the allocation fails. Long columns
+    /// are filled by the thread pool; short all-zero ones are allocated zeroed, so untouched pages
+    /// cost nothing.
     fn filled(n: usize, e: E) -> accel_core::Result<Self>;
 
     /// The elements of `range`. Panics if the range is outside `0..len`.
@@ -476,7 +477,8 @@ mod tests {
     #[test]
     fn long_fills_hold_their_value_everywhere() {
         for n in [PARALLEL_FILL - 1, PARALLEL_FILL, 3 * PARALLEL_FILL + 5] {
-            assert!(<Vec<f32> as Columns<f32>>::filled(n, 0.0).unwrap().iter().all(|&x| x == 0.0));
+            let zeros = <Vec<f32> as Columns<f32>>::filled(n, 0.0).unwrap();
+            assert_eq!((zeros.len(), zeros.iter().all(|&x| x == 0.0)), (n, true));
             let v = <Vec<i16> as Columns<i16>>::filled(n, -7).unwrap();
             assert_eq!((v.len(), v.iter().all(|&x| x == -7)), (n, true));
             let (a, b) = <(f64, bool) as Elem>::Columns::filled(n, (2.5, true)).unwrap();

@@ -250,9 +250,6 @@ fn bench_irregular(c: &mut Criterion) {
     group.finish();
 }
 
-/// The fixed cost of a call: saxpy of 1 and 1000 elements (too few to split), on the default
-/// runtime (rayon's global pool: the call stays on the calling thread) and on one with a pool of
-/// its own (entered once per call), beside the same loop written in plain Rust.
 /// The product of the `n × k` matrix `a` and the `k × m` matrix `b` as a rayon user writes it
 /// for the cache: a row of the result per task, accumulated over the rows of `b` in turn
 /// (`c[i][..] += a[i][p] * b[p][..]`, a loop over contiguous rows that vectorises). Each element
@@ -290,6 +287,9 @@ fn bench_matmul(c: &mut Criterion) {
     group.finish();
 }
 
+/// The fixed cost of a call: saxpy of 1 and 1000 elements (too few to split), on the default
+/// runtime (rayon's global pool: the call stays on the calling thread) and on one with a pool of
+/// its own (entered once per call), beside the same loop written in plain Rust.
 fn bench_call(c: &mut Criterion) {
     let own = Runtime::cpu_with_threads(rayon::current_num_threads()).expect("a pool starts");
     for n in [1, 1000] {

@@ -13,8 +13,10 @@
 //! `f` gives the sequential result (floats within rounding of the regrouping). The epilogue runs
 //! once per row, on the row's total, in the task that folded the row.
 //!
-//! Memory traffic: one sequential read of the input (none for a [`Delayed`](super::Delayed)
-//! input, whose elements are computed once each, in order); the output is one element per row.
+//! Memory traffic: one read of the input, sequential by row or, for rows in lockstep, eight rows
+//! side by side (none for a [`Delayed`](super::Delayed) input, whose elements are computed once
+//! each); the output is one element per row. Where several rows fail, which error the call
+//! reports may differ from a sequential fold's (the first recorded wins).
 //!
 //! Limits: a `fold1` of an empty row is `EmptyReduction`, decided before any work starts.
 
