@@ -11,6 +11,7 @@
 //! per-element allocation and no locking. The one `unsafe` operation is
 //! [`Columns::get_unchecked`], for the reads that fusion proves in bounds.
 
+use crate::cpu::par::{chunk_len, is_long};
 use accel_core::types::{ElemType, ScalarType};
 use accel_core::value::{ElemValue, ScalarValue};
 use rayon::prelude::*;
@@ -189,24 +190,20 @@ fn filled_vec<T: Copy + PartialEq + Default + Send + Sync + bytemuck::Zeroable>(
     e: T,
 ) -> accel_core::Result<Vec<T>> {
     let out_of_memory = || accel_core::Error::out_of_host_memory(n.saturating_mul(size_of::<T>()));
-    if n < PARALLEL_FILL && e == T::default() {
+    if !is_long(n) && e == T::default() {
         return bytemuck::allocation::try_zeroed_slice_box(n).map(Vec::from).map_err(|()| out_of_memory());
     }
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| out_of_memory())?;
-    if n < PARALLEL_FILL {
+    if !is_long(n) {
         v.resize(n, e);
         return Ok(v);
     }
-    let chunk = n.div_ceil(rayon::current_num_threads() * 4).max(PARALLEL_FILL / 4);
-    v.spare_capacity_mut()[..n].par_chunks_mut(chunk).for_each(|part| part.fill(MaybeUninit::new(e)));
+    v.spare_capacity_mut()[..n].par_chunks_mut(chunk_len(n)).for_each(|part| part.fill(MaybeUninit::new(e)));
     // SAFETY: the capacity is at least `n`, and the first `n` elements were just written.
     unsafe { v.set_len(n) };
     Ok(v)
 }
-
-/// The length from which [`filled_vec`] fills in parallel.
-const PARALLEL_FILL: usize = 1 << 16;
 
 macro_rules! scalar_elem {
     ($($t:ty => $variant:ident),* $(,)?) => {$(
@@ -473,10 +470,12 @@ tuple_elem!(6; A CA MA IA 0, B CB MB IB 1, C CC MC IC 2, D CD MD ID 3, F CF MF I
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cpu::par::MIN_CHUNK;
 
     #[test]
     fn long_fills_hold_their_value_everywhere() {
-        for n in [PARALLEL_FILL - 1, PARALLEL_FILL, 3 * PARALLEL_FILL + 5] {
+        // Either side of the length from which the pool fills (`par::is_long`).
+        for n in [2 * MIN_CHUNK - 1, 2 * MIN_CHUNK, 6 * MIN_CHUNK + 5] {
             let zeros = <Vec<f32> as Columns<f32>>::filled(n, 0.0).unwrap();
             assert_eq!((zeros.len(), zeros.iter().all(|&x| x == 0.0)), (n, true));
             let v = <Vec<i16> as Columns<i16>>::filled(n, -7).unwrap();

@@ -75,36 +75,21 @@ pub fn fold_imap<E: Elem, B: Elem, const R: usize, const R1: usize>(
     if z.is_none() && n == 0 && rows > 0 {
         return Err(Error::empty_reduction(op));
     }
-    let out = if R >= 2 && n > 0 && !is_long(n) {
-        // Short rows of a matrix or more: LOCKSTEP neighbouring rows at a time.
-        let groups = rows.div_ceil(LOCKSTEP);
-        let first_row = |g: usize| (g * LOCKSTEP).min(rows);
-        par_items(
-            groups,
-            |g| first_row(g) * n,
-            first_row,
-            |g, mut out| {
-                let rows = first_row(g)..first_row(g + 1);
-                let totals = fold_rows_in_lockstep(a, rows.clone(), n, z, &f);
-                for (k, v) in rows.zip(totals) {
-                    out.set(k - first_row(g), post(shape::unravel(k, shape), v));
-                }
-            },
-        )?
-        .0
-    } else {
-        par_items(
-            rows,
-            |k| k * n,
-            |k| k,
-            |k, mut out| {
-                if let Some(v) = fold_range(a, k * n..(k + 1) * n, z, &f) {
-                    out.set(0, post(shape::unravel(k, shape), v));
-                }
-            },
-        )?
-        .0
-    };
+    // Short rows of a matrix or more go LOCKSTEP neighbours at a time, others one at a time.
+    let group = if R >= 2 && n > 0 && !is_long(n) { LOCKSTEP } else { 1 };
+    let first_row = |g: usize| (g * group).min(rows);
+    let (out, _) = par_items(
+        rows.div_ceil(group),
+        |g| first_row(g) * n,
+        first_row,
+        |g, mut out| {
+            let rows = first_row(g)..first_row(g + 1);
+            let totals = fold_rows_in_lockstep(a, rows.clone(), n, z, &f);
+            for (k, v) in rows.zip(totals) {
+                out.set(k - first_row(g), post(shape::unravel(k, shape), v));
+            }
+        },
+    )?;
     cx.check()?;
     Ok(Array::from_parts_unchecked(shape, out))
 }
@@ -112,9 +97,10 @@ pub fn fold_imap<E: Elem, B: Elem, const R: usize, const R1: usize>(
 /// Neighbouring rows that [`fold_imap`] folds together when its rows are short.
 const LOCKSTEP: usize = 8;
 
-/// The totals of `rows` (at most [`LOCKSTEP`] of them, each of `n > 0` elements), each folded
-/// in source order as [`fold_range`] folds a short row, so the results are the same; but
-/// element `p` of every row is combined before element `p + 1` of any. The rows' chains of
+/// The totals of `rows` (at most [`LOCKSTEP`] of them, each of `n` elements), each folded as
+/// [`fold_range`] folds it, so the results are the same. [`LOCKSTEP`] rows (then short and
+/// `n > 0`) are folded together, element `p` of every row combined before element `p + 1` of
+/// any; fewer are folded one after another. The rows' chains of
 /// combines are independent, so they overlap; and where element `p` of neighbouring rows lies
 /// close in memory (`b[(p, j)]` of a matrix product, read along `j`), each step reads one
 /// stretch of it instead of one line per row.
@@ -127,7 +113,8 @@ fn fold_rows_in_lockstep<E: Elem, const R: usize>(
 ) -> Vec<E> {
     let shape = a.shape();
     if rows.len() < LOCKSTEP {
-        return rows.map(|k| fold_range(a, k * n..(k + 1) * n, z, f).expect("a row of n > 0 elements")).collect();
+        // `fold_imap` has already refused an empty row without a seed.
+        return rows.map(|k| fold_range(a, k * n..(k + 1) * n, z, f).expect("a seed or a non-empty row")).collect();
     }
     let start = rows.start;
     let mut ix: [[usize; R]; LOCKSTEP] = std::array::from_fn(|l| shape::unravel((start + l) * n, shape));

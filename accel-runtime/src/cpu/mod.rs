@@ -34,7 +34,7 @@ mod fold;
 mod fused_tests;
 mod map;
 mod movement;
-mod par;
+pub(crate) mod par;
 mod permute;
 mod scan;
 mod segmented;
