@@ -150,6 +150,7 @@ impl Role {
     pub fn blocks_per_sm(self) -> Option<u32> {
         match self {
             Role::RangeReduce => Some(accel_kernels::abi::RANGE_BLOCKS_PER_SM),
+            Role::Scan => Some(accel_kernels::abi::SCAN_BLOCKS_PER_SM),
             Role::Generate
             | Role::GenerateEach
             | Role::Reduce
@@ -157,7 +158,6 @@ impl Role {
             | Role::RangeFinish
             | Role::Chunks
             | Role::Carries
-            | Role::Scan
             | Role::Defaults
             | Role::Scatter
             | Role::Counts
@@ -186,11 +186,18 @@ impl Role {
         Role::Compact,
     ];
 
-    /// The role of the node kernel called `name` (by its suffix, the longest that matches).
+    /// The role of the node kernel called `name` ([`kernel_name_in`]: by its suffix after the
+    /// node's `_n<k>_`, the longest that matches); `None` for the module-wide kernels, whose names
+    /// have no node (`accel_offsets_scan` is not a node's scan).
     pub fn of_kernel(name: &str) -> Option<Role> {
+        let after_node = |rest: &str| {
+            rest.strip_suffix('_')
+                .and_then(|rest| rest.rsplit_once("_n"))
+                .is_some_and(|(_, node)| !node.is_empty() && node.bytes().all(|b| b.is_ascii_digit()))
+        };
         Role::ALL
             .into_iter()
-            .filter(|r| name.strip_suffix(r.suffix()).is_some_and(|rest| rest.ends_with('_')))
+            .filter(|r| name.strip_suffix(r.suffix()).is_some_and(after_node))
             .max_by_key(|r| r.suffix().len())
     }
 
@@ -1144,6 +1151,8 @@ pub(crate) mod tests {
             assert_eq!(Role::of_kernel(&kernel_name_in("f_0123", 7, role)), Some(role), "{role:?}");
         }
         assert_eq!(Role::of_kernel(range_starts::NAME), None);
+        assert_eq!(Role::of_kernel(offsets_scan::SCAN), None);
+        assert_eq!(Role::of_kernel("f_0123_nx_scan"), None);
     }
 
     #[test]

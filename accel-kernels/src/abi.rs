@@ -64,6 +64,13 @@ pub const RANGE: usize = WARP * RANGE_ITEMS;
 /// registers and 2 blocks (H200: the product 9% slower, docs/benchmarks.md); asking for 4 makes
 /// the product spill and run 12% slower.
 pub const RANGE_BLOCKS_PER_SM: u32 = 3;
+/// Blocks of [`BLOCK_THREADS`] that a node's scan kernel keeps resident on a multiprocessor (its
+/// PTX entry declares it, so that ptxas keeps its registers within 80). A block of the single pass
+/// (`crate::scan::scan_single_pass`) spends much of a tile waiting at its barriers for the
+/// look-back of its first warp; left to itself, ptxas gives the `f32` pass 96 registers and 2
+/// blocks, which then wait together. H200, `scanl1` of 2^28 `f32`: 1591 µs with 2 blocks,
+/// 1214 µs with 3 (no spill), 1175 µs with 4 (64 registers, 124 bytes of spill).
+pub const SCAN_BLOCKS_PER_SM: u32 = 3;
 /// How a segmented reduction over a vector walks its input: its rows split into parts
 /// (`crate::reduce`, the node's reduce and finish kernels) or fixed ranges of values
 /// (`crate::ranges`, its range kernels); the host chooses per run.

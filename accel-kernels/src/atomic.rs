@@ -14,7 +14,7 @@
 //! apply is unspecified, so only an associative and commutative function gives a deterministic
 //! result (and float addition is deterministic only up to rounding).
 
-use crate::device;
+use crate::device::{self, SharedWord};
 use crate::elem::DeviceElem;
 use core::arch::asm;
 
@@ -279,25 +279,17 @@ pub trait SharedAdd: AtomicAdd {
 }
 
 macro_rules! shared_add {
-    ($($t:ty, $ty:literal, $bits:literal, $class:ident, $zero:expr;)*) => {$(
+    ($($t:ty, $ty:literal, $class:ident, $zero:expr;)*) => {$(
         impl SharedAdd for $t {
             #[inline(always)]
             unsafe fn store_shared(addr: u32, v: $t) {
                 // SAFETY: the caller guarantees `addr`.
-                unsafe {
-                    asm!(concat!("st.shared.b", $bits, " [{a}], {v};"), a = in(reg32) addr, v = in($class) v,
-                        options(nostack, preserves_flags))
-                }
+                unsafe { <$t as DeviceElem>::store_shared(addr, v) }
             }
             #[inline(always)]
             unsafe fn load_shared(addr: u32) -> $t {
-                let v: $t;
                 // SAFETY: the caller guarantees `addr`.
-                unsafe {
-                    asm!(concat!("ld.shared.b", $bits, " {v}, [{a}];"), a = in(reg32) addr, v = out($class) v,
-                        options(nostack, preserves_flags, readonly))
-                }
-                v
+                unsafe { <$t as DeviceElem>::load_shared(addr) }
             }
             #[inline(always)]
             unsafe fn red_add_shared(addr: u32, v: $t) {
@@ -323,12 +315,12 @@ macro_rules! narrow_shared_add {
             #[inline(always)]
             unsafe fn store_shared(addr: u32, v: $t) {
                 // SAFETY: the caller guarantees `addr`.
-                unsafe { <u32 as SharedAdd>::store_shared(addr, v as $word as u32) }
+                unsafe { <u32 as SharedWord>::store_shared(addr, v as $word as u32) }
             }
             #[inline(always)]
             unsafe fn load_shared(addr: u32) -> $t {
                 // SAFETY: the caller guarantees `addr`.
-                unsafe { <u32 as SharedAdd>::load_shared(addr) as $t }
+                unsafe { <u32 as SharedWord>::load_shared(addr) as $t }
             }
             #[inline(always)]
             unsafe fn red_add_shared(addr: u32, v: $t) {
@@ -353,13 +345,13 @@ narrow_shared_add! {
 }
 
 shared_add! {
-    i32, "u32", "32", reg32, 0;
-    u32, "u32", "32", reg32, 0;
-    f32, "f32", "32", reg32, 0.0;
-    i64, "u64", "64", reg64, 0;
-    u64, "u64", "64", reg64, 0;
-    usize, "u64", "64", reg64, 0;
-    f64, "f64", "64", reg64, 0.0;
+    i32, "u32", reg32, 0;
+    u32, "u32", reg32, 0;
+    f32, "f32", reg32, 0.0;
+    i64, "u64", reg64, 0;
+    u64, "u64", reg64, 0;
+    usize, "u64", reg64, 0;
+    f64, "f64", reg64, 0.0;
 }
 
 /// Where [`permute_add`]'s updates go: the block's copy in shared memory, or the output.

@@ -111,17 +111,56 @@ macro_rules! shared_buffer {
 }
 pub(crate) use shared_buffer;
 
-/// The generic address of shared-space address `addr`, for reads and writes of any type in a
-/// [`shared_buffer!`].
-#[inline(always)]
-pub fn shared_generic<T>(addr: u32) -> *mut T {
-    let p: u64;
-    // SAFETY: converts an address; reads and writes nothing.
-    unsafe {
-        asm!("cvta.shared.u64 {p}, {a};", p = out(reg64) p, a = in(reg64) addr as u64,
-            options(pure, nomem, nostack, preserves_flags));
-    }
-    p as *mut T
+/// Words that are read and written in shared memory by their shared-space address (a `u32` of a
+/// [`shared_buffer!`]), with `ld.shared`/`st.shared`: ptxas then knows that they touch neither
+/// global memory nor each other's addresses in other buffers, and schedules them freely around
+/// global loads and stores. (Through a generic pointer, `cvta.shared`, every access is a generic
+/// `LD`/`ST` that ptxas must keep in order with the global stores around it.)
+pub trait SharedWord: Copy {
+    /// The word at `addr`.
+    ///
+    /// # Safety
+    /// `addr` is an address of a block-shared buffer, aligned to the word's size, that the block
+    /// wrote before a barrier (or this thread wrote).
+    unsafe fn load_shared(addr: u32) -> Self;
+    /// Writes the word at `addr`.
+    ///
+    /// # Safety
+    /// `addr` is an address of a block-shared buffer, aligned to the word's size.
+    unsafe fn store_shared(addr: u32, v: Self);
+}
+
+macro_rules! shared_word {
+    ($($t:ty, $reg:ty, $class:ident, $bits:literal;)*) => {$(
+        impl SharedWord for $t {
+            #[inline(always)]
+            unsafe fn load_shared(addr: u32) -> $t {
+                let v: $reg;
+                // SAFETY: the caller guarantees `addr`.
+                unsafe {
+                    asm!(concat!("ld.shared.u", $bits, " {v}, [{a}];"), v = out($class) v, a = in(reg32) addr,
+                        options(nostack, preserves_flags, readonly));
+                }
+                v as $t
+            }
+            #[inline(always)]
+            unsafe fn store_shared(addr: u32, v: $t) {
+                // SAFETY: the caller guarantees `addr`.
+                unsafe {
+                    asm!(concat!("st.shared.u", $bits, " [{a}], {v};"), a = in(reg32) addr, v = in($class) v as $reg,
+                        options(nostack, preserves_flags));
+                }
+            }
+        }
+    )*};
+}
+
+// PTX has no 8-bit registers: a byte is loaded into, and stored from, the low bits of a 16-bit one.
+shared_word! {
+    u8, u16, reg16, "8";
+    u16, u16, reg16, "16";
+    u32, u32, reg32, "32";
+    u64, u64, reg64, "64";
 }
 
 /// Block-wide barrier. Never call it under a condition that differs between the block's threads.

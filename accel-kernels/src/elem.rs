@@ -7,7 +7,7 @@
 //! move 32-bit words: 64-bit scalars take two, `bool` and the 8- and 16-bit integers are widened
 //! to one, a tuple shuffles its parts.
 
-use crate::device;
+use crate::device::{self, SharedWord};
 
 /// An element of a device array.
 pub trait DeviceElem: Copy {
@@ -29,6 +29,18 @@ pub trait DeviceElem: Copy {
     /// # Safety
     /// As `load`.
     unsafe fn load_volatile(p: Self::Ptr, i: usize) -> Self;
+    /// The element at shared-space address `addr` (laid out as in host memory: a tuple's parts at
+    /// their `offset_of`), read with `ld.shared` ([`device::SharedWord`]).
+    ///
+    /// # Safety
+    /// `addr` lies in a block-shared buffer, aligned to the element, written before a barrier (or
+    /// by this thread).
+    unsafe fn load_shared(addr: u32) -> Self;
+    /// Writes the element at shared-space address `addr` (as [`DeviceElem::load_shared`]).
+    ///
+    /// # Safety
+    /// `addr` lies in a block-shared buffer, aligned to the element.
+    unsafe fn store_shared(addr: u32, v: Self);
     /// `p` where `keep`, else columns of zeros (element 0 of each is a zero of its type), chosen
     /// by selects: a checked read outside its array loads from these instead of branching.
     fn or_zeros(p: Self::Ptr, keep: bool) -> Self::Ptr;
@@ -77,6 +89,18 @@ macro_rules! scalar32 {
                 let from: fn(u32) -> $t = $from;
                 // SAFETY: as `load`.
                 from(unsafe { p.cast::<$raw>().add(i).read_volatile() } as u32)
+            }
+            #[inline(always)]
+            unsafe fn load_shared(addr: u32) -> $t {
+                let from: fn(u32) -> $t = $from;
+                // SAFETY: the caller guarantees `addr`; `$raw` has `$t`'s size.
+                from(unsafe { <$raw as SharedWord>::load_shared(addr) } as u32)
+            }
+            #[inline(always)]
+            unsafe fn store_shared(addr: u32, v: $t) {
+                let to: fn($t) -> u32 = $to;
+                // SAFETY: as `load_shared`; the word's high bits are zero or dropped.
+                unsafe { <$raw as SharedWord>::store_shared(addr, to(v) as $raw) }
             }
             #[inline(always)]
             fn or_zeros(p: *mut $t, keep: bool) -> *mut $t {
@@ -151,6 +175,18 @@ macro_rules! scalar64 {
                 unsafe { p.add(i).read_volatile() }
             }
             #[inline(always)]
+            unsafe fn load_shared(addr: u32) -> $t {
+                let from: fn(u64) -> $t = $from;
+                // SAFETY: the caller guarantees `addr`.
+                from(unsafe { <u64 as SharedWord>::load_shared(addr) })
+            }
+            #[inline(always)]
+            unsafe fn store_shared(addr: u32, v: $t) {
+                let to: fn($t) -> u64 = $to;
+                // SAFETY: the caller guarantees `addr`.
+                unsafe { <u64 as SharedWord>::store_shared(addr, to(v)) }
+            }
+            #[inline(always)]
             fn or_zeros(p: *mut $t, keep: bool) -> *mut $t {
                 if keep { p } else { ZEROS.as_ptr().cast::<$t>().cast_mut() }
             }
@@ -211,6 +247,16 @@ macro_rules! tuple {
             unsafe fn load_volatile(p: Self::Ptr, i: usize) -> Self {
                 // SAFETY: as `load`.
                 unsafe { ($($T::load_volatile(p.$i, i),)+) }
+            }
+            #[inline(always)]
+            unsafe fn load_shared(addr: u32) -> Self {
+                // SAFETY: each part lies at its offset in the element, aligned as the part.
+                unsafe { ($($T::load_shared(addr + core::mem::offset_of!(Self, $i) as u32),)+) }
+            }
+            #[inline(always)]
+            unsafe fn store_shared(addr: u32, v: Self) {
+                // SAFETY: as `load_shared`.
+                unsafe { $($T::store_shared(addr + core::mem::offset_of!(Self, $i) as u32, v.$i);)+ }
             }
             #[inline(always)]
             fn or_zeros(p: Self::Ptr, keep: bool) -> Self::Ptr {

@@ -32,7 +32,7 @@
 //! thread of a block (its tiles and their bounds), never in per-thread ones.
 
 use crate::abi::{BLOCK_THREADS, COMPACT_ITEMS, SPREAD_TILE, WARP, spread};
-use crate::atomic::{AtomicAdd, AtomicMinMax, SharedAdd};
+use crate::atomic::{AtomicAdd, AtomicMinMax};
 use crate::device;
 use crate::elem::DeviceElem;
 use crate::search;

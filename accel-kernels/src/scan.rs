@@ -386,32 +386,50 @@ impl<T: DeviceElem> BlockShared<T> {
         BlockShared { base, _elem: core::marker::PhantomData }
     }
 
+    /// The shared-space address of 32-bit word `k`.
     #[inline(always)]
-    fn word(&self, k: usize) -> *mut u32 {
-        device::shared_generic(self.base + 4 * k as u32)
+    fn word(&self, k: usize) -> u32 {
+        self.base + 4 * k as u32
     }
 
-    /// Value slot `k`: warp `k`'s total for `k < WARPS`, the tile's prefix for `k == WARPS`.
+    /// The shared-space address of value slot `k`: warp `k`'s total for `k < WARPS`, the tile's
+    /// prefix for `k == WARPS`.
     #[inline(always)]
-    fn value(&self, k: usize) -> *mut T {
-        device::shared_generic::<T>(self.base + SHARED_VALUES as u32).wrapping_add(k)
+    fn value(&self, k: usize) -> u32 {
+        self.base + (SHARED_VALUES + k * core::mem::size_of::<T>()) as u32
+    }
+
+    /// Word 0: the claimed tile.
+    #[inline(always)]
+    fn set_ticket(&self, j: u32) {
+        // SAFETY: word 0 lies in the buffer.
+        unsafe { u32::store_shared(self.word(0), j) }
+    }
+
+    /// # Safety
+    /// Written before a barrier that precedes this read.
+    #[inline(always)]
+    unsafe fn ticket(&self) -> u32 {
+        // SAFETY: word 0 lies in the buffer; the caller guarantees the order.
+        unsafe { u32::load_shared(self.word(0)) }
     }
 
     #[inline(always)]
     fn set(&self, k: usize, v: Option<T>) {
-        // SAFETY: slot `k` and its flag (word `k + 1`) lie in the buffer (`k <= WARPS`).
+        // SAFETY: slot `k` and its flag (word `k + 1`) lie in the buffer (`k <= WARPS`), aligned
+        // (`SHARED_VALUES` is a multiple of 16, a slot's size of the element's alignment).
         unsafe {
             if let Some(v) = v {
-                self.value(k).write(v);
+                T::store_shared(self.value(k), v);
             }
-            self.word(k + 1).write(v.is_some() as u32);
+            u32::store_shared(self.word(k + 1), v.is_some() as u32);
         }
     }
 
     #[inline(always)]
     fn read(&self, k: usize) -> Option<T> {
         // SAFETY: as `set`; written before the barrier that precedes this read.
-        unsafe { (self.word(k + 1).read() != 0).then(|| self.value(k).read()) }
+        unsafe { (u32::load_shared(self.word(k + 1)) != 0).then(|| T::load_shared(self.value(k))) }
     }
 }
 
@@ -425,7 +443,9 @@ const EXCHANGE_BYTES: usize = 64;
 /// `l * PER_THREAD ..`: a lane scans consecutive items). One pad element follows every 32, so that
 /// the blocked reads `l * PER_THREAD + k` of a step fall in different banks.
 struct Exchange<T, const PER_THREAD: usize> {
-    base: *mut T,
+    /// The shared-space address of this warp's part.
+    base: u32,
+    _elem: core::marker::PhantomData<T>,
 }
 
 impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
@@ -438,19 +458,27 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
     /// kernel declares no buffer.
     #[inline(always)]
     fn of_warp(warp: usize) -> Self {
-        if !Self::FITS {
-            return Exchange { base: core::ptr::null_mut() };
-        }
-        let buffer = device::shared_buffer!("accel_scan_exchange", 16, WARPS * (WARP + 1) * EXCHANGE_BYTES);
-        Exchange { base: device::shared_generic::<T>(buffer).wrapping_add(warp * Self::PART) }
+        let base = if Self::FITS {
+            let buffer = device::shared_buffer!("accel_scan_exchange", 16, WARPS * (WARP + 1) * EXCHANGE_BYTES);
+            buffer + (warp * Self::PART * core::mem::size_of::<T>()) as u32
+        } else {
+            0
+        };
+        Exchange { base, _elem: core::marker::PhantomData }
+    }
+
+    /// The shared-space address of position `i`, pads counted.
+    #[inline(always)]
+    fn at(&self, i: usize) -> u32 {
+        self.base + ((i + i / WARP) * core::mem::size_of::<T>()) as u32
     }
 
     /// # Safety
     /// `i < WARP * PER_THREAD`.
     #[inline(always)]
     unsafe fn put(&self, i: usize, v: T) {
-        // SAFETY: the padded position of `i` lies in this warp's part.
-        unsafe { self.base.add(i + i / WARP).write(v) }
+        // SAFETY: the padded position of `i` lies in this warp's part, aligned as an element.
+        unsafe { T::store_shared(self.at(i), v) }
     }
 
     /// # Safety
@@ -458,7 +486,7 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
     #[inline(always)]
     unsafe fn get(&self, i: usize) -> T {
         // SAFETY: as `put`.
-        unsafe { self.base.add(i + i / WARP).read() }
+        unsafe { T::load_shared(self.at(i)) }
     }
 }
 
@@ -501,12 +529,12 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
         if t == 0 {
             // SAFETY: the ticket is a zeroed word of global memory (the caller's contract); word 0
             // of the buffer is the block's.
-            unsafe { shared.word(0).write(device::fetch_add32(status.ticket, 1)) };
+            unsafe { shared.set_ticket(device::fetch_add32(status.ticket, 1)) };
         }
         device::sync_threads();
         // SAFETY: written by thread 0 before the barrier. Thread 0 writes it again only after the
         // warps' barrier below, which every thread reaches after this read.
-        let j = unsafe { shared.word(0).read() } as usize;
+        let j = unsafe { shared.ticket() } as usize;
         if j >= tiles {
             return;
         }
