@@ -737,7 +737,16 @@ impl Gen {
                 });
                 let f = self.index_lambda(f, r, quote!(::std::option::Option<[usize; #r2]>), body);
                 let c = self.lambda(combine)?;
-                quote!(#cpu::permute(__cx, #d, #a, #f, #c))
+                match (kernel::permute_combine(combine), combine.params[0].1.as_elem().and_then(ElemType::as_scalar)) {
+                    // `+` has an identity, so partial results need not track their first source.
+                    // `-0.0` is a float `+`'s, bit for bit (`0.0 + -0.0` is `0.0`; `-0.0 + 0.0` would not be `-0.0`).
+                    (kernel::PermuteCombine::Add, Some(s)) => {
+                        let ty = scalar_type(s);
+                        let zero = if s.is_float() { quote!((-0.0 as #ty)) } else { quote!((0 as #ty)) };
+                        quote!(#cpu::permute_with_identity(__cx, #d, #a, #f, #c, #zero))
+                    }
+                    _ => quote!(#cpu::permute(__cx, #d, #a, #f, #c)),
+                }
             }
             // The CPU runs fused form 4 as the expand and the permute it fuses.
             ExpandPermute { .. } => return self.expr(&expand_permute::unfused(op, ty)),
@@ -990,8 +999,16 @@ mod tests {
              }",
         );
         let code = cpu_code(&inline_generates(&p));
-        for skeleton in ["scan_imap", "fold_seg_imap", "scan", "fold_imap", "scan_seg", "permute", "stencil", "filter"]
-        {
+        for skeleton in [
+            "scan_imap",
+            "fold_seg_imap",
+            "scan",
+            "fold_imap",
+            "scan_seg",
+            "permute_with_identity",
+            "stencil",
+            "filter",
+        ] {
             assert!(
                 code.contains(&format!("cpu :: {skeleton} (__cx , & :: accel :: __private :: cpu :: Delayed")),
                 "{skeleton}: {code}"

@@ -45,7 +45,7 @@ pub use expand::{expand, filter};
 pub use fold::{fold, fold_all, fold_all_imap, fold_imap};
 pub use map::generate;
 pub use movement::{concat, reshape, slice};
-pub use permute::permute;
+pub use permute::{permute, permute_with_identity};
 pub use scan::{scan, scan_imap, scan_total};
 pub use segmented::{fold_seg, fold_seg_imap, scan_seg, scan_seg_imap};
 pub use source::{Delayed, DelayedIter, Source};

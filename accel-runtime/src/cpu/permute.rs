@@ -7,7 +7,9 @@
 //!   their destinations and combines its elements into a private partial result per
 //!   destination, later sources on the left
 //!   (`combine(x, partial)`); the partials are then applied to `defaults` in chunk order, in
-//!   parallel over destinations;
+//!   parallel over destinations. A partial is absent until its first source arrives, unless the
+//!   caller knows an identity of `combine` ([`permute_with_identity`], `+` from 0): then every
+//!   partial starts from it, and the loop over the sources is a load, a combine and a store;
 //! - *buckets* (many destinations): the destination range is cut into blocks; a stable counting
 //!   sort places every source index in its block's bucket, in source order; each block then
 //!   applies its bucket sequentially, blocks in parallel; the destinations are found first, in
@@ -71,6 +73,46 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
     f: impl Fn([usize; R]) -> Option<[usize; R2]> + Sync + Send,
     combine: impl Fn(E, E) -> E + Sync + Send,
 ) -> Result<Array<E, R2>> {
+    scatter(cx, defaults, a, f, combine, None)
+}
+
+/// [`permute`] with an identity of `combine`: `combine(identity, x) == x` and
+/// `combine(x, identity) == x` for every `x` (bit for bit: `0` for an integer `+`, `-0.0` for a
+/// float `+`). The private partial results of a scatter with few destinations then start from
+/// it instead of being absent until their first source.
+///
+/// ```
+/// use accel_runtime::{cpu::{self, Ctx}, Vector};
+/// let keys = Vector::from_vec(vec![1usize, 0, 1, 3, 1]);
+/// let zeros = Vector::from_vec(vec![0u32; 3]);
+/// let ones = cpu::generate(&Ctx::new(), keys.shape(), |_| 1u32)?;
+/// let hist = cpu::permute_with_identity(&Ctx::new(), &zeros, &ones, |[i]| {
+///     let k = keys.get_linear(i);
+///     (k < 3).then_some([k])
+/// }, |new, old| new + old, 0)?;
+/// assert_eq!(hist.to_vec(), vec![1, 3, 0]);
+/// # Ok::<(), accel_runtime::Error>(())
+/// ```
+pub fn permute_with_identity<E: Elem, const R: usize, const R2: usize>(
+    cx: &Ctx,
+    defaults: &impl Source<E, R2>,
+    a: &impl Source<E, R>,
+    f: impl Fn([usize; R]) -> Option<[usize; R2]> + Sync + Send,
+    combine: impl Fn(E, E) -> E + Sync + Send,
+    identity: E,
+) -> Result<Array<E, R2>> {
+    scatter(cx, defaults, a, f, combine, Some(identity))
+}
+
+/// [`permute`], with the identity of `combine` where the caller knows one.
+fn scatter<E: Elem, const R: usize, const R2: usize>(
+    cx: &Ctx,
+    defaults: &impl Source<E, R2>,
+    a: &impl Source<E, R>,
+    f: impl Fn([usize; R]) -> Option<[usize; R2]> + Sync + Send,
+    combine: impl Fn(E, E) -> E + Sync + Send,
+    identity: Option<E>,
+) -> Result<Array<E, R2>> {
     let (defaults, a) = (&defaults.view(), &a.view());
     let dshape = defaults.shape();
     let dest = |ix: [usize; R]| match f(ix) {
@@ -94,7 +136,18 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
         let chunk = chunk_len(n);
         let chunks = n.div_ceil(chunk);
         if defaults.len().saturating_mul(chunks) <= n / 2 {
-            by_partials(defaults, a, &dest, chunk, &combine)?
+            match identity {
+                Some(zero) => by_partials(defaults, a, &dest, chunk, zero, &combine, &combine)?,
+                None => by_partials(
+                    defaults,
+                    a,
+                    &dest,
+                    chunk,
+                    None,
+                    |x, old: Option<E>| Some(old.map_or(x, |old| combine(x, old))),
+                    |new: Option<E>, old| new.map_or(old, |new| combine(new, old)),
+                )?,
+            }
         } else {
             let mut dst = vec![DROPPED; n];
             dst.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
@@ -116,34 +169,34 @@ pub fn permute<E: Elem, const R: usize, const R2: usize>(
 
 /// The partials strategy: one private partial result per chunk of sources and destination,
 /// each chunk finding its sources' destinations (`dest`, [`DROPPED`] for none) as it combines
-/// them: no destination is written to memory.
-fn by_partials<E: Elem, const R: usize, const R2: usize>(
+/// them: no destination is written to memory. A partial starts as `empty` and takes a source
+/// with `add(x, partial)`; `apply(partial, old)` then combines it into the result.
+fn by_partials<E: Elem, P: Copy + Send + Sync, const R: usize, const R2: usize>(
     defaults: &impl Source<E, R2>,
     src: &impl Source<E, R>,
     dest: &(impl Fn([usize; R]) -> usize + Sync),
     chunk: usize,
-    combine: &(impl Fn(E, E) -> E + Sync),
+    empty: P,
+    add: impl Fn(E, P) -> P + Sync,
+    apply: impl Fn(P, E) -> E + Sync,
 ) -> Result<E::Columns> {
     let (m, n, shape) = (defaults.len(), src.len(), src.shape());
-    let partials: Vec<Vec<Option<E>>> = (0..n.div_ceil(chunk))
+    let partials: Vec<Vec<P>> = (0..n.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
-            let mut acc: Vec<Option<E>> = vec![None; m];
+            let mut acc: Vec<P> = vec![empty; m];
             let mut ix = shape::unravel(c * chunk, shape);
             for i in c * chunk..(c * chunk + chunk).min(n) {
                 let d = dest(ix);
                 if d != DROPPED {
-                    let x = src.get_at(i, ix);
-                    acc[d] = Some(acc[d].map_or(x, |old| combine(x, old)));
+                    acc[d] = add(src.get_at(i, ix), acc[d]);
                 }
                 shape::step(shape, &mut ix);
             }
             acc
         })
         .collect();
-    par_build_indexed(defaults.shape(), |d, ix| {
-        partials.iter().fold(defaults.get_at(d, ix), |old, p| p[d].map_or(old, |new| combine(new, old)))
-    })
+    par_build_indexed(defaults.shape(), |d, ix| partials.iter().fold(defaults.get_at(d, ix), |old, p| apply(p[d], old)))
 }
 
 /// The buckets strategy: a stable counting sort of source indices by destination block, then
@@ -237,6 +290,35 @@ mod tests {
                 }
             }
             assert_eq!(got.to_vec(), want, "m = {m}");
+        }
+    }
+
+    #[test]
+    fn partials_from_an_identity_are_the_sequential_sums_bit_for_bit() {
+        let n = 6 * MIN_CHUNK + 5;
+        let cx = Ctx::new();
+        // Integers wrap. Floats are mostly `-0.0`: a destination whose sources are all `-0.0`
+        // keeps that sign only if its partials start from `-0.0`, not `0.0`.
+        let ints = Vector::from_vec((0..n).map(|j| (j as u32).wrapping_mul(2_654_435_761)).collect());
+        let zero = |j: usize| if j.is_multiple_of(2) { 0.0f32 } else { -0.0 };
+        let floats =
+            Vector::from_vec((0..n).map(|j| if j % 11 == 0 { j as f32 * 0.37 - 900.0 } else { -0.0 }).collect());
+        for m in [1, 7, 300, 2 * n] {
+            let key = |j: usize| (!j.is_multiple_of(5)).then_some(j.wrapping_mul(40_503) % m);
+            let int_defaults = Vector::from_vec((0..m).map(|d| d as u32 ^ 0xdead).collect());
+            let got = permute_with_identity(&cx, &int_defaults, &ints, |[j]| key(j).map(|d| [d]), u32::wrapping_add, 0);
+            let mut want = int_defaults.to_vec();
+            (0..n)
+                .filter_map(|j| key(j).map(|d| (j, d)))
+                .for_each(|(j, d)| want[d] = ints.get_linear(j).wrapping_add(want[d]));
+            assert_eq!(got.unwrap().to_vec(), want, "u32, m = {m}");
+
+            let float_defaults = Vector::from_vec((0..m).map(zero).collect());
+            let got =
+                permute_with_identity(&cx, &float_defaults, &floats, |[j]| key(j).map(|d| [d]), |a, b| a + b, -0.0);
+            let plain = permute(&cx, &float_defaults, &floats, |[j]| key(j).map(|d| [d]), |a, b| a + b).unwrap();
+            let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+            assert_eq!(bits(got.unwrap().to_vec()), bits(plain.to_vec()), "f32, m = {m}");
         }
     }
 
