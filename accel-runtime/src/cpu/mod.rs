@@ -232,7 +232,7 @@ impl Ctx {
     /// fused, delayed array).
     #[inline]
     pub fn check_index<const R: usize>(&self, op: &str, ix: [usize; R], shape: [usize; R]) -> bool {
-        self.check_inside(ix, shape, || Error::index_out_of_bounds(op, &ix, &shape))
+        self.check_inside(ix, shape, move || Error::index_out_of_bounds(op, &ix, &shape))
     }
 
     /// `a[ix]` written in the source as read `number` (see `accel_core::ir::ReadSite::Source`),
@@ -247,7 +247,7 @@ impl Ctx {
     /// array).
     #[inline]
     pub fn check_source_index<const R: usize>(&self, number: u32, ix: [usize; R], shape: [usize; R]) -> bool {
-        self.check_inside(ix, shape, || Error::index_out_of_bounds("index", &ix, &shape).at_read(number))
+        self.check_inside(ix, shape, move || Error::index_out_of_bounds("index", &ix, &shape).at_read(number))
     }
 
     /// A read of `a` at `ix` on behalf of `op`, which names it when `ix` is out of range.
@@ -258,6 +258,9 @@ impl Ctx {
     }
 
     /// Whether `ix` is inside `shape`; if not, records the error `outside` makes (only then).
+    /// `outside` owns copies of what it needs (a `move` closure): one that borrowed the index and
+    /// the shape kept them in memory, three stores on the stack per read on the hot path (a
+    /// sparse product's `x[col]`).
     #[inline]
     fn check_inside<const R: usize>(&self, ix: [usize; R], shape: [usize; R], outside: impl FnOnce() -> Error) -> bool {
         let inside = shape::contains(shape, ix);
