@@ -740,9 +740,9 @@ impl Gen {
                 match (kernel::permute_combine(combine), combine.params[0].1.as_elem().and_then(ElemType::as_scalar)) {
                     // `+` has an identity, so partial results need not track their first source.
                     // `-0.0` is a float `+`'s, bit for bit (`0.0 + -0.0` is `0.0`; `-0.0 + 0.0` would not be `-0.0`).
+                    // The literal takes the element's type from the other operands.
                     (kernel::PermuteCombine::Add, Some(s)) => {
-                        let ty = scalar_type(s);
-                        let zero = if s.is_float() { quote!((-0.0 as #ty)) } else { quote!((0 as #ty)) };
+                        let zero = if s.is_float() { quote!(-0.0) } else { quote!(0) };
                         quote!(#cpu::permute_with_identity(__cx, #d, #a, #f, #c, #zero))
                     }
                     _ => quote!(#cpu::permute(__cx, #d, #a, #f, #c)),
