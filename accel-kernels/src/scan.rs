@@ -367,6 +367,13 @@ const LOOK_BACK_WAIT_MAX: u32 = 256;
 
 /// What the warps of a block of `scan_single_pass` share: the claimed tile, each warp's total
 /// and the tile's exclusive prefix, each value with a flag (0: absent), in one shared buffer.
+///
+/// Layout, in 16-byte groups: the ticket alone; the warps' flags; the prefix's flag alone; the
+/// warps' values; the prefix's value alone. The ticket is written while the block reads the warps'
+/// flags and the prefix while it reads their values, and ptxas merges neighbouring shared reads
+/// into 16-byte ones (`LDS.128` at the ticket's word for the first flags): a word that shared a
+/// group with them would be read in the middle of its write, harmlessly since the read part is
+/// dropped, but as a hazard that `compute-sanitizer --tool racecheck` reports.
 struct BlockShared<T> {
     base: u32,
     _elem: core::marker::PhantomData<T>,
@@ -374,15 +381,23 @@ struct BlockShared<T> {
 
 /// Warps of a block.
 const WARPS: usize = BLOCK_THREADS as usize / WARP;
-/// Where the values of [`BlockShared`] start: after the ticket, the prefix's flag and one flag
-/// per warp (32-bit words), rounded up to the buffer's alignment.
-const SHARED_VALUES: usize = ((2 + WARPS) * 4).next_multiple_of(16);
+/// 32-bit words of a 16-byte group.
+const GROUP_WORDS: usize = 4;
+/// Word of the first warp's flag: the ticket's group precedes.
+const WARP_FLAGS: usize = GROUP_WORDS;
+/// Word of the prefix's flag: the group after the warps' flags.
+const PREFIX_FLAG: usize = (WARP_FLAGS + WARPS).next_multiple_of(GROUP_WORDS);
+/// Byte offset of the first warp's value: the group after the prefix's flag.
+const WARP_VALUES: usize = (PREFIX_FLAG + GROUP_WORDS) * 4;
+/// Byte offset of the prefix's value: after the warps' slots, each [`SCAN_SLOT`] bytes, a
+/// multiple of 16.
+const PREFIX_VALUE: usize = WARP_VALUES + WARPS * SCAN_SLOT;
 
 impl<T: DeviceElem> BlockShared<T> {
     #[inline(always)]
     fn get() -> BlockShared<T> {
         const { assert!(core::mem::size_of::<T>() <= SCAN_SLOT && core::mem::align_of::<T>() <= 16) };
-        let base = device::shared_buffer!("accel_scan_block", 16, SHARED_VALUES + (WARPS + 1) * SCAN_SLOT);
+        let base = device::shared_buffer!("accel_scan_block", 16, PREFIX_VALUE + SCAN_SLOT);
         BlockShared { base, _elem: core::marker::PhantomData }
     }
 
@@ -392,11 +407,15 @@ impl<T: DeviceElem> BlockShared<T> {
         self.base + 4 * k as u32
     }
 
-    /// The shared-space address of value slot `k`: warp `k`'s total for `k < WARPS`, the tile's
-    /// prefix for `k == WARPS`.
+    /// The shared-space addresses of value slot `k` and of its flag: warp `k`'s total for
+    /// `k < WARPS`, the tile's prefix for `k == WARPS`.
     #[inline(always)]
-    fn value(&self, k: usize) -> u32 {
-        self.base + (SHARED_VALUES + k * core::mem::size_of::<T>()) as u32
+    fn slot(&self, k: usize) -> (u32, u32) {
+        if k < WARPS {
+            (self.base + (WARP_VALUES + k * core::mem::size_of::<T>()) as u32, self.word(WARP_FLAGS + k))
+        } else {
+            (self.base + PREFIX_VALUE as u32, self.word(PREFIX_FLAG))
+        }
     }
 
     /// Word 0: the claimed tile.
@@ -416,20 +435,22 @@ impl<T: DeviceElem> BlockShared<T> {
 
     #[inline(always)]
     fn set(&self, k: usize, v: Option<T>) {
-        // SAFETY: slot `k` and its flag (word `k + 1`) lie in the buffer (`k <= WARPS`), aligned
-        // (`SHARED_VALUES` is a multiple of 16, a slot's size of the element's alignment).
+        let (value, flag) = self.slot(k);
+        // SAFETY: slot `k` and its flag lie in the buffer (`k <= WARPS`), aligned (`WARP_VALUES`
+        // and `PREFIX_VALUE` are multiples of 16, a slot's size of the element's alignment).
         unsafe {
             if let Some(v) = v {
-                T::store_shared(self.value(k), v);
+                T::store_shared(value, v);
             }
-            u32::store_shared(self.word(k + 1), v.is_some() as u32);
+            u32::store_shared(flag, v.is_some() as u32);
         }
     }
 
     #[inline(always)]
     fn read(&self, k: usize) -> Option<T> {
+        let (value, flag) = self.slot(k);
         // SAFETY: as `set`; written before the barrier that precedes this read.
-        unsafe { (u32::load_shared(self.word(k + 1)) != 0).then(|| T::load_shared(self.value(k))) }
+        unsafe { (u32::load_shared(flag) != 0).then(|| T::load_shared(value)) }
     }
 }
 
