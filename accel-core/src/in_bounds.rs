@@ -3,20 +3,28 @@
 //! A closure that runs over an index space gets each of its indices exactly once, and only
 //! indices inside that space: a `generate`'s closure is called for the indices of its shape (a
 //! delayed one, read at another index, only after that index is checked against its shape), a
-//! `permute`'s target function for the indices of its source. Where that space is the shape of
-//! an array variable `xs` (`generate(xs.shape(), |ix| ..)`, `xs.map(..).permute(.., |i| ..)`,
-//! which fusion turns into `generate(shape(xs), ..)`), a read `xs[ix]` at the closure's own index
-//! is inside `xs`, whatever the program computes. This pass marks such reads
-//! [`ReadSite::Elementwise`], which every backend reads without a check: on the GPU the check
-//! is a branch with an error path before every load, which keeps the loads of a thread's
-//! elements from being in flight together (a histogram's binning waited on each sample's load
-//! before the next one was issued); on the CPU it keeps loops from vectorising.
+//! `permute`'s target function for the indices of its source. So component `k` of its index
+//! lies below the space's extent `k`. Where that extent is dimension `d` of an array variable
+//! `xs`, the component lies inside that dimension, whatever the program computes; a read
+//! `xs[ix]` whose every component lies inside the matching dimension of `xs` is inside `xs`.
+//! That covers a read at the closure's own index over `xs`'s shape (`generate(xs.shape(), |ix|
+//! ..)`, `xs.map(..).permute(.., |i| ..)`, which fusion turns into `generate(shape(xs), ..)`)
+//! and reads of components each in its place: in a matrix product
+//! `generate([a.rows(), b.cols(), a.cols()], |(i, j, p)| a[(i, p)] * b[(p, j)])`, `a[(i, p)]` is
+//! inside `a`, while `b[(p, j)]` keeps its check (`p` ranges over `a`'s columns, which need not
+//! be `b`'s rows). This pass marks such reads [`ReadSite::Elementwise`], which every backend
+//! reads without a check: on the GPU the check is a branch with an error path before every
+//! load, which keeps the loads of a thread's elements from being in flight together (a
+//! histogram's binning waited on each sample's load before the next one was issued); on the CPU
+//! it keeps loops from vectorising.
 //!
-//! What counts as "the closure's own index": its parameter, a `let` that renames it, or a tuple
-//! of its components in order (`|(i, j)| m[(i, j)]`, which the front end lowers to projections
-//! of the parameter). What counts as the shape of `xs`: `shape(xs)`, `len(xs)` for a vector,
-//! or a `let` bound to one of them. A variable bound again inside the closure (an index or an
-//! array of the same id) ends the proof for what it shadows.
+//! What counts as a component of the closure's index: a projection of its parameter, a `let`
+//! bound to one, or the parameter itself for a space of rank 1; an index is its parameter, a
+//! `let` that renames it, or a tuple of components (the front end lowers `|(i, j)|` to
+//! projections of the parameter). What counts as a dimension of `xs`: a component of
+//! `shape(xs)`, `xs.len()` of a vector, `m.rows()` and `m.cols()` (projections of the shape),
+//! or a `let` bound to one of them or to the shape. A variable bound again inside the closure
+//! (an index, a dimension or an array of the same id) ends the proof for what it shadows.
 //!
 //! ```
 //! use accel_core::ir::{ExprKind, ReadSite, visit};
@@ -48,18 +56,42 @@ pub fn run(program: Program) -> Program {
     Program { body, ..program }
 }
 
+/// Dimension `dim` of the array variable with id `array`, of rank `rank`: the extent of one
+/// component of an index space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Extent {
+    array: u32,
+    dim: usize,
+    rank: usize,
+}
+
 /// What a variable in scope is known to be.
 #[derive(Clone, Debug)]
 enum Known {
-    /// An index that ranges over the shape of the array variable with this id, of this rank.
-    Index { array: u32, rank: usize },
-    /// Component `k` of such an index (of this rank).
-    Component { array: u32, k: usize, rank: usize },
-    /// The shape of the array variable with this id, of this rank.
-    ShapeOf { array: u32, rank: usize },
+    /// An index whose component `k` ranges below `extents[k]` (`None`: an extent that is not
+    /// an array's dimension).
+    Index { extents: Vec<Option<Extent>> },
+    /// A component of such an index, ranging below this extent.
+    Component(Extent),
+    /// A shape whose component `k` is `extents[k]`.
+    Shape { extents: Vec<Option<Extent>> },
+    /// A dimension of an array (`let n = xs.len()`, `let k = m.cols()`).
+    Dim(Extent),
     /// An array of the same shape as the array variable with this id (a `let` of a
     /// `generate` over its shape, which is how a `map` of it is written without fusion).
     SameShapeAs { array: u32 },
+}
+
+impl Known {
+    /// Whether what is known involves the array variable with this id.
+    fn mentions(&self, id: u32) -> bool {
+        let extent = |e: &Option<Extent>| e.is_some_and(|e| e.array == id);
+        match self {
+            Known::Index { extents } | Known::Shape { extents } => extents.iter().any(extent),
+            Known::Component(e) | Known::Dim(e) => e.array == id,
+            Known::SameShapeAs { array } => *array == id,
+        }
+    }
 }
 
 /// The variables known at a point of the program, by id.
@@ -81,12 +113,7 @@ impl Scope {
 
     fn forget(&mut self, v: &Var) {
         self.known.remove(&v.id);
-        self.known.retain(|_, k| match k {
-            Known::Index { array, .. }
-            | Known::Component { array, .. }
-            | Known::ShapeOf { array, .. }
-            | Known::SameShapeAs { array } => *array != v.id,
-        });
+        self.known.retain(|_, k| !k.mentions(v.id));
     }
 
     /// The array variable `a` is, standing for every array of its shape: the one it has the
@@ -101,48 +128,81 @@ impl Scope {
         }
     }
 
-    /// The array variable whose shape `shape` is ([`Scope::array`]), and its rank.
-    fn shape_of(&self, shape: &Expr) -> Option<(u32, usize)> {
+    /// The extents of the shape `shape`, component by component: `shape(xs)` is every
+    /// dimension of `xs`; `xs.len()` of a vector, `m.rows()`, `m.cols()` or a variable bound to
+    /// one of them is that dimension, as a rank-1 shape or as a component of a tuple of them.
+    fn extents(&self, shape: &Expr) -> Option<Vec<Option<Extent>>> {
         match &shape.kind {
-            ExprKind::Shape(a) => self.array(a).map(|v| (v, rank(a))),
-            ExprKind::Len(a) if rank(a) == 1 => self.array(a).map(|v| (v, 1)),
+            ExprKind::Shape(a) => {
+                let (array, rank) = (self.array(a)?, rank(a));
+                Some((0..rank).map(|dim| Some(Extent { array, dim, rank })).collect())
+            }
             ExprKind::Var(v) => match self.known.get(&v.id) {
-                Some(Known::ShapeOf { array, rank }) => Some((*array, *rank)),
+                Some(Known::Shape { extents }) => Some(extents.clone()),
+                Some(Known::Dim(e)) => Some(vec![Some(*e)]),
+                _ => None,
+            },
+            ExprKind::Tuple(parts) => Some(parts.iter().map(|p| self.dim(p)).collect()),
+            _ => self.dim(shape).map(|e| vec![Some(e)]),
+        }
+    }
+
+    /// The array dimension the scalar `e` is, if it is one.
+    fn dim(&self, e: &Expr) -> Option<Extent> {
+        match &e.kind {
+            ExprKind::Len(a) if rank(a) == 1 => Some(Extent { array: self.array(a)?, dim: 0, rank: 1 }),
+            ExprKind::Proj(shape, k) if matches!(shape.kind, ExprKind::Shape(_) | ExprKind::Var(_)) => {
+                *self.extents(shape)?.get(*k)?
+            }
+            ExprKind::Var(v) => match self.known.get(&v.id) {
+                Some(Known::Dim(e)) => Some(*e),
                 _ => None,
             },
             _ => None,
         }
     }
 
-    /// The array variable over whose whole shape `index` ranges, if it is one.
-    fn index_of(&self, index: &Expr) -> Option<u32> {
+    /// The array variable whose whole shape `shape` is, and its rank.
+    fn shape_of(&self, shape: &Expr) -> Option<(u32, usize)> {
+        let extents = self.extents(shape)?;
+        let first = (*extents.first()?)?;
+        let whole = extents.len() == first.rank
+            && extents.iter().enumerate().all(|(dim, e)| *e == Some(Extent { dim, ..first }));
+        whole.then_some((first.array, first.rank))
+    }
+
+    /// Whether `index` lies inside the array variable `array` of rank `rank`: each of its
+    /// components ranges below the matching dimension of `array` (of an index over the same
+    /// dimensions, or of several indices, each component in its place).
+    fn inside(&self, index: &Expr, array: u32, rank: usize) -> bool {
+        let fits = |dim: usize, e: Option<Extent>| e == Some(Extent { array, dim, rank });
         match &index.kind {
             ExprKind::Var(v) => match self.known.get(&v.id) {
-                Some(Known::Index { array, .. }) => Some(*array),
-                _ => None,
+                Some(Known::Index { extents }) => {
+                    extents.len() == rank && extents.iter().enumerate().all(|(dim, e)| fits(dim, *e))
+                }
+                Some(Known::Component(e)) => rank == 1 && fits(0, Some(*e)),
+                _ => false,
             },
-            // Components of indices over the same shape, in order, each below its extent (they
-            // may come from different closures over that shape).
             ExprKind::Tuple(parts) => {
-                let (array, _, rank) = self.component(parts.first()?)?;
-                let in_order = parts.iter().enumerate().all(|(k, p)| self.component(p) == Some((array, k, rank)));
-                (in_order && parts.len() == rank).then_some(array)
+                parts.len() == rank && parts.iter().enumerate().all(|(dim, p)| fits(dim, self.component(p)))
             }
-            _ => None,
+            ExprKind::Proj(..) => rank == 1 && fits(0, self.component(index)),
+            _ => false,
         }
     }
 
-    /// `(array, k, rank)` when `e` is component `k` of an index of rank `rank` ranging over
-    /// `array`.
-    fn component(&self, e: &Expr) -> Option<(u32, usize, usize)> {
+    /// The extent that `e` ranges below when it is a component of an index space.
+    fn component(&self, e: &Expr) -> Option<Extent> {
         match &e.kind {
             ExprKind::Var(v) => match self.known.get(&v.id) {
-                Some(Known::Component { array, k, rank }) => Some((*array, *k, *rank)),
+                Some(Known::Component(e)) => Some(*e),
+                Some(Known::Index { extents }) if extents.len() == 1 => extents[0],
                 _ => None,
             },
             ExprKind::Proj(x, k) => match &x.kind {
                 ExprKind::Var(v) => match self.known.get(&v.id) {
-                    Some(Known::Index { array, rank }) => Some((*array, *k, *rank)),
+                    Some(Known::Index { extents }) => *extents.get(*k)?,
                     _ => None,
                 },
                 _ => None,
@@ -152,7 +212,7 @@ impl Scope {
     }
 
     /// What a `let` of `value` makes its variable: a renamed index, shape or array, a
-    /// component, an array of a known shape.
+    /// component, a dimension, an array of a known shape.
     fn of_value(&self, value: &Expr) -> Option<Known> {
         if let Some(array) = self.array(value) {
             return Some(Known::SameShapeAs { array });
@@ -165,16 +225,22 @@ impl Scope {
         {
             return self.shape_of(shape).map(|(array, _)| Known::SameShapeAs { array });
         }
-        if let Some((array, k, rank)) = self.component(value) {
-            return Some(Known::Component { array, k, rank });
+        if let Some(e) = self.component(value) {
+            return Some(Known::Component(e));
         }
-        self.shape_of(value).map(|(array, rank)| Known::ShapeOf { array, rank })
+        if value.ty.as_array().is_none()
+            && let Some(e) = self.dim(value)
+        {
+            return Some(Known::Dim(e));
+        }
+        let extents = self.extents(value)?;
+        extents.iter().any(Option::is_some).then_some(Known::Shape { extents })
     }
 }
 
-/// The closure of `op` that runs over an index space, with the array variable whose shape that
-/// space is: the parameter's id, the array's id and its rank.
-fn index_space(op: &ArrayOp, scope: &Scope) -> Option<(u32, u32, usize)> {
+/// The closure of `op` that runs over an index space, with that space's extents: the
+/// parameter's id and the extent of each component.
+fn index_space(op: &ArrayOp, scope: &Scope) -> Option<(u32, Vec<Option<Extent>>)> {
     use ArrayOp::*;
     let (f, shape) = match op {
         Generate { shape, f, .. } => (f, shape.clone()),
@@ -208,8 +274,8 @@ fn index_space(op: &ArrayOp, scope: &Scope) -> Option<(u32, u32, usize)> {
         | NestedMap { .. }
         | Seq(_) => return None,
     };
-    let (array, rank) = scope.shape_of(&shape)?;
-    Some((f.params.first()?.0.id, array, rank))
+    let extents = scope.extents(&shape)?;
+    extents.iter().any(Option::is_some).then_some((f.params.first()?.0.id, extents))
 }
 
 fn prove(e: &mut Expr, scope: &Scope) {
@@ -219,14 +285,14 @@ fn prove(e: &mut Expr, scope: &Scope) {
         ExprKind::Index { array, index, site } => {
             if site.is_checked()
                 && let Some(v) = scope.array(array)
-                && scope.index_of(index) == Some(v)
+                && scope.inside(index, v, rank(array))
             {
                 *site = ReadSite::Elementwise;
             }
             None
         }
         ExprKind::Let { var, value, .. } => scope.of_value(value).map(|known| (var.id, known)),
-        ExprKind::Array(op) => index_space(op, scope).map(|(param, array, rank)| (param, Known::Index { array, rank })),
+        ExprKind::Array(op) => index_space(op, scope).map(|(param, extents)| (param, Known::Index { extents })),
         _ => None,
     };
     visit::for_each_child_mut(e, &mut |child, bound, _| {
@@ -304,6 +370,40 @@ mod tests {
     }
 
     #[test]
+    fn reads_whose_every_component_ranges_over_the_arrays_dimension_are_unchecked() {
+        // The matrix product: `a[(i, p)]` is inside `a`; `b[(p, j)]` only if `b` has as many
+        // rows as `a` has columns, which the program does not say.
+        assert_eq!(
+            checked_reads(
+                "fn f(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
+                     generate([a.rows(), b.cols(), a.cols()], |(i, j, p)| a[(i, p)] * b[(p, j)]).fold(0.0, |x, y| x + y)
+                 }"
+            ),
+            [false, true]
+        );
+        // An outer product over two lengths, one of them bound by a `let`.
+        assert_eq!(
+            checked_reads(
+                "fn f(xs: Vector<f32>, ys: Vector<f32>) -> Matrix<f32> {
+                     let n = xs.len();
+                     generate([n, ys.len()], |(i, j)| xs[i] * ys[j])
+                 }"
+            ),
+            [false, false]
+        );
+        // A row broadcast: the vector's length is the matrix's column count only by name.
+        assert_eq!(
+            checked_reads(
+                "fn f(m: Matrix<f32>, xs: Vector<f32>) -> Matrix<f32> {
+                     let s = m.shape();
+                     generate([s.0, s.1], |(i, j)| m[(i, j)] * xs[j])
+                 }"
+            ),
+            [false, true]
+        );
+    }
+
+    #[test]
     fn other_indices_and_other_shapes_keep_their_checks() {
         for src in [
             "fn f(xs: Vector<f32>) -> Vector<f32> { generate(xs.len(), |i| xs[i + 1]) }",
@@ -312,6 +412,10 @@ mod tests {
             "fn f(xs: Vector<f32>, n: usize) -> Vector<f32> { generate(n, |i| xs[i]) }",
             "fn f(m: Matrix<f32>) -> Vector<f32> { generate(m.len(), |i| m[(0, i)]) }",
             "fn f(m: Matrix<f32>) -> Matrix<f32> { generate(m.shape(), |(i, j)| m[(i, i)] + m[(j, j)]) }",
+            "fn f(m: Matrix<f32>) -> Matrix<f32> { generate([m.cols(), m.rows()], |(i, j)| m[(i, j)]) }",
+            "fn f(m: Matrix<f32>) -> Matrix<f32> { generate([m.rows(), m.rows()], |(i, j)| m[(i, j)]) }",
+            "fn f(xs: Vector<f32>, ys: Vector<f32>) -> Matrix<f32> { generate([xs.len(), ys.len()], |(i, j)| xs[j]) }",
+            "fn f(m: Matrix<f32>, xs: Vector<f32>) -> Vector<f32> { generate(m.rows(), |i| xs[i]) }",
         ] {
             assert!(checked_reads(src).iter().all(|c| *c), "{src}");
         }
