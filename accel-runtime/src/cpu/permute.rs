@@ -115,7 +115,9 @@ fn scatter<E: Elem, const R: usize, const R2: usize>(
 ) -> Result<Array<E, R2>> {
     let (defaults, a) = (&defaults.view(), &a.view());
     let dshape = defaults.shape();
-    let dest = |ix: [usize; R]| match f(ix) {
+    // A `move` closure: it holds `f`'s captures and the shape itself, one load fewer per source
+    // than through references to them.
+    let dest = move |ix: [usize; R]| match f(ix) {
         None => DROPPED,
         Some(d) if shape::contains(dshape, d) => shape::ravel(dshape, d),
         Some(d) => out_of_range(cx, d, dshape),

@@ -474,6 +474,21 @@ fn rows_of_a_map(m: Matrix<i64>) -> Vector<i64> {
     m.map(|x| x * x).fold(0, |a, b| a + b)
 }
 
+/// The matrix product as a fold of a rank-3 `generate`: `a[(i, p)]` is read unchecked
+/// (`accel_core::in_bounds`: each component ranges over `a`'s matching dimension), `b[(p, j)]`
+/// keeps its check (`p` ranges over `a`'s columns), so a `b` with too few rows is an index error.
+#[accel]
+fn matrix_product(a: Matrix<i64>, b: Matrix<i64>) -> Matrix<i64> {
+    generate([a.rows(), b.cols(), a.cols()], |(i, j, p)| a[(i, p)] * b[(p, j)]).fold(0, |x, y| x + y)
+}
+
+/// An outer product over two lengths, one bound by a `let`: both reads unchecked.
+#[accel]
+fn outer_product(xs: Vector<i64>, ys: Vector<i64>) -> Matrix<i64> {
+    let n = xs.len();
+    generate([n, ys.len()], |(i, j)| xs[i] * ys[j] - j as i64)
+}
+
 #[accel]
 fn stencil_of_a_map(m: Matrix<i32>) -> Matrix<i32> {
     m.map(|x| x * 2).stencil3x3(Clamp, |n| n[0][0] + n[1][1] - n[2][2])
@@ -604,6 +619,27 @@ fn matrices(on: &Target) -> Check {
     })
 }
 
+fn reads_proved_dimension_by_dimension(on: &Target) -> Check {
+    // `b` has `k + extra` rows: a product when `extra >= 0` (the rows past `k` unread), an index
+    // error of `b`'s read when it is negative (and `a · b` has elements).
+    props(48, (0usize..40, 0usize..40, 0usize..70, -2isize..3, any::<u64>()), |(n, m, k, extra, seed)| {
+        let rows_b = (k as isize + extra).max(0) as usize;
+        let a = Matrix::from_shape_vec([n, k], pseudo_i64(n * k, seed)).unwrap();
+        let b = Matrix::from_shape_vec([rows_b, m], pseudo_i64(rows_b * m, seed ^ 1)).unwrap();
+        let (got, want) = both_raw!(on, matrix_product(&a, &b));
+        if rows_b < k && n > 0 && m > 0 {
+            // Which of the failing reads a parallel backend reports first may differ.
+            check!(matches!(got, Err(Error::IndexOutOfBounds { .. })), "{got:?}");
+            check!(matches!(want, Err(Error::IndexOutOfBounds { .. })), "{want:?}");
+        } else {
+            check_eq!(got.map_err(|e| e.to_string())?, want.map_err(|e| e.to_string())?);
+        }
+        let (xs, ys) = (Vector::from_vec(pseudo_i64(n * 7, seed ^ 2)), Vector::from_vec(pseudo_i64(m + k, seed ^ 3)));
+        same!(on, outer_product(&xs, &ys));
+        Ok(())
+    })
+}
+
 fn shared_arrays_are_computed_once(on: &Target) -> Check {
     props(64, size().prop_flat_map(|n| vec_of(f32s(), n)), |xs| {
         let xs = Vector::from_vec(xs.iter().map(|x| x.clamp(-20.0, 20.0)).collect());
@@ -642,6 +678,7 @@ pub fn tests() -> Vec<Test> {
         case("fusion::epilogues_and_siblings_on_floats", epilogues_and_siblings_on_floats),
         case("fusion::permute_and_segments", permute_and_segments),
         case("fusion::matrices", matrices),
+        case("fusion::reads_proved_dimension_by_dimension", reads_proved_dimension_by_dimension),
         case("fusion::shared_arrays_are_computed_once", shared_arrays_are_computed_once),
         case("fusion::plans_have_the_promised_kernel_counts", plans_have_the_promised_kernel_counts),
         case("fusion::a_fused_gather_reports_its_source_out_of_range", a_fused_gather_reports_its_source_out_of_range),
