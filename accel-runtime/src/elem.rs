@@ -66,6 +66,13 @@ pub trait Columns<E>: Clone + Default + PartialEq + Debug + Send + Sync + 'stati
     where
         Self: 'a;
 
+    /// A shared view of the columns held by value: a slice for a scalar, a tuple of the parts'
+    /// views for a tuple. A closure that captures it reaches an element's column in one load
+    /// (its pointer), where one that captures `&Self` reads the `Vec`'s pointer through it too.
+    type Ref<'a>: ColumnsRef<E>
+    where
+        Self: 'a;
+
     /// Number of elements.
     fn len(&self) -> usize;
 
@@ -82,6 +89,9 @@ pub trait Columns<E>: Clone + Default + PartialEq + Debug + Send + Sync + 'stati
     /// # Safety
     /// `i < len`.
     unsafe fn get_unchecked(&self, i: usize) -> E;
+
+    /// The columns' shared view ([`Columns::Ref`]).
+    fn as_ref(&self) -> Self::Ref<'_>;
 
     fn from_vec(v: Vec<E>) -> Self;
 
@@ -149,6 +159,18 @@ impl ColumnBytes for bool {
 
 /// A mutable view of a contiguous run of elements in [`Columns`]; views of disjoint runs can be
 /// written from different threads.
+/// A shared view of columns, copied by value ([`Columns::Ref`]).
+pub trait ColumnsRef<E>: Copy + Send + Sync {
+    /// Element `i`. Panics if `i >= len` (callers check indices first).
+    fn get(self, i: usize) -> E;
+
+    /// Element `i`, with no bounds check.
+    ///
+    /// # Safety
+    /// `i` is below the columns' length.
+    unsafe fn get_unchecked(self, i: usize) -> E;
+}
+
 pub trait ColumnsMut<E>: Send + Sized {
     fn len(&self) -> usize;
 
@@ -229,6 +251,7 @@ macro_rules! scalar_elem {
         impl Columns<$t> for Vec<$t> {
             type Iter<'a> = std::iter::Copied<std::slice::Iter<'a, $t>>;
             type Mut<'a> = &'a mut [$t];
+            type Ref<'a> = &'a [$t];
 
             #[inline]
             fn len(&self) -> usize {
@@ -244,6 +267,11 @@ macro_rules! scalar_elem {
             unsafe fn get_unchecked(&self, i: usize) -> $t {
                 // SAFETY: the caller's `i < len`.
                 unsafe { *<[$t]>::get_unchecked(self, i) }
+            }
+
+            #[inline]
+            fn as_ref(&self) -> &[$t] {
+                self.as_slice()
             }
 
             fn from_vec(v: Vec<$t>) -> Self {
@@ -274,6 +302,19 @@ macro_rules! scalar_elem {
 
             fn from_leaf_bytes(leaves: &mut dyn Iterator<Item = Vec<u8>>) -> Option<Self> {
                 <$t as ColumnBytes>::from_bytes(&leaves.next()?)
+            }
+        }
+
+        impl ColumnsRef<$t> for &[$t] {
+            #[inline]
+            fn get(self, i: usize) -> $t {
+                self[i]
+            }
+
+            #[inline]
+            unsafe fn get_unchecked(self, i: usize) -> $t {
+                // SAFETY: the caller's `i < len`.
+                unsafe { *<[$t]>::get_unchecked(self, i) }
             }
         }
 
@@ -359,6 +400,7 @@ macro_rules! tuple_elem {
         impl<$($T: Copy,)+ $($C: Columns<$T>),+> Columns<($($T,)+)> for ($($C,)+) {
             type Iter<'a> = TupleIter<($($C::Iter<'a>,)+)>;
             type Mut<'a> = ($($C::Mut<'a>,)+);
+            type Ref<'a> = ($($C::Ref<'a>,)+);
 
             #[inline]
             fn len(&self) -> usize {
@@ -374,6 +416,11 @@ macro_rules! tuple_elem {
             unsafe fn get_unchecked(&self, i: usize) -> ($($T,)+) {
                 // SAFETY: the caller's `i < len`, which every column has.
                 unsafe { ($(self.$idx.get_unchecked(i),)+) }
+            }
+
+            #[inline]
+            fn as_ref(&self) -> Self::Ref<'_> {
+                ($(self.$idx.as_ref(),)+)
             }
 
             fn from_vec(v: Vec<($($T,)+)>) -> Self {
@@ -404,6 +451,19 @@ macro_rules! tuple_elem {
                 let cols = ($($C::from_leaf_bytes(leaves)?,)+);
                 let n = cols.0.len();
                 [$(cols.$idx.len()),+].iter().all(|&m| m == n).then_some(cols)
+            }
+        }
+
+        impl<$($T,)+ $($M: ColumnsRef<$T>),+> ColumnsRef<($($T,)+)> for ($($M,)+) {
+            #[inline]
+            fn get(self, i: usize) -> ($($T,)+) {
+                ($(self.$idx.get(i),)+)
+            }
+
+            #[inline]
+            unsafe fn get_unchecked(self, i: usize) -> ($($T,)+) {
+                // SAFETY: the caller's `i` is below the length, which every column has.
+                unsafe { ($(self.$idx.get_unchecked(i),)+) }
             }
         }
 

@@ -52,7 +52,7 @@ pub use source::{Delayed, DelayedIter, Source};
 pub use stencil::{Boundary, stencil};
 
 use crate::array::Array;
-use crate::elem::{Columns, Elem};
+use crate::elem::{Columns, ColumnsRef, Elem};
 use crate::shape;
 use accel_core::ops::Arith;
 use accel_core::{Error, Result};
@@ -99,7 +99,8 @@ impl<E: Elem, const R: usize> Elements<E, R> for &Array<E, R> {
 /// ```
 pub struct View<'a, E: Elem, const R: usize> {
     shape: [usize; R],
-    columns: &'a E::Columns,
+    /// The columns' slices by value: a read finds an element's column in one load.
+    columns: <E::Columns as Columns<E>>::Ref<'a>,
 }
 
 impl<E: Elem, const R: usize> Clone for View<'_, E, R> {
@@ -114,7 +115,7 @@ impl<'a, E: Elem, const R: usize> View<'a, E, R> {
     /// The view of `a` (downloading it first if a GPU program made it).
     #[inline]
     pub fn of(a: &'a Array<E, R>) -> Self {
-        View { shape: a.shape(), columns: a.columns() }
+        View { shape: a.shape(), columns: a.columns().as_ref() }
     }
 
     #[inline]
