@@ -111,17 +111,17 @@ benches() {
     return $rc
 }
 
-sanitize() { # tool max_log2 threads [corpus arguments...]
+sanitize() { # tool max_log2 threads filter [corpus arguments...]
     if [ -z "$sanitizer" ]; then
         echo "compute-sanitizer not found (PATH, /usr/local/cuda/bin)"
         return 1
     fi
-    local tool=$1 max_log2=$2 threads=$3
-    shift 3
+    local tool=$1 max_log2=$2 threads=$3 filter=$4
+    shift 4
     # API errors are not counted: errors::results_larger_than_memory fails device allocations on
     # purpose (the driver's CUDA_ERROR_OUT_OF_MEMORY is what becomes `Error::OutOfDeviceMemory`).
     env ACCEL_GPU_TEST_MAX_LOG2="$max_log2" "$sanitizer" --tool "$tool" --report-api-errors no --error-exitcode 1 --print-limit 100 \
-        "$here/bin/corpus" cuda:: --test-threads "$threads" "$@"
+        "$here/bin/corpus" "$filter" --test-threads "$threads" "$@"
 }
 
 # The slowest trials under racecheck (expand_permute: 391 s of the whole run's 15 minutes on an
@@ -132,22 +132,21 @@ racecheck_slow=(cuda::expand_permute)
 racecheck_a() {
     local skips=() m
     for m in "${racecheck_slow[@]}"; do skips+=(--skip "$m"); done
-    sanitize racecheck 12 1 --skip cuda::device::concurrent "${skips[@]}"
+    sanitize racecheck 12 1 cuda:: --skip cuda::device::concurrent "${skips[@]}"
 }
 
 racecheck_b() {
     local m rc=0
     for m in "${racecheck_slow[@]}"; do
         echo "== $m"
-        # sanitize filters by cuda::; the corpus takes one filter, so each module is a run of its own.
-        env ACCEL_GPU_TEST_MAX_LOG2=12 "$sanitizer" --tool racecheck --report-api-errors no --error-exitcode 1 --print-limit 100 \
-            "$here/bin/corpus" "$m" --test-threads 1 || rc=1
+        # The corpus takes one filter, so each module is a run of its own.
+        sanitize racecheck 12 1 "$m" || rc=1
     done
     return $rc
 }
 
 memcheck() {
-    sanitize memcheck 20 8 || return 1
+    sanitize memcheck 20 8 cuda:: || return 1
     echo "== cuda_driver"
     # Its tests fail driver calls on purpose (an allocation too large, a missing kernel, text
     # that is not PTX); memory errors are what this step is for.

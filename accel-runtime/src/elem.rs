@@ -81,14 +81,21 @@ pub trait Columns<E>: Clone + Default + PartialEq + Debug + Send + Sync + 'stati
     }
 
     /// Element `i`. Panics if `i >= len` (callers check indices first).
-    fn get(&self, i: usize) -> E;
+    #[inline]
+    fn get(&self, i: usize) -> E {
+        self.as_ref().get(i)
+    }
 
     /// Element `i`, with no bounds check: a loop of such reads has no exit but its own, so the
     /// compiler can vectorise it.
     ///
     /// # Safety
     /// `i < len`.
-    unsafe fn get_unchecked(&self, i: usize) -> E;
+    #[inline]
+    unsafe fn get_unchecked(&self, i: usize) -> E {
+        // SAFETY: the caller's `i < len`, the view's length.
+        unsafe { self.as_ref().get_unchecked(i) }
+    }
 
     /// The columns' shared view ([`Columns::Ref`]).
     fn as_ref(&self) -> Self::Ref<'_>;
@@ -259,17 +266,6 @@ macro_rules! scalar_elem {
             }
 
             #[inline]
-            fn get(&self, i: usize) -> $t {
-                self[i]
-            }
-
-            #[inline]
-            unsafe fn get_unchecked(&self, i: usize) -> $t {
-                // SAFETY: the caller's `i < len`.
-                unsafe { *<[$t]>::get_unchecked(self, i) }
-            }
-
-            #[inline]
             fn as_ref(&self) -> &[$t] {
                 self.as_slice()
             }
@@ -405,17 +401,6 @@ macro_rules! tuple_elem {
             #[inline]
             fn len(&self) -> usize {
                 self.0.len()
-            }
-
-            #[inline]
-            fn get(&self, i: usize) -> ($($T,)+) {
-                ($(self.$idx.get(i),)+)
-            }
-
-            #[inline]
-            unsafe fn get_unchecked(&self, i: usize) -> ($($T,)+) {
-                // SAFETY: the caller's `i < len`, which every column has.
-                unsafe { ($(self.$idx.get_unchecked(i),)+) }
             }
 
             #[inline]
