@@ -95,7 +95,12 @@ pub enum Role {
     /// (`accel_kernels::ranges`), after the module's [`range_starts`]: the rows that begin and
     /// end in one range, and each range's two partials.
     RangeReduce,
-    /// The same, second launch: the rows that span ranges.
+    /// Segmented reductions over a vector by wide ranges of values, a warp folding each row's
+    /// piece of its range with all its lanes (`accel_kernels::ranges::reduce_wide`), after the
+    /// module's [`range_starts`] for that width: the rows that begin and end in one range, and
+    /// each range's two partials.
+    WideReduce,
+    /// The second launch of both ranges walks: the rows that span ranges.
     RangeFinish,
     /// Segmented scans, phase 1: per-chunk totals.
     Chunks,
@@ -131,6 +136,7 @@ impl Role {
             Role::Reduce => "reduce",
             Role::Finish => "finish",
             Role::RangeReduce => "range_reduce",
+            Role::WideReduce => "wide_reduce",
             Role::RangeFinish => "range_finish",
             Role::Chunks => "chunks",
             Role::Carries => "carries",
@@ -155,6 +161,7 @@ impl Role {
             | Role::GenerateEach
             | Role::Reduce
             | Role::Finish
+            | Role::WideReduce
             | Role::RangeFinish
             | Role::Chunks
             | Role::Carries
@@ -168,12 +175,13 @@ impl Role {
     }
 
     /// Every role.
-    pub const ALL: [Role; 15] = [
+    pub const ALL: [Role; 16] = [
         Role::Generate,
         Role::GenerateEach,
         Role::Reduce,
         Role::Finish,
         Role::RangeReduce,
+        Role::WideReduce,
         Role::RangeFinish,
         Role::Chunks,
         Role::Carries,
@@ -212,9 +220,13 @@ impl Role {
             Role::GenerateEach | Role::Counts | Role::Write | Role::Spread | Role::RangeFinish => items,
             // One block, whatever the items.
             Role::Compact => items.min(1) * BLOCK_THREADS as usize,
-            Role::Reduce | Role::Finish | Role::RangeReduce | Role::Chunks | Role::Carries | Role::Scan => {
-                items.saturating_mul(WARP)
-            }
+            Role::Reduce
+            | Role::Finish
+            | Role::RangeReduce
+            | Role::WideReduce
+            | Role::Chunks
+            | Role::Carries
+            | Role::Scan => items.saturating_mul(WARP),
         }
     }
 }
@@ -247,9 +259,9 @@ pub mod offsets_scan {
 }
 
 /// The module-wide kernel of the segmented reductions that walk fixed ranges of values
-/// ([`Role::RangeReduce`]): the row holding the first value of each range (`[segment count, total,
-/// offsets pointer, starts pointer]`; `ranges(total) + 1` starts,
-/// `accel_kernels::ranges::range_starts`), a thread per range; it cannot fail.
+/// ([`Role::RangeReduce`], [`Role::WideReduce`]): the row holding the first value of each range
+/// (`[segment count, total, offsets pointer, starts pointer, width]`; `ranges(total, width) + 1`
+/// starts, `accel_kernels::ranges::range_starts`), a thread per range; it cannot fail.
 pub mod range_starts {
     pub const NAME: &str = "accel_range_starts";
 }
@@ -371,7 +383,7 @@ impl Scratch {
         let vector = 1 + elem.map_or(0, |e| e.leaves().len());
         match self {
             Scratch::None => 0,
-            Scratch::Reduce => 1 + vector + 4,
+            Scratch::Reduce => 1 + vector + 5,
             Scratch::Scan => 1 + vector + 1 + vector + 1,
             Scratch::Permute => 1,
             Scratch::Offsets => 3,
@@ -663,7 +675,7 @@ pub fn roles(op: &ArrayOp) -> &'static [Role] {
         Form::Elementwise if elementwise_role(op) == Role::GenerateEach => &[Role::GenerateEach],
         Form::Elementwise => &[Role::Generate],
         Form::Reduce { a, rows, .. } if walks_ranges(a, rows) => {
-            &[Role::Reduce, Role::Finish, Role::RangeReduce, Role::RangeFinish]
+            &[Role::Reduce, Role::Finish, Role::RangeReduce, Role::WideReduce, Role::RangeFinish]
         }
         Form::Reduce { .. } => &[Role::Reduce, Role::Finish],
         // Long rows of a regular array are scanned in one pass (`SCAN` alone); segments in three.
@@ -682,8 +694,8 @@ pub fn roles(op: &ArrayOp) -> &'static [Role] {
     }
 }
 
-/// Whether a reduction of rows `rows` of `a` may also walk fixed ranges of values (the host
-/// chooses per run, `accel_kernels::abi::walk`): a segmented fold over a vector.
+/// Whether a reduction of rows `rows` of `a` may also walk ranges of values, narrow or wide (the
+/// host chooses per run, `accel_kernels::abi::walk`): a segmented fold over a vector.
 pub fn walks_ranges(a: &Expr, rows: Rows) -> bool {
     rows == Rows::Segments && matches!(a.ty, Type::Array { rank: 1, .. })
 }
@@ -1196,7 +1208,7 @@ pub(crate) mod tests {
             [
                 "slot: 1",
                 "out Scalar<f64>: 1",
-                "Reduce of Some(Scalar(F32)): 7",
+                "Reduce of Some(Scalar(F32)): 8",
                 "scalar f32: 1",
                 "delayed Vector<f32>: 1",
                 "xs Vector<f32>: 2",

@@ -523,7 +523,7 @@ mod tests {
                    }";
         let plan = Plan::build(&optimise(&crate::kernel::tests::program(src), Options::default()));
         let text = plan.to_string();
-        let words = "words: error slot (1 word), out Scalar<f32> (1 word), Reduce scratch of f32 (7 words), host \
+        let words = "words: error slot (1 word), out Scalar<f32> (1 word), Reduce scratch of f32 (8 words), host \
                      scalar f32 (1 word), delayed Vector<f32> (1 word), capture xs Vector<f32> (2 words), capture ys \
                      Vector<f32> (2 words)";
         assert!(text.contains(&format!("\n      launches: reduce, finish  {words}\n")), "{text}");

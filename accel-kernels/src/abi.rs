@@ -72,32 +72,68 @@ pub const RANGE_BLOCKS_PER_SM: u32 = 3;
 /// 1214 µs with 3 (no spill), 1175 µs with 4 (64 registers, 124 bytes of spill).
 pub const SCAN_BLOCKS_PER_SM: u32 = 3;
 /// How a segmented reduction over a vector walks its input: its rows split into parts
-/// (`crate::reduce`, the node's reduce and finish kernels) or fixed ranges of values
-/// (`crate::ranges`, its range kernels); the host chooses per run.
+/// (`crate::reduce`, the node's reduce and finish kernels), fixed ranges of [`RANGE`] values a
+/// warp, a lane's values consecutive (`crate::ranges::reduce_ranges`), or wide ranges of
+/// thousands of values a warp, its lanes striped over each row's piece
+/// (`crate::ranges::reduce_wide`); the host chooses per run ([`walk::select`]).
 pub mod walk {
-    use super::RANGE;
+    use super::{RANGE, WARP};
 
-    /// Rows at least this long on average are walked by rows: the parts of long rows keep every
-    /// load coalesced, and the rows split into parts evenly.
-    pub const ROWS_FROM: usize = 512;
-
-    /// Rows walked by rows must be even: the longest at most this many times the average. The
-    /// rows walk splits every row into the same number of parts, set by the average length, so
-    /// one long row keeps a group of lanes busy long after the others (power-law rows averaging
-    /// 32 values: 11x slower than the ranges walk on an H200).
-    pub const EVEN_WITHIN: usize = 16;
-
-    /// Whether a segmented reduction of `total` values in `rows` rows, the longest `longest`
-    /// where known, walks fixed ranges.
-    pub fn by_ranges(rows: usize, total: usize, longest: Option<usize>) -> bool {
-        let uneven = longest.is_some_and(|l| l.saturating_mul(rows) > total.saturating_mul(EVEN_WITHIN));
-        rows == 0 || total < ROWS_FROM.saturating_mul(rows) || uneven
+    /// A walk of a segmented reduction over a vector.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub enum Walk {
+        /// Rows split into the same number of parts, a group of lanes a part.
+        Rows,
+        /// Ranges of [`RANGE`] values, a warp each, [`super::RANGE_ITEMS`] consecutive values a
+        /// lane: short rows.
+        Ranges,
+        /// Ranges of [`wide_width`] values, a warp each, which folds the piece of each row in
+        /// its range with all its lanes: long rows, even or not.
+        Wide,
     }
 
-    /// The ranges of `total` values: at least one, so that the empty rows of no values are
-    /// emitted.
-    pub fn ranges(total: usize) -> usize {
-        total.div_ceil(RANGE).max(1)
+    /// Rows at least this long on average are walked by wide ranges: each piece of a row keeps
+    /// a whole warp's loads coalesced. Shorter rows are walked by ranges of [`RANGE`] values,
+    /// whose lanes take consecutive values and so many rows at once.
+    pub const WIDE_FROM: usize = 512;
+
+    /// The walk of a segmented reduction of `total` values in `rows` rows.
+    ///
+    /// The rows walk is not chosen by size: it splits every row into the same number of parts,
+    /// so uneven rows leave some warps far behind the others (rows of 1 to 65536 values on an
+    /// H200: 2.2x CUB's time), and wide ranges give every warp the same number of values
+    /// whatever the lengths. It stays for the runtime to force (`Strategy::Warp`).
+    pub fn select(rows: usize, total: usize) -> Walk {
+        if rows == 0 || total < WIDE_FROM.saturating_mul(rows) { Walk::Ranges } else { Walk::Wide }
+    }
+
+    /// Wide ranges each warp of a full grid walks, so that the warps finish together: the
+    /// values of a warp differ by at most one range's in this many.
+    pub const WIDE_PER_WARP: usize = 2;
+
+    /// Values of a wide range are a multiple of this (a warp's quads of 4 values).
+    pub const WIDE_STEP: usize = 4 * WARP;
+
+    /// The fewest values of a wide range: a range's fixed cost (its start row, its partials, the
+    /// reduction of each of its pieces across the warp) stays small beside its loads.
+    pub const WIDE_MIN: usize = 4096;
+
+    /// Values of each wide range for `total` values and a grid of `warps` warps: about
+    /// [`WIDE_PER_WARP`] ranges a warp, a multiple of [`WIDE_STEP`], at least [`WIDE_MIN`].
+    pub fn wide_width(total: usize, warps: usize) -> usize {
+        let ranges = warps.saturating_mul(WIDE_PER_WARP).max(1);
+        total.div_ceil(ranges).next_multiple_of(WIDE_STEP).max(WIDE_MIN)
+    }
+
+    /// The ranges of `width` values over `total` values: at least one, so that the empty rows
+    /// of no values are emitted.
+    pub fn ranges(total: usize, width: usize) -> usize {
+        total.div_ceil(width).max(1)
+    }
+
+    /// [`ranges`] of [`RANGE`] values.
+    pub fn narrow_ranges(total: usize) -> usize {
+        ranges(total, RANGE)
     }
 }
 /// The alignment, in bytes, that the host guarantees of every array column it passes: each is
@@ -259,18 +295,35 @@ mod tests {
     }
 
     #[test]
-    fn segmented_reductions_walk_rows_only_when_they_are_long_and_even() {
+    fn segmented_reductions_walk_wide_ranges_when_rows_are_long() {
         use walk::*;
         // Short rows on average (power law, a CSR matrix), or none: ranges.
-        assert!(by_ranges(1 << 22, 136_000_000, Some(720_896)));
-        assert!(by_ranges(1 << 22, 1 << 27, None));
-        assert!(by_ranges(0, 0, None));
-        // Long rows: rows, unless one is far longer than the average.
-        assert!(!by_ranges(4096, 1 << 28, Some(65_536)));
-        assert!(!by_ranges(4096, 1 << 28, None));
-        assert!(by_ranges(4096, 1 << 28, Some(1 << 24)));
-        assert_eq!(ranges(0), 1);
-        assert_eq!(ranges(RANGE + 1), 2);
+        assert_eq!(select(1 << 22, 136_000_000), Walk::Ranges);
+        assert_eq!(select(1 << 22, 1 << 27), Walk::Ranges);
+        assert_eq!(select(0, 0), Walk::Ranges);
+        assert_eq!(select(3, 0), Walk::Ranges);
+        // Long rows, even or not: wide ranges.
+        assert_eq!(select(4096, 1 << 28), Walk::Wide);
+        assert_eq!(select(34_816, 1 << 28), Walk::Wide);
+        assert_eq!(select(1, WIDE_FROM), Walk::Wide);
+        assert_eq!(narrow_ranges(0), 1);
+        assert_eq!(narrow_ranges(RANGE + 1), 2);
+    }
+
+    #[test]
+    fn wide_ranges_give_each_warp_about_the_same_values() {
+        use walk::*;
+        // 2^28 values over 132 multiprocessors of 48 warps: two ranges a warp.
+        let warps = 132 * 48;
+        let width = wide_width(1 << 28, warps);
+        assert_eq!(width % WIDE_STEP, 0);
+        assert!(ranges(1 << 28, width) <= WIDE_PER_WARP * warps);
+        assert!(ranges(1 << 28, width) > WIDE_PER_WARP * warps - warps / 8);
+        // Few values: the smallest range, however many warps.
+        assert_eq!(wide_width(10_000, warps), WIDE_MIN);
+        assert_eq!(wide_width(0, 0), WIDE_MIN);
+        assert_eq!(ranges(0, WIDE_MIN), 1);
+        assert_eq!(ranges(WIDE_MIN + 1, WIDE_MIN), 2);
     }
 
     #[test]

@@ -30,14 +30,21 @@
 //! not needed). Limits: each lane holds its values' rows and values in registers ([`RANGE_ITEMS`]
 //! of each), and its loads are strided across the warp (consecutive values per lane), served from
 //! L1 after the first.
+//!
+//! Wide ranges ([`reduce_wide`], for rows averaging `walk::WIDE_FROM` values or more): the same
+//! split into ranges, heads and tails, with ranges of thousands of values sized so that every
+//! warp of the grid gets about the same number (`walk::wide_width`), and the warp folding each
+//! row's piece of its range with all its lanes. Where the rows walk (`crate::reduce`) splits
+//! every row into the same number of parts, so that rows of uneven lengths give some warps many
+//! times the values of others, this gives each warp the same values whatever the lengths.
 
-use crate::abi::walk::ranges;
+use crate::abi::walk::{narrow_ranges, ranges};
 use crate::abi::{RANGE, RANGE_ITEMS, WARP};
 use crate::device;
 use crate::elem::DeviceElem;
-use crate::reduce::fold_partials;
+use crate::reduce::{fold_partials, fold_span_ordered, fold_span_striped};
 use crate::view::SegView;
-use crate::warp::cat;
+use crate::warp::{self, cat};
 
 /// Where a range keeps its partials: `store(range, slot, partial)` (slot [`HEAD`] or [`TAIL`],
 /// called once per slot per range from one lane) and `load(range, slot)`, from the second launch.
@@ -69,18 +76,19 @@ macro_rules! each_item {
     }};
 }
 
-/// Phase 0: the row holding the first value of every range, and of the end (`starts[k]` for `k`
-/// in `0..=ranges(total)`, the row of value `min(k * RANGE, total)`; row 0 for the first range, so
-/// that its first lane ends the empty rows at offset 0). One thread per entry, grid-stride.
+/// Phase 0: the row holding the first value of every range of `width` values, and of the end
+/// (`starts[k]` for `k` in `0..=ranges(total, width)`, the row of value `min(k * width, total)`;
+/// row 0 for the first range, so that it ends the empty rows at offset 0). One thread per entry,
+/// grid-stride.
 ///
 /// # Safety
-/// Called from every thread of a 1-D launch; `starts` holds `ranges(total) + 1` entries.
+/// Called from every thread of a 1-D launch; `starts` holds `ranges(total, width) + 1` entries.
 #[inline(always)]
-pub unsafe fn range_starts(segments: SegView, starts: *mut usize) {
-    let n = ranges(segments.total) + 1;
+pub unsafe fn range_starts(segments: SegView, width: usize, starts: *mut usize) {
+    let n = ranges(segments.total, width) + 1;
     let mut k = device::global_thread();
     while k < n {
-        let row = if k == 0 { 0 } else { segments.segment_of((k * RANGE).min(segments.total)) };
+        let row = if k == 0 { 0 } else { segments.segment_of((k * width).min(segments.total)) };
         // SAFETY: `k < n`, the entries the caller provides.
         unsafe { *starts.add(k) = row };
         k += device::grid_threads();
@@ -101,8 +109,8 @@ pub struct Reads<P, F> {
 ///
 /// # Safety
 /// Called from every thread of a 1-D launch whose blocks are whole warps, over `segments` of
-/// `total` values, after [`range_starts`] filled `starts` for them; `reads` must be safe for
-/// every value `i` of every row.
+/// `total` values, after [`range_starts`] filled `starts` for them (ranges of [`RANGE`] values);
+/// `reads` must be safe for every value `i` of every row.
 #[inline(always)]
 pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, F, S, L>(
     segments: SegView,
@@ -126,7 +134,7 @@ pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, F, S, L>(
     // SAFETY: callers pass `s <= rows`.
     let offset = |s: usize| unsafe { segments.offset(s) };
     let mut range = device::global_warp();
-    while range < ranges(total) {
+    while range < narrow_ranges(total) {
         let start = range * RANGE;
         let (lo, hi) = ((start + lane * RANGE_ITEMS).min(total), (start + (lane + 1) * RANGE_ITEMS).min(total));
         // This lane ends the rows whose end offsets lie in (lo, hi]; the first lane of all also
@@ -141,7 +149,7 @@ pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, F, S, L>(
             // in flight while the rows are worked out.
             let prefetched: Option<[Q; RANGE_ITEMS]> =
                 (lo < hi).then(|| core::array::from_fn(|j| (reads.prefetch)((lo + j).min(hi - 1))));
-            // SAFETY: `range + 1 <= ranges(total)`, within the starts.
+            // SAFETY: `range + 1 <= narrow_ranges(total)`, within the starts.
             let (from, to) = unsafe { (*starts.add(range), *starts.add(range + 1)) };
             // The row of value `lo` lies between the range's start row and the next range's
             // (`offset(from) <= start <= lo`).
@@ -271,6 +279,119 @@ fn scan_tails<T: DeviceElem>(ends: bool, tail: Option<T>, combine: &impl Fn(T, T
     (lane > 0 && before_has).then_some(before_v)
 }
 
+/// Phase 1 of the wide walk: ranges of `width` values (`crate::abi::walk::wide_width`, a
+/// multiple of 128), a warp each, grid-stride. The warp takes the rows of its range in order,
+/// from the one holding its first value (`starts`, [`range_starts`] of the same width): it
+/// folds each row's piece in the range with all its lanes, striped over whole quads when
+/// `striped` (a commutative operator, [`fold_span_striped`]) or tile by tile in order
+/// ([`fold_span_ordered`]), and emits a row that begins and ends in the range; the piece of a
+/// row begun in an earlier range is the range's head, that of a row going on past it its tail
+/// (the layout of [`reduce_ranges`], which [`finish_ranges`] completes). The warp's lanes hold
+/// the offsets of 32 rows at a time, read with one load, so that a range of many short rows
+/// waits on no offset read per row.
+///
+/// Traffic: every value read once, with whole-warp coalesced loads (16 bytes a lane per 4-byte
+/// column when striped); the offsets of its rows and a start row per range; two partials per
+/// range. Limits: a range's rows are folded one after the other, each with a reduction across
+/// the warp, so rows much shorter than a warp's loads waste lanes (the host walks rows averaging
+/// under `walk::WIDE_FROM` values by [`reduce_ranges`]).
+///
+/// # Safety
+/// Called from every thread of a 1-D launch whose blocks are whole warps, over `segments`,
+/// after [`range_starts`] filled `starts` for ranges of `width` values; `load(i, row)` must be
+/// safe for every value `i` of every row.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn reduce_wide<T: DeviceElem, S, L>(
+    segments: SegView,
+    starts: *const usize,
+    width: usize,
+    striped: bool,
+    load: impl Fn(usize, usize) -> T,
+    combine: impl Fn(T, T) -> T,
+    partials: &Partials<S, L>,
+    emit: impl Fn(usize, Option<T>),
+) where
+    S: Fn(usize, usize, Option<T>),
+    L: Fn(usize, usize) -> Option<T>,
+{
+    let rows = segments.count;
+    if rows == 0 {
+        return;
+    }
+    let total = segments.total;
+    let lane = device::lane() as usize;
+    let mut range = device::global_warp();
+    while range < ranges(total, width) {
+        let (start, end) = (range * width, ((range + 1) * width).min(total));
+        // SAFETY: `range < ranges(total, width)`, within the starts.
+        let mut row = unsafe { *starts.add(range) };
+        let mut offsets = OffsetBatch::at(segments, row);
+        let (mut head, mut tail) = (None, None);
+        while row < rows {
+            let (a, b) = (offsets.get(segments, row), offsets.get(segments, row + 1));
+            // A row from the range's end on belongs to the next range, unless it is empty there:
+            // the range holding a row's end offset ends it.
+            if a >= end && b != end {
+                break;
+            }
+            let (lo, hi) = (a.max(start), b.min(end));
+            let piece = if striped {
+                let mine = fold_span_striped(lo, hi, lane, WARP, |i| load(i, row), &combine);
+                let has = device::ballot(mine.is_some());
+                let sum = warp::reduce(mine.unwrap_or(T::zero()), has, &combine);
+                (has != 0).then_some(sum)
+            } else {
+                fold_span_ordered(lo, hi, false, |i| load(i, row), &combine)
+            };
+            if b > end {
+                tail = piece;
+                break;
+            }
+            if a >= start {
+                if lane == 0 {
+                    emit(row, piece);
+                }
+            } else {
+                // Only the range's first row can have begun before it.
+                head = piece;
+            }
+            row += 1;
+        }
+        if lane == 0 {
+            (partials.store)(range, HEAD, head);
+            (partials.store)(range, TAIL, tail);
+        }
+        range += device::grid_warps();
+    }
+}
+
+/// The offsets of 32 consecutive rows from `base`, one a lane (rows past the last read the
+/// last offset), handed to the warp by shuffles.
+struct OffsetBatch {
+    base: usize,
+    mine: usize,
+}
+
+impl OffsetBatch {
+    #[inline(always)]
+    fn at(segments: SegView, base: usize) -> Self {
+        let row = (base + device::lane() as usize).min(segments.count);
+        // SAFETY: `row <= count`, within the `count + 1` offsets.
+        OffsetBatch { base, mine: unsafe { segments.offset(row) } }
+    }
+
+    /// Offset `row` (warp-uniform, `base <= row <= count`), reading the next batch from `row`
+    /// when it is past this one.
+    #[inline(always)]
+    fn get(&mut self, segments: SegView, row: usize) -> usize {
+        if row >= self.base + WARP {
+            *self = OffsetBatch::at(segments, row);
+        }
+        self.mine.shfl_idx((row - self.base) as u32)
+    }
+}
+
 /// Spans of at most this many ranges before a head's own are folded by the head's lane alone;
 /// longer ones by the whole warp. Nearly every range of uneven rows has a head whose row began in
 /// the range before (power-law rows averaging 32 values: about all 2^19 ranges of 2^27 values),
@@ -278,17 +399,18 @@ fn scan_tails<T: DeviceElem>(ends: bool, tail: Option<T>, combine: &impl Fn(T, T
 /// of the product it finished.
 const LANE_SPAN: usize = 4;
 
-/// Phase 2: a lane per range (grid-stride, 32 ranges per warp) loads the range's head, if
-/// pending; a head whose row began at most [`LANE_SPAN`] ranges before is given the tails of
-/// those ranges, in order, by its lane, and its row emitted; the warp then does the same for
-/// each head of a longer row, one at a time, all lanes loading tails.
+/// Phase 2 of both walks: a lane per range of `width` values (grid-stride, 32 ranges per
+/// warp) loads the range's head, if pending; a head whose row began at most [`LANE_SPAN`] ranges
+/// before is given the tails of those ranges, in order, by its lane, and its row emitted; the
+/// warp then does the same for each head of a longer row, one at a time, all lanes loading tails.
 ///
 /// # Safety
-/// As [`reduce_ranges`], after it completed with the same arguments.
+/// As [`reduce_ranges`] or [`reduce_wide`], after it completed with the same arguments.
 #[inline(always)]
 pub unsafe fn finish_ranges<T: DeviceElem, S, L>(
     segments: SegView,
     starts: *const usize,
+    width: usize,
     combine: impl Fn(T, T) -> T,
     partials: &Partials<S, L>,
     emit: impl Fn(usize, Option<T>),
@@ -299,12 +421,12 @@ pub unsafe fn finish_ranges<T: DeviceElem, S, L>(
     if segments.count == 0 {
         return;
     }
-    let count = ranges(segments.total);
+    let count = ranges(segments.total, width);
     // The first row a range ends, pending as its head, is the one holding its first value; the
     // first range of that row's.
     // SAFETY: `range < count`, within the starts; the row is below the row count.
     let row_of = |range: usize| unsafe { *starts.add(range) };
-    let begins = |row: usize| unsafe { segments.offset(row) } / RANGE;
+    let begins = |row: usize| unsafe { segments.offset(row) } / width;
     let mut first = device::global_warp() * WARP;
     while first < count {
         let mine = first + device::lane() as usize;

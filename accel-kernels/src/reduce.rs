@@ -239,30 +239,47 @@ unsafe fn walk_ordered<T: DeviceElem>(
         let (row, part) = (pair / parts, pair % parts);
         let (start, end) = rows.bounds(row);
         let (lo, hi) = chunk(start, end, part, parts);
-        let len = hi - lo;
-        // Position q of the chunk in scan order.
-        let at = |q: usize| if reverse { hi - 1 - q } else { lo + q };
-        let mut total: Option<T> = None; // lane 0's
-        let mut base = 0;
-        while base < len {
-            let rem = len - base;
-            let first = base + lane as usize * ITEMS;
-            let tile = if rem >= TILE {
-                fold_tile(ITEMS, FULL_MASK, |j| load(at(first + j), row), &combine)
-            } else {
-                fold_tile(lane_items(lane, rem), lanes_with_items(rem), |j| load(at(first + j), row), &combine)
-            };
-            if lane == 0 {
-                total = cat(total, Some(tile), &combine);
-            }
-            base += TILE;
-        }
+        let total = fold_span_ordered(lo, hi, reverse, |i| load(i, row), &combine);
         let last = lane == 0 && arrive(row, part, total);
         if device::shfl_idx(last as u32, 0) != 0 {
             finish_together(row, &finish);
         }
         pair += device::grid_warps();
     }
+}
+
+/// `[lo, hi)` folded by the warp in scan order (ascending, or descending when `reverse`): lanes
+/// load [`ITEMS`] consecutive positions of each tile of [`TILE`] (all issued before the first
+/// combine), the warp folds the tile, and lane 0 adds it to the total, which only lane 0
+/// receives (`None` for an empty span). All 32 lanes must call it with the same span.
+#[inline(always)]
+pub(crate) fn fold_span_ordered<T: DeviceElem>(
+    lo: usize,
+    hi: usize,
+    reverse: bool,
+    load: impl Fn(usize) -> T,
+    combine: &impl Fn(T, T) -> T,
+) -> Option<T> {
+    let lane = device::lane();
+    let len = hi - lo;
+    // Position q of the span in scan order.
+    let at = |q: usize| if reverse { hi - 1 - q } else { lo + q };
+    let mut total: Option<T> = None; // lane 0's
+    let mut base = 0;
+    while base < len {
+        let rem = len - base;
+        let first = base + lane as usize * ITEMS;
+        let tile = if rem >= TILE {
+            fold_tile(ITEMS, FULL_MASK, |j| load(at(first + j)), combine)
+        } else {
+            fold_tile(lane_items(lane, rem), lanes_with_items(rem), |j| load(at(first + j)), combine)
+        };
+        if lane == 0 {
+            total = cat(total, Some(tile), combine);
+        }
+        base += TILE;
+    }
+    total
 }
 
 /// The second launch of rows of several parts stored without tickets: one warp per row (grid
@@ -366,38 +383,7 @@ unsafe fn walk_striped<T: DeviceElem>(
         if pair < pairs {
             let (start, end) = rows.bounds(row);
             let (lo, hi) = chunk(start, end, part, parts);
-            // The chunk as whole quads (QUAD consecutive positions from a visible multiple of
-            // QUAD, which LLVM reads as one vector load per column) between a head and a tail of
-            // fewer than QUAD positions each.
-            let (quad_lo, quad_hi) = (lo.div_ceil(QUAD), hi / QUAD);
-            let head_end = (quad_lo * QUAD).min(hi);
-            let tail_start = (quad_hi * QUAD).max(head_end);
-            let mut m = quad_lo + member;
-            while m + (QUADS - 1) * group < quad_hi {
-                let xs: [T; UNROLL] = core::array::from_fn(|k| load((m + k / QUAD * group) * QUAD + k % QUAD, row));
-                acc = cat(acc, Some(fold_all_of(xs, &combine)), &combine);
-                m += QUADS * group;
-            }
-            // The rest: fewer than QUADS quads of this lane (the loop ended because quad
-            // `m + (QUADS - 1) * group` is past the end), then its edge positions; all loads
-            // first, as above.
-            let rest: [Option<T>; UNROLL - QUAD] = core::array::from_fn(|k| {
-                let quad = m + k / QUAD * group;
-                (quad < quad_hi).then(|| load(quad * QUAD + k % QUAD, row))
-            });
-            let edges: [Option<T>; 2 * (QUAD - 1)] = core::array::from_fn(|k| {
-                let (from, to) = if k < QUAD - 1 { (lo, head_end) } else { (tail_start, hi) };
-                let at = from + member + k % (QUAD - 1) * group;
-                (at < to).then(|| load(at, row))
-            });
-            // Two loops over arrays (not one over a chain of them), which LLVM unrolls and keeps
-            // in registers; a chained iterator put them in local memory.
-            for &x in &rest {
-                acc = cat(acc, x, &combine);
-            }
-            for &x in &edges {
-                acc = cat(acc, x, &combine);
-            }
+            acc = fold_span_striped(lo, hi, member, group, |i| load(i, row), &combine);
         }
         let has = device::ballot(acc.is_some());
         let total = warp::reduce_groups(acc.unwrap_or(T::zero()), has, group, &combine);
@@ -415,6 +401,54 @@ unsafe fn walk_striped<T: DeviceElem>(
         }
         base += device::grid_warps() * per_warp;
     }
+}
+
+/// This lane's part of `[lo, hi)` folded by a group of `group` lanes (this one its `member`-th)
+/// in any order, for a commutative operator: whole quads ([`QUAD`] consecutive positions from a
+/// visible multiple of [`QUAD`], which LLVM reads as one vector load per 4-byte column) `member,
+/// member + group, ..`, [`QUADS`] of them in flight, then the fewer than [`QUAD`] positions
+/// before the first quad and after the last. The group's lanes then combine their values.
+#[inline(always)]
+pub(crate) fn fold_span_striped<T: DeviceElem>(
+    lo: usize,
+    hi: usize,
+    member: usize,
+    group: usize,
+    load: impl Fn(usize) -> T,
+    combine: &impl Fn(T, T) -> T,
+) -> Option<T> {
+    let mut acc: Option<T> = None;
+    // The span as whole quads between a head and a tail of fewer than QUAD positions each.
+    let (quad_lo, quad_hi) = (lo.div_ceil(QUAD), hi / QUAD);
+    let head_end = (quad_lo * QUAD).min(hi);
+    let tail_start = (quad_hi * QUAD).max(head_end);
+    let mut m = quad_lo + member;
+    while m + (QUADS - 1) * group < quad_hi {
+        let xs: [T; UNROLL] = core::array::from_fn(|k| load((m + k / QUAD * group) * QUAD + k % QUAD));
+        acc = cat(acc, Some(fold_all_of(xs, combine)), combine);
+        m += QUADS * group;
+    }
+    // The rest: fewer than QUADS quads of this lane (the loop ended because quad
+    // `m + (QUADS - 1) * group` is past the end), then its edge positions; all loads first, as
+    // above.
+    let rest: [Option<T>; UNROLL - QUAD] = core::array::from_fn(|k| {
+        let quad = m + k / QUAD * group;
+        (quad < quad_hi).then(|| load(quad * QUAD + k % QUAD))
+    });
+    let edges: [Option<T>; 2 * (QUAD - 1)] = core::array::from_fn(|k| {
+        let (from, to) = if k < QUAD - 1 { (lo, head_end) } else { (tail_start, hi) };
+        let at = from + member + k % (QUAD - 1) * group;
+        (at < to).then(|| load(at))
+    });
+    // Two loops over arrays (not one over a chain of them), which LLVM unrolls and keeps in
+    // registers; a chained iterator put them in local memory.
+    for &x in &rest {
+        acc = cat(acc, x, combine);
+    }
+    for &x in &edges {
+        acc = cat(acc, x, combine);
+    }
+    acc
 }
 
 /// Runs `finish(row)` on the whole warp after the lane that took the row's last ticket: the

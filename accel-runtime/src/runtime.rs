@@ -280,9 +280,10 @@ impl Runtime {
     /// Forces the strategy by which every `permute` of an `expand` spreads its work on this
     /// runtime's GPUs (`Strategy::Thread`, `Warp`, `Block` or `Tiles`), or `None` to let each run
     /// select one from the sizes of its expansion (the default; `ACCEL_EXPAND` sets it at
-    /// start). It also forces how a `fold_seg` over a vector walks its values: `Tiles` fixed
-    /// ranges of values whatever the segment lengths, the others rows split into parts. The CPU
-    /// backend has one way of running them and ignores it.
+    /// start). It also forces how a `fold_seg` over a vector walks its values: `Tiles` ranges
+    /// of 256 values a warp whatever the segment lengths, `Block` wide ranges of thousands of
+    /// values a warp (each row's piece folded by the whole warp), the others rows split into
+    /// parts. The CPU backend has one way of running them and ignores it.
     ///
     /// ```
     /// use accel_runtime::{Runtime, Strategy};

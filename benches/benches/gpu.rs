@@ -47,10 +47,12 @@ use std::time::{Duration, Instant};
 
 /// Options: runs per case and the largest size, or only the module load time, or only the
 /// nested maps (`--nested`), or only the fused expand and permute with the Sieve, BFS and
-/// quicksort (`--expand`), or only the ICFP'13 programs (`--icfp`).
+/// quicksort (`--expand`), or only the ICFP'13 programs (`--icfp`); `--only NAME` times only the
+/// cases whose benchmark name contains NAME (the others' results are still checked).
 struct Options {
     runs: usize,
     max_log2: u32,
+    only: Option<String>,
     load_only: bool,
     nested_only: bool,
     expand_only: bool,
@@ -62,7 +64,7 @@ fn main() {
         Ok(o) => o,
         Err(e) => {
             eprintln!(
-                "{e}\nusage: gpu [--runs N] [--max-log2 K] [--load | --nested | --expand | --icfp]   (cargo bench passes --bench, which is \
+                "{e}\nusage: gpu [--runs N] [--max-log2 K] [--only NAME] [--load | --nested | --expand | --icfp]   (cargo bench passes --bench, which is \
                  ignored)"
             );
             std::process::exit(2);
@@ -84,13 +86,21 @@ fn main() {
 }
 
 fn parse(mut args: impl Iterator<Item = String>) -> std::result::Result<Options, String> {
-    let mut o =
-        Options { runs: 20, max_log2: 28, load_only: false, nested_only: false, expand_only: false, icfp_only: false };
+    let mut o = Options {
+        runs: 20,
+        max_log2: 28,
+        only: None,
+        load_only: false,
+        nested_only: false,
+        expand_only: false,
+        icfp_only: false,
+    };
     while let Some(a) = args.next() {
         let mut value =
             |name: &str| args.next().and_then(|v| v.parse::<u32>().ok()).ok_or(format!("{name} needs a number"));
         match a.as_str() {
             "--runs" => o.runs = value("--runs")?.max(1) as usize,
+            "--only" => o.only = Some(args.next().ok_or("--only needs a benchmark name")?),
             "--max-log2" => o.max_log2 = value("--max-log2")?.clamp(16, 28),
             "--load" => o.load_only = true,
             "--nested" => o.nested_only = true,
@@ -103,10 +113,11 @@ fn parse(mut args: impl Iterator<Item = String>) -> std::result::Result<Options,
     Ok(o)
 }
 
-/// What the cases share: the GPU, the run count and the output.
+/// What the cases share: the GPU, the run count and the output, and which cases to time.
 struct Bench<'a> {
     gpu: &'a Gpu,
     runs: usize,
+    only: Option<&'a str>,
 }
 
 impl Bench<'_> {
@@ -125,6 +136,9 @@ impl Bench<'_> {
         bytes: usize,
         mut call: impl FnMut() -> Result<T>,
     ) -> Result<()> {
+        if self.only.is_some_and(|only| !bench.contains(only)) {
+            return Ok(());
+        }
         for _ in 0..3 {
             black_box(call()?);
         }
@@ -164,7 +178,7 @@ fn close(got: f64, want: f64, tolerance: f64) -> bool {
 fn run(rt: &Runtime, o: &Options) -> Result<()> {
     let gpu = rt.gpu().expect("a CUDA runtime has a GPU");
     eprintln!("{gpu:?}, median of {} runs", o.runs);
-    let b = Bench { gpu, runs: o.runs };
+    let b = Bench { gpu, runs: o.runs, only: o.only.as_deref() };
     if o.nested_only {
         return nested(rt, &b);
     }
@@ -373,9 +387,14 @@ fn icfp(rt: &Runtime, b: &Bench) -> Result<()> {
 /// row and with power-law rows, and the per-row variance of the power-law rows' values
 /// (`row_variances` against `row_variances_flat`).
 fn nested(rt: &Runtime, b: &Bench) -> Result<()> {
-    // How `fold_seg` walks its values, forced (`tiles`: fixed ranges of values; `warp`: rows
-    // split into parts) beside the automatic choice (`accel`).
-    let walks = [("accel", None), ("ranges", Some(Strategy::Tiles)), ("rows", Some(Strategy::Warp))];
+    // How `fold_seg` walks its values, forced (`tiles`: ranges of 256 values; `warp`: rows split
+    // into parts; `block`: wide ranges) beside the automatic choice (`accel`).
+    let walks = [
+        ("accel", None),
+        ("ranges", Some(Strategy::Tiles)),
+        ("rows", Some(Strategy::Warp)),
+        ("wide", Some(Strategy::Block)),
+    ];
     let n = 1usize << 28;
     let xs_host = random_f32(n, 42);
     let xs = Vector::from_slice(&xs_host);

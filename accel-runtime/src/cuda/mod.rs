@@ -182,8 +182,8 @@ impl Gpu {
     /// The strategy by which every `permute` of an `expand` on this device spreads its work
     /// (`accel_core::kernel::Strategy`), or `None` to let each run select one from the sizes of
     /// its expansion (the default, unless `ACCEL_EXPAND` names a strategy). A `fold_seg` over a
-    /// vector follows it too: `Tiles` walks fixed ranges of values, the others rows split into
-    /// parts (`accel_kernels::abi::walk`).
+    /// vector follows it too: `Tiles` walks ranges of 256 values, `Block` wide ranges of
+    /// thousands, the others rows split into parts (`accel_kernels::abi::walk`).
     /// Runs already queued keep theirs.
     pub fn set_expand_strategy(&self, strategy: Option<Strategy>) {
         self.expand_strategy.store(strategy_code(strategy), Ordering::Relaxed);

@@ -17,7 +17,7 @@ use accel_core::types::ElemType;
 use accel_core::value::{ElemValue, ScalarValue, Value};
 use accel_core::{Error, Result};
 use accel_kernels::abi::Word;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// An array on a device.
 #[derive(Clone, Debug)]
@@ -40,12 +40,20 @@ pub struct DSegments {
     /// The lengths' statistics where the host knows them (segments made on the host); `None`
     /// for segments computed on the device, whose strategies fall back on `count` and `total`.
     pub stats: Option<SegmentStats>,
-    /// The row holding the first value of each fixed range of values
+    /// The row holding the first value of each range of values of a width
     /// (`accel_kernels::ranges::range_starts`), computed by the first walk over these segments'
-    /// values by ranges, with the stream it ran on, and shared by their clones: a CSR matrix
-    /// multiplied again on that stream finds them here (another stream, not ordered after that
-    /// walk, computes its own).
-    pub range_starts: Arc<OnceLock<(StreamId, Arc<DeviceBuffer>)>>,
+    /// values by ranges of that width, with the stream it ran on, and shared by their clones: a
+    /// CSR matrix multiplied again on that stream finds them here (another stream, not ordered
+    /// after that walk, computes its own).
+    pub range_starts: Arc<Mutex<Vec<RangeStarts>>>,
+}
+
+/// The range starts of segments for ranges of `width` values, computed on `stream`.
+#[derive(Debug)]
+pub struct RangeStarts {
+    pub stream: StreamId,
+    pub width: usize,
+    pub starts: Arc<DeviceBuffer>,
 }
 
 /// Any value of the IR, with its collective parts on a device.

@@ -68,6 +68,13 @@ fn composed_rows(n: Nested<(i64, i64)>) -> Vector<(i64, i64)> {
     n.map(|row| row.fold((1, 0), |p, q| (p.0 * q.0, p.1 * q.0 + q.1)))
 }
 
+/// Each row's wrapping sum and its minimum (from `i64::MAX`): commutative operators, which the
+/// walks fold out of order.
+#[accel]
+fn row_sums_and_minima(n: Nested<i64>) -> (Vector<i64>, Vector<i64>) {
+    n.map(|row| (row.sum(), row.fold(i64::MAX, |a, b| a.min(b))))
+}
+
 #[accel]
 fn row_ends(n: Nested<i64>) -> Vector<i64> {
     n.map(|row| if row.len() > 0 { row[0] - row[row.len() - 1] } else { 0 })
@@ -359,12 +366,12 @@ fn indexed_rows(on: &Target) -> Check {
     Ok(())
 }
 
-/// Segmented folds of a non-commutative operator on every pattern of row lengths (rows spanning
-/// many of the walk's ranges, rows of 10^5 among empty ones, Zipf), under each walk in turn on
-/// the GPU: fixed ranges of values (`tiles`), rows split into parts (`warp`), then the automatic
-/// choice.
+/// Segmented folds of a non-commutative operator and of two commutative ones on every pattern
+/// of row lengths (rows spanning many of the walk's ranges, rows of 10^5 among empty ones,
+/// Zipf), under each walk in turn on the GPU: ranges of 256 values (`tiles`), rows split into
+/// parts (`warp`), wide ranges (`block`), then the automatic choice.
 fn every_walk(on: &Target) -> Check {
-    let walks = [Some(Strategy::Tiles), Some(Strategy::Warp), None];
+    let walks = [Some(Strategy::Tiles), Some(Strategy::Warp), Some(Strategy::Block), None];
     let result = walks.iter().try_for_each(|&walk| {
         on.rt()?.set_expand_strategy(walk);
         for pattern in 0..12 {
@@ -386,6 +393,15 @@ fn every_walk(on: &Target) -> Check {
                 })
                 .collect();
             all_same(on, "composed rows", &g.to_vec(), &r.to_vec(), &want).map_err(here)?;
+            let values: Vec<i64> = rng.vec::<i64>(total);
+            let n = nested_from(&lengths, values)?;
+            let ((gs, gm), (rs, rm)) = both!(on, row_sums_and_minima(&n));
+            let (want_sums, want_minima): (Vec<i64>, Vec<i64>) = rows(&n)
+                .iter()
+                .map(|r| (r.iter().fold(0i64, |a, &b| a.wrapping_add(b)), r.iter().copied().fold(i64::MAX, i64::min)))
+                .unzip();
+            all_same(on, "row sums", &gs.to_vec(), &rs.to_vec(), &want_sums).map_err(here)?;
+            all_same(on, "row minima", &gm.to_vec(), &rm.to_vec(), &want_minima).map_err(here)?;
         }
         Ok(())
     });

@@ -195,6 +195,8 @@ fn scratch(w: &mut Words, kind: Scratch, elem: Option<&ElemType>) -> syn::Result
                 w.bind(quote!(__mirror), quote!(#m as *mut u8));
                 let starts = w.word();
                 w.bind(quote!(__starts), quote!(#starts as *const usize));
+                let width = w.word();
+                w.bind(quote!(__width), quote!(#width as usize));
             } else {
                 let c = w.array(elem, 1);
                 w.bind(quote!(__c), c);

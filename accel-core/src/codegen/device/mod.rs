@@ -341,7 +341,7 @@ mod tests {
         let leaves = kernel::reduced_elem(kernel::epilogue_source(op).unwrap_or(op)).map_or(0, |e| e.leaves().len());
         let scratch = match iface.scratch {
             Scratch::None => 0,
-            Scratch::Reduce => 6 + leaves,
+            Scratch::Reduce => 7 + leaves,
             Scratch::Scan => 5 + 2 * leaves,
             Scratch::Permute => 1,
             Scratch::Offsets => 3,
@@ -451,11 +451,11 @@ mod tests {
         let src = module_source(std::slice::from_ref(&p)).unwrap();
         let reduce = kernel::kernel_name(&p, 0, Role::Reduce);
         // The error slot; the result (1 column); parts, partials (1 dimension, 1 column), their
-        // flags, the tickets, the mirror and the walk; the seed; the delayed operand's one dimension; `xs`
-        // and `ys` (2 each).
-        assert_eq!(params_of(&src, &reduce), 15);
+        // flags, the tickets, the mirror, the range starts and width; the seed; the delayed operand's
+        // one dimension; `xs` and `ys` (2 each).
+        assert_eq!(params_of(&src, &reduce), 16);
         assert_eq!(src.matches("_n1_").count(), 0, "the generate has no kernel");
-        assert!(src.contains("let __a0 = Delayed { shape : [w10 as usize]"), "{src}");
+        assert!(src.contains("let __a0 = Delayed { shape : [w11 as usize]"), "{src}");
         // A rank-0 result of one scalar is written into the host mirror as well.
         assert!(src.contains("if ! __mirror . is_null ()"), "{src}");
     }

@@ -178,8 +178,9 @@ pub(super) fn store_partial(p: &str, flags: &str) -> TokenStream {
 /// fold, fold1, fold_all, fold_seg (`elements` read by [`load`]): per-chunk totals, and the row
 /// totals with the seed (row `r`'s total is result `r`) from the last part of each row to finish,
 /// or from a second kernel. With `by_ranges` (a segmented fold over a vector,
-/// [`kernel::walks_ranges`]) also the two kernels of the walk over fixed ranges of values
-/// (`accel_kernels::ranges`), which the host launches instead when it selects that walk.
+/// [`kernel::walks_ranges`]) also the kernels of the walks over ranges of values, narrow and
+/// wide, and their shared second launch (`accel_kernels::ranges`), which the host launches
+/// instead when it selects one of those walks.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn kernels(
     cg: &Gen,
@@ -212,14 +213,14 @@ pub(super) fn kernels(
     let store = store_partial("__p", "__pf");
     let partial = partial("__p", "__pf");
     let elements = load.joined();
-    // A commutative operator may fold in any order: the striped skeleton.
-    let (rows_fn, order) = if kernel::is_commutative(f) {
+    // A commutative operator may fold in any order: the striped skeletons.
+    let striped = kernel::is_commutative(f);
+    let (rows_fn, order) = if striped {
         (quote!(reduce::reduce_rows_striped), quote!())
     } else {
         (quote!(reduce::reduce_rows), quote!(false,))
     };
-    let finish_fn =
-        if kernel::is_commutative(f) { quote!(reduce::finish_rows_striped) } else { quote!(reduce::finish_rows) };
+    let finish_fn = if striped { quote!(reduce::finish_rows_striped) } else { quote!(reduce::finish_rows) };
     let setup = quote! {
         let __f = #fl;
         let __rows = #rows;
@@ -233,8 +234,9 @@ pub(super) fn kernels(
     let finish = quote!(#finish_fn(__rows.count(), __parts, #partial, __f, __emit));
     let mut kernels = vec![(Role::Reduce, quote!(#setup #chunks)), (Role::Finish, quote!(#setup #finish))];
     if by_ranges {
-        // The walk by fixed ranges of values, two partials per range (`accel_kernels::ranges`,
-        // `__parts` is 2), after the module's range starts.
+        // The walks by ranges of values, narrow and wide, two partials per range
+        // (`accel_kernels::ranges`, `__parts` is 2), after the module's range starts for
+        // `__width` values a range.
         let partials = quote!(let __partials = ranges::Partials { store: #store, load: #partial };);
         let (prefetch, finish, reads_row) = (&load.prefetch, &load.finish, load.reads_row);
         kernels.push((
@@ -247,8 +249,16 @@ pub(super) fn kernels(
             },
         ));
         kernels.push((
+            Role::WideReduce,
+            quote! {
+                #setup
+                #partials
+                ranges::reduce_wide(__a1, __starts, __width, #striped, #elements, __f, &__partials, __emit)
+            },
+        ));
+        kernels.push((
             Role::RangeFinish,
-            quote!(#setup #partials ranges::finish_ranges(__a1, __starts, __f, &__partials, __emit)),
+            quote!(#setup #partials ranges::finish_ranges(__a1, __starts, __width, __f, &__partials, __emit)),
         ));
     }
     Ok(kernels)
@@ -259,9 +269,9 @@ pub(super) fn range_starts() -> TokenStream {
     let name = format_ident!("{}", kernel::range_starts::NAME);
     quote! {
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn #name(w0: u64, w1: u64, w2: u64, w3: u64) {
+        pub unsafe extern "ptx-kernel" fn #name(w0: u64, w1: u64, w2: u64, w3: u64, w4: u64) {
             let __segments = SegView { count: w0 as usize, total: w1 as usize, offsets: w2 as *const usize };
-            unsafe { ranges::range_starts(__segments, w3 as *mut usize) }
+            unsafe { ranges::range_starts(__segments, w4 as usize, w3 as *mut usize) }
         }
     }
 }

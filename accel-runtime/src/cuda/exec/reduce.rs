@@ -3,12 +3,13 @@
 //! chunk of a row to finish folds the row in the same launch, above that a second launch does.
 
 use super::{Call, Exec, Flags, Split, check_cover};
-use crate::cuda::DeviceBuffer;
-use crate::cuda::value::{DSegments, DValue, ill_typed};
+use crate::cuda::value::{DSegments, DValue, RangeStarts, ill_typed};
+use crate::cuda::{DeviceBuffer, lock};
 use accel_core::kernel::{Role, Rows, Strategy};
 use accel_core::types::Type;
 use accel_core::{Error, Result};
-use accel_kernels::abi::walk;
+use accel_kernels::abi::RANGE;
+use accel_kernels::abi::walk::{self, Walk};
 use std::sync::Arc;
 
 /// The largest input (elements) whose reduction finishes in one launch. Measured on an H100
@@ -63,19 +64,30 @@ impl Exec<'_> {
         let out = self.alloc_array_mirrored(&call.out_elem(ty)?, out_shape, mirrored)?;
         if let Some(segments) = segments
             && rank == 1
-            && self.by_ranges(row_count, a_len, segments.stats.map(|s| s.longest))
         {
-            // Fixed ranges of values, two partials per range, after the range starts
+            // Ranges of values, two partials per range, after the range starts
             // (`accel_kernels::ranges`).
-            let ranges = walk::ranges(a_len);
-            let starts = self.range_starts(segments)?;
-            let split = Split { rows: ranges, parts: 2 };
-            let (mut scratch, _keep) = self.scratch(call.combined()?, &split, Flags::None)?;
-            scratch.extend([0, out.columns.first().map_or(0, |c| c.mirror_address()), starts.ptr()]);
-            let w = call.words(&[&out], &scratch);
-            self.launch(call.id, Role::RangeReduce, ranges, &w)?;
-            self.launch(call.id, Role::RangeFinish, ranges, &w)?;
-            return Ok(DValue::Array(out));
+            let walk = self.walk(row_count, a_len);
+            let (role, width) = match walk {
+                Walk::Rows => (None, 0),
+                Walk::Ranges => (Some(Role::RangeReduce), RANGE),
+                Walk::Wide => {
+                    let warps = self.gpu.resident_warps(self.kernel(call.id, Role::WideReduce)?);
+                    (Some(Role::WideReduce), walk::wide_width(a_len, warps))
+                }
+            };
+            if let Some(role) = role {
+                let ranges = walk::ranges(a_len, width);
+                let starts = self.range_starts(segments, width)?;
+                let split = Split { rows: ranges, parts: 2 };
+                let (mut scratch, _keep) = self.scratch(call.combined()?, &split, Flags::None)?;
+                let mirror = out.columns.first().map_or(0, |c| c.mirror_address());
+                scratch.extend([0, mirror, starts.ptr(), width as u64]);
+                let w = call.words(&[&out], &scratch);
+                self.launch(call.id, role, ranges, &w)?;
+                self.launch(call.id, Role::RangeFinish, ranges, &w)?;
+                return Ok(DValue::Array(out));
+            }
         }
         let split = self.split(self.kernel(call.id, Role::Reduce)?, row_count, avg_len);
         let (mut scratch, _keep) = self.scratch(call.combined()?, &split, Flags::None)?;
@@ -85,7 +97,7 @@ impl Exec<'_> {
         let tickets = if one_launch { Some(self.gpu.tickets(split.rows)?) } else { None };
         scratch.push(tickets.as_ref().map_or(0, |t| t.ptr()));
         scratch.push(out.columns.first().map_or(0, |c| c.mirror_address()));
-        scratch.push(0);
+        scratch.extend([0, 0]);
         let w = call.words(&[&out], &scratch);
         self.launch(call.id, Role::Reduce, split.rows * split.parts, &w)?;
         if split.parts > 1 && !one_launch {
@@ -94,34 +106,45 @@ impl Exec<'_> {
         Ok(DValue::Array(out))
     }
 
-    /// The range starts of `segments` (`accel_kernels::ranges::range_starts`): those they keep
-    /// from an earlier walk on this stream, else computed now (a thread per range, before the
-    /// walk that reads them) and kept with them if none are.
-    fn range_starts(&mut self, segments: &DSegments) -> Result<Arc<DeviceBuffer>> {
+    /// The range starts of `segments` for ranges of `width` values
+    /// (`accel_kernels::ranges::range_starts`): those they keep from an earlier walk on this
+    /// stream, else computed now (a thread per range, before the walk that reads them) and kept
+    /// with them.
+    fn range_starts(&mut self, segments: &DSegments, width: usize) -> Result<Arc<DeviceBuffer>> {
         let stream = self.gpu.default_stream().id();
-        if let Some((home, starts)) = segments.range_starts.get()
-            && *home == stream
-        {
-            return Ok(starts.clone());
+        let kept = |all: &Vec<RangeStarts>| {
+            all.iter().find(|r| r.stream == stream && r.width == width).map(|r| r.starts.clone())
+        };
+        if let Some(starts) = kept(&lock(&segments.range_starts)) {
+            return Ok(starts);
         }
-        let entries = walk::ranges(segments.total) + 1;
+        let entries = walk::ranges(segments.total, width) + 1;
         let starts = Arc::new(self.gpu.alloc(entries * size_of::<usize>())?);
         let k = self.prepared.range_starts(self.gpu)?;
-        let words = [segments.count as u64, segments.total as u64, segments.offsets.ptr(), starts.ptr()];
+        let words = [segments.count as u64, segments.total as u64, segments.offsets.ptr(), starts.ptr(), width as u64];
         self.gpu.launch(k, self.gpu.resident_grid(k, entries), &words)?;
-        let _ = segments.range_starts.set((stream, starts.clone()));
+        let mut all = lock(&segments.range_starts);
+        if all.len() == KEPT_STARTS {
+            all.remove(0);
+        }
+        all.push(RangeStarts { stream, width, starts: starts.clone() });
         Ok(starts)
     }
 
-    /// Whether a segmented reduction over a vector of `total` values in `rows` rows (the longest
-    /// `longest`, where the segments' statistics are known) walks fixed ranges of values rather
-    /// than its rows split into parts: forced by the device's expand strategy if set (`tiles`
-    /// walks ranges, the others rows; `Runtime::set_expand_strategy`, `ACCEL_EXPAND`), else
-    /// selected from the sizes (`accel_kernels::abi::walk::by_ranges`).
-    fn by_ranges(&self, rows: usize, total: usize, longest: Option<usize>) -> bool {
+    /// How a segmented reduction over a vector of `total` values in `rows` rows walks them:
+    /// forced by the device's expand strategy if set (`tiles` walks ranges, `block` wide ranges,
+    /// the others rows; `Runtime::set_expand_strategy`, `ACCEL_EXPAND`), else selected from the
+    /// sizes (`accel_kernels::abi::walk::select`).
+    fn walk(&self, rows: usize, total: usize) -> Walk {
         match self.gpu.expand_strategy() {
-            Some(strategy) => strategy == Strategy::Tiles,
-            None => walk::by_ranges(rows, total, longest),
+            Some(Strategy::Tiles) => Walk::Ranges,
+            Some(Strategy::Block) => Walk::Wide,
+            Some(Strategy::Thread | Strategy::Warp) => Walk::Rows,
+            None => walk::select(rows, total),
         }
     }
 }
+
+/// Range starts of different widths kept with one set of segments, at most: a segmented
+/// reduction's width depends on its kernel (`walk::wide_width` of its resident warps).
+const KEPT_STARTS: usize = 4;
