@@ -47,8 +47,9 @@ use std::time::{Duration, Instant};
 
 /// Options: runs per case and the largest size, or only the module load time, or only the
 /// nested maps (`--nested`), or only the fused expand and permute with the Sieve, BFS and
-/// quicksort (`--expand`), or only the ICFP'13 programs (`--icfp`); `--only NAME` times only the
-/// cases whose benchmark name contains NAME (the others' results are still checked).
+/// quicksort (`--expand`), or only the ICFP'13 programs (`--icfp`); `--only NAME[,NAME..]` times
+/// only the cases whose benchmark name contains one of the names (the others' results are still
+/// checked).
 struct Options {
     runs: usize,
     max_log2: u32,
@@ -64,7 +65,7 @@ fn main() {
         Ok(o) => o,
         Err(e) => {
             eprintln!(
-                "{e}\nusage: gpu [--runs N] [--max-log2 K] [--only NAME] [--load | --nested | --expand | --icfp]   (cargo bench passes --bench, which is \
+                "{e}\nusage: gpu [--runs N] [--max-log2 K] [--only NAME[,NAME..]] [--load | --nested | --expand | --icfp]   (cargo bench passes --bench, which is \
                  ignored)"
             );
             std::process::exit(2);
@@ -136,7 +137,7 @@ impl Bench<'_> {
         bytes: usize,
         mut call: impl FnMut() -> Result<T>,
     ) -> Result<()> {
-        if self.only.is_some_and(|only| !bench.contains(only)) {
+        if self.only.is_some_and(|only| !only.split(',').any(|name| bench.contains(name))) {
             return Ok(());
         }
         for _ in 0..3 {
