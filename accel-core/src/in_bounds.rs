@@ -18,6 +18,12 @@
 //! histogram's binning waited on each sample's load before the next one was issued); on the CPU
 //! it keeps loops from vectorising.
 //!
+//! A read some of whose components are proved this way, but not all, keeps its check on the
+//! others: a read written in the source becomes [`ReadSite::SourcePartly`] with the proved
+//! components, which the CPU backend checks no more (in the matrix product, `b[(p, j)]` is
+//! checked on `p` alone, the same for the neighbouring `j`s that a lockstep fold reads
+//! together, so their loads vectorise); device code still checks the whole index.
+//!
 //! What counts as a component of the closure's index: a projection of its parameter, a `let`
 //! bound to one, or the parameter itself for a space of rank 1; an index is its parameter, a
 //! `let` that renames it, or a tuple of components (the front end lowers `|(i, j)|` to
@@ -171,24 +177,24 @@ impl Scope {
         whole.then_some((first.array, first.rank))
     }
 
-    /// Whether `index` lies inside the array variable `array` of rank `rank`: each of its
-    /// components ranges below the matching dimension of `array` (of an index over the same
-    /// dimensions, or of several indices, each component in its place).
-    fn inside(&self, index: &Expr, array: u32, rank: usize) -> bool {
-        let fits = |dim: usize, e: Option<Extent>| e == Some(Extent { array, dim, rank });
+    /// The components of `index` that lie inside the array variable `array` of rank `rank`, as
+    /// a bit mask (bit `d` for component `d`, below 32): those that range below the matching
+    /// dimension of `array` (of an index over the same dimensions, or of several indices, each
+    /// component in its place).
+    fn proved(&self, index: &Expr, array: u32, rank: usize) -> u32 {
+        let fits = |dim: usize, e: Option<Extent>| dim < 32 && e == Some(Extent { array, dim, rank });
+        let mask = |extents: &mut dyn Iterator<Item = Option<Extent>>| {
+            extents.enumerate().filter(|&(dim, e)| fits(dim, e)).fold(0, |m, (dim, _)| m | 1 << dim)
+        };
         match &index.kind {
             ExprKind::Var(v) => match self.known.get(&v.id) {
-                Some(Known::Index { extents }) => {
-                    extents.len() == rank && extents.iter().enumerate().all(|(dim, e)| fits(dim, *e))
-                }
-                Some(Known::Component(e)) => rank == 1 && fits(0, Some(*e)),
-                _ => false,
+                Some(Known::Index { extents }) if extents.len() == rank => mask(&mut extents.iter().copied()),
+                Some(Known::Component(e)) if rank == 1 => mask(&mut std::iter::once(Some(*e))),
+                _ => 0,
             },
-            ExprKind::Tuple(parts) => {
-                parts.len() == rank && parts.iter().enumerate().all(|(dim, p)| fits(dim, self.component(p)))
-            }
-            ExprKind::Proj(..) => rank == 1 && fits(0, self.component(index)),
-            _ => false,
+            ExprKind::Tuple(parts) if parts.len() == rank => mask(&mut parts.iter().map(|p| self.component(p))),
+            ExprKind::Proj(..) if rank == 1 => mask(&mut std::iter::once(self.component(index))),
+            _ => 0,
         }
     }
 
@@ -285,9 +291,22 @@ fn prove(e: &mut Expr, scope: &Scope) {
         ExprKind::Index { array, index, site } => {
             if site.is_checked()
                 && let Some(v) = scope.array(array)
-                && scope.inside(index, v, rank(array))
             {
-                *site = ReadSite::Elementwise;
+                let rank = rank(array);
+                let proved = scope.proved(index, v, rank);
+                // Every component proved (none past the mask's 32).
+                let every = match rank {
+                    0..32 => Some((1 << rank) - 1),
+                    32 => Some(u32::MAX),
+                    _ => None,
+                };
+                *site = match *site {
+                    _ if Some(proved) == every => ReadSite::Elementwise,
+                    ReadSite::Source(read) | ReadSite::SourcePartly { read, .. } if proved != 0 => {
+                        ReadSite::SourcePartly { read, proved }
+                    }
+                    other => other,
+                };
             }
             None
         }
@@ -401,6 +420,48 @@ mod tests {
             ),
             [false, true]
         );
+    }
+
+    /// The sites of the reads of `src`'s optimised program (fused), in pre-order.
+    fn sites(src: &str) -> Vec<ReadSite> {
+        let item: syn::ItemFn = syn::parse_str(src).expect("a function");
+        let program = crate::frontend::lower(&item).unwrap_or_else(|e| panic!("{src}: {e}"));
+        let mut sites = Vec::new();
+        visit::pre_order(&optimise(&program, Options::default()).body, &mut |e| {
+            if let ExprKind::Index { site, .. } = &e.kind {
+                sites.push(*site);
+            }
+        });
+        sites
+    }
+
+    #[test]
+    fn reads_with_some_components_proved_are_checked_on_the_others() {
+        // The matrix product's `b[(p, j)]`: `j` ranges over `b`'s columns, `p` over `a`'s.
+        assert_eq!(
+            sites(
+                "fn f(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
+                     generate([a.rows(), b.cols(), a.cols()], |(i, j, p)| a[(i, p)] * b[(p, j)]).fold(0.0, |x, y| x + y)
+                 }"
+            ),
+            [ReadSite::Elementwise, ReadSite::SourcePartly { read: 1, proved: 0b10 }]
+        );
+        // A diagonal read proves the component in its place only.
+        assert_eq!(
+            sites("fn f(m: Matrix<f32>) -> Matrix<f32> { generate(m.shape(), |(i, j)| m[(i, i)] + m[(j, j)]) }"),
+            [ReadSite::SourcePartly { read: 0, proved: 0b01 }, ReadSite::SourcePartly { read: 1, proved: 0b10 }]
+        );
+        assert_eq!(
+            sites("fn f(m: Matrix<f32>) -> Matrix<f32> { generate([m.rows(), m.rows()], |(i, j)| m[(i, j)]) }"),
+            [ReadSite::SourcePartly { read: 0, proved: 0b01 }]
+        );
+        // Nothing proved: the read as written.
+        for src in [
+            "fn f(m: Matrix<f32>) -> Matrix<f32> { generate([m.cols(), m.rows()], |(i, j)| m[(i, j)]) }",
+            "fn f(m: Matrix<f32>) -> Vector<f32> { generate(m.len(), |i| m[(0, i)]) }",
+        ] {
+            assert_eq!(sites(src), [ReadSite::Source(0)], "{src}");
+        }
     }
 
     #[test]

@@ -894,6 +894,12 @@ pub enum ReadSite {
     /// `xs[ix]` in source: read number `n` of [`Program::read_sites`], which its
     /// out-of-bounds error names.
     Source(u32),
+    /// `xs[ix]` in source (read number `read`, as [`ReadSite::Source`]) some of whose components,
+    /// those in the bit mask `proved` (bit `d` for component `d`), [`crate::in_bounds`] proved
+    /// inside the matching dimensions of the array, but not all: a backend may check only the
+    /// others (a matrix product's `b[(p, j)]`, whose `j` ranges over `b`'s columns), with the
+    /// error of the whole read where one is outside.
+    SourcePartly { read: u32, proved: u32 },
     /// The source read of a `backpermute` that fusion turned into a `generate`.
     Backpermute,
     /// A read that fusion made of an elementwise operand (of a `map`, `zip_with`, or sibling
@@ -913,7 +919,11 @@ impl ReadSite {
     /// The operation name errors give.
     pub fn name(self) -> &'static str {
         match self {
-            ReadSite::Index | ReadSite::Source(_) | ReadSite::Elementwise | ReadSite::Flattened => "index",
+            ReadSite::Index
+            | ReadSite::Source(_)
+            | ReadSite::SourcePartly { .. }
+            | ReadSite::Elementwise
+            | ReadSite::Flattened => "index",
             ReadSite::Backpermute => "backpermute",
         }
     }
@@ -921,7 +931,7 @@ impl ReadSite {
     /// Whether the read is checked against the array's shape on every backend.
     pub fn is_checked(self) -> bool {
         match self {
-            ReadSite::Index | ReadSite::Source(_) | ReadSite::Backpermute => true,
+            ReadSite::Index | ReadSite::Source(_) | ReadSite::SourcePartly { .. } | ReadSite::Backpermute => true,
             ReadSite::Elementwise | ReadSite::Flattened => false,
         }
     }
@@ -938,7 +948,7 @@ impl ReadSite {
     /// The number of a read written in the source.
     pub fn number(self) -> Option<u32> {
         match self {
-            ReadSite::Source(n) => Some(n),
+            ReadSite::Source(n) | ReadSite::SourcePartly { read: n, .. } => Some(n),
             ReadSite::Index | ReadSite::Backpermute | ReadSite::Elementwise | ReadSite::Flattened => None,
         }
     }

@@ -769,7 +769,7 @@ fn closure_may_fail(e: &Expr) -> bool {
             // An elementwise read is unchecked, unless it reads a delayed array; a flattened one
             // is unchecked always.
             ExprKind::Index { array, site, .. } => match site {
-                ReadSite::Index | ReadSite::Source(_) | ReadSite::Backpermute => true,
+                ReadSite::Index | ReadSite::Source(_) | ReadSite::SourcePartly { .. } | ReadSite::Backpermute => true,
                 ReadSite::Elementwise => as_generate(array).is_some(),
                 ReadSite::Flattened => false,
             },

@@ -375,7 +375,16 @@ impl Gen {
                 Code::owned(match (site, self.device) {
                     (ReadSite::Index, _) => quote!(__cx.read(#a, #ix)),
                     (ReadSite::Source(n), false) => quote!(__cx.read_source(#n, #a, #ix)),
-                    (ReadSite::Source(n), true) => {
+                    // The host checks only the components not proved: in a loop over the proved
+                    // ones (a matrix product's `j` in `b[(p, j)]`) the check of the others does
+                    // not change and the reads of neighbouring elements vectorise.
+                    // SAFETY (of the generated code): the components in `proved` lie inside the
+                    // array, as `crate::in_bounds` proved.
+                    (ReadSite::SourcePartly { read, proved }, false) => {
+                        quote!(unsafe { __cx.read_source_within(#read, #proved, #a, #ix) })
+                    }
+                    // A device checks the whole index, as for any read written in the source.
+                    (ReadSite::Source(n) | ReadSite::SourcePartly { read: n, .. }, true) => {
                         quote!(__cx.read_at(::accel_kernels::abi::site::source(#n), #a, #ix))
                     }
                     // SAFETY (of the generated code): the index is inside the array's shape, by
@@ -496,7 +505,9 @@ impl Gen {
         let (check, zero) = if self.device {
             let site = match site {
                 ReadSite::Index | ReadSite::Elementwise => quote!(::accel_kernels::abi::site::INDEX),
-                ReadSite::Source(n) => quote!(::accel_kernels::abi::site::source(#n)),
+                ReadSite::Source(n) | ReadSite::SourcePartly { read: n, .. } => {
+                    quote!(::accel_kernels::abi::site::source(#n))
+                }
                 ReadSite::Backpermute => quote!(::accel_kernels::abi::site::BACKPERMUTE),
                 // In bounds by construction: no check.
                 ReadSite::Flattened => {
@@ -507,6 +518,9 @@ impl Gen {
         } else {
             let check = match site {
                 ReadSite::Source(n) => quote!(__cx.check_source_index(#n, __j, __shape)),
+                ReadSite::SourcePartly { read, proved } => {
+                    quote!(__cx.check_source_index_within(#read, #proved, __j, __shape))
+                }
                 ReadSite::Index | ReadSite::Backpermute | ReadSite::Elementwise | ReadSite::Flattened => {
                     let op = site.name();
                     quote!(__cx.check_index(#op, __j, __shape))

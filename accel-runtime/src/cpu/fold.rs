@@ -117,18 +117,45 @@ fn fold_rows_in_lockstep<E: Elem, const R: usize>(
         return rows.map(|k| fold_range(a, k * n..(k + 1) * n, z, f).expect("a seed or a non-empty row")).collect();
     }
     let start = rows.start;
-    let mut ix: [[usize; R]; LOCKSTEP] = std::array::from_fn(|l| shape::unravel((start + l) * n, shape));
-    let element = |ix: &mut [usize; R], l: usize, p: usize| {
+    let first = shape::unravel(start * n, shape);
+    // Rows of one line of the second-innermost dimension (a matrix product's `(i, j)` for
+    // `j0..j0 + 8`): lane `l`'s index is the first's with `l` added there, which LLVM sees, so
+    // that reads along that dimension (`b[(p, j)]`) are neighbours it can read together.
+    if R >= 2 && start % shape[R - 2] + LOCKSTEP <= shape[R - 2] {
+        return in_lockstep(a, start, n, z, f, |l, p| {
+            let mut ix = first;
+            ix[R - 2] += l;
+            ix[R - 1] = p;
+            ix
+        });
+    }
+    let lines: [[usize; R]; LOCKSTEP] = std::array::from_fn(|l| shape::unravel((start + l) * n, shape));
+    in_lockstep(a, start, n, z, f, |l, p| {
+        let mut ix = lines[l];
         ix[R - 1] = p;
-        a.get_at((start + l) * n + p, *ix)
-    };
+        ix
+    })
+}
+
+/// [`LOCKSTEP`] rows from `start` folded together, the index of element `p` of lane `l` given
+/// by `index(l, p)`.
+#[inline(always)]
+fn in_lockstep<E: Elem, const R: usize>(
+    a: &impl Source<E, R>,
+    start: usize,
+    n: usize,
+    z: Option<E>,
+    f: &(impl Fn(E, E) -> E + Sync),
+    index: impl Fn(usize, usize) -> [usize; R],
+) -> Vec<E> {
+    let element = |l: usize, p: usize| a.get_at((start + l) * n + p, index(l, p));
     let (mut acc, from) = match z {
         Some(z) => ([z; LOCKSTEP], 0),
-        None => (std::array::from_fn(|l| element(&mut ix[l], l, 0)), 1),
+        None => (std::array::from_fn(|l| element(l, 0)), 1),
     };
     for p in from..n {
-        for l in 0..LOCKSTEP {
-            acc[l] = f(acc[l], element(&mut ix[l], l, p));
+        for (l, total) in acc.iter_mut().enumerate() {
+            *total = f(*total, element(l, p));
         }
     }
     acc.to_vec()

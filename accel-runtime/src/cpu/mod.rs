@@ -65,6 +65,12 @@ pub trait Elements<E: Elem, const R: usize> {
 
     /// Element at row-major position `i < size(shape)`; panics past the end.
     fn get_linear(&self, i: usize) -> E;
+
+    /// Element at `ix`, with no bounds check.
+    ///
+    /// # Safety
+    /// `ix` lies inside the shape.
+    unsafe fn element(&self, ix: [usize; R]) -> E;
 }
 
 impl<E: Elem, const R: usize> Elements<E, R> for &Array<E, R> {
@@ -76,6 +82,12 @@ impl<E: Elem, const R: usize> Elements<E, R> for &Array<E, R> {
     #[inline]
     fn get_linear(&self, i: usize) -> E {
         Array::get_linear(self, i)
+    }
+
+    #[inline]
+    unsafe fn element(&self, ix: [usize; R]) -> E {
+        // SAFETY: the caller's `ix` inside the shape.
+        unsafe { Array::element(self, ix) }
     }
 }
 
@@ -171,6 +183,12 @@ impl<E: Elem, const R: usize> Elements<E, R> for View<'_, E, R> {
     fn get_linear(&self, i: usize) -> E {
         View::get_linear(self, i)
     }
+
+    #[inline]
+    unsafe fn element(&self, ix: [usize; R]) -> E {
+        // SAFETY: the caller's `ix` inside the shape.
+        unsafe { View::element(self, ix) }
+    }
 }
 
 /// Per-call context: the first error raised inside a closure, recorded without unwinding.
@@ -242,6 +260,49 @@ impl Ctx {
     pub fn read_source<E: Elem, const R: usize>(&self, number: u32, a: impl Elements<E, R>, ix: [usize; R]) -> E {
         let inside = self.check_source_index(number, ix, a.shape());
         element_or_default(inside, a, ix)
+    }
+
+    /// [`Ctx::read_source`] of a read whose components in the bit mask `proved` (bit `d` for
+    /// component `d`) the compiler proved inside `a` (`accel_core::ir::ReadSite::SourcePartly`):
+    /// only the others are checked, and the element is then read without a check. In a loop over
+    /// the proved components (a matrix product's `j` in `b[(p, j)]`), the check does not change
+    /// from one element to the next and neighbouring reads vectorise.
+    ///
+    /// # Safety
+    /// Every component of `ix` in `proved` lies inside the matching dimension of `a`.
+    #[inline]
+    pub unsafe fn read_source_within<E: Elem, const R: usize>(
+        &self,
+        number: u32,
+        proved: u32,
+        a: impl Elements<E, R>,
+        ix: [usize; R],
+    ) -> E {
+        if self.check_source_index_within(number, proved, ix, a.shape()) {
+            // SAFETY: the components outside `proved` were just checked, the others are the
+            // caller's.
+            unsafe { a.element(ix) }
+        } else {
+            E::default()
+        }
+    }
+
+    /// [`Ctx::check_source_index`] of the components of `ix` not in the bit mask `proved`:
+    /// whether they lie inside `shape` (recording the read's `IndexOutOfBounds` of the whole
+    /// index if not).
+    #[inline]
+    pub fn check_source_index_within<const R: usize>(
+        &self,
+        number: u32,
+        proved: u32,
+        ix: [usize; R],
+        shape: [usize; R],
+    ) -> bool {
+        let inside = (0..R).all(|d| (d < 32 && proved >> d & 1 == 1) || ix[d] < shape[d]);
+        if !inside {
+            self.fail_with(move || Error::index_out_of_bounds("index", &ix, &shape).at_read(number));
+        }
+        inside
     }
 
     /// [`Ctx::check_index`] for the read `number` written in the source (of a fused, delayed
@@ -359,6 +420,25 @@ mod tests {
         assert_eq!(cx.div(1.0f32, 0.0), f32::INFINITY);
         assert_eq!(cx.div(i32::MIN, -1), i32::MIN);
         assert!(cx.check().is_ok());
+    }
+
+    #[test]
+    fn partly_proved_reads_check_the_other_components() {
+        let cx = Ctx::new();
+        let m = crate::array::Matrix::from_shape_vec([2, 3], vec![1i64, 2, 3, 4, 5, 6]).unwrap();
+        // Component 1 proved: component 0 is checked, with the error of the whole index.
+        // SAFETY: column 2 lies inside the 3 columns.
+        assert_eq!(unsafe { cx.read_source_within(4, 0b10, View::of(&m), [1, 2]) }, 6);
+        assert!(cx.check().is_ok());
+        // SAFETY: as above.
+        assert_eq!(unsafe { cx.read_source_within(4, 0b10, &m, [2, 2]) }, 0);
+        assert_eq!(cx.check(), Err(Error::index_out_of_bounds("index", &[2, 2], &[2, 3]).at_read(4)));
+        // The proved component is not checked again; the others are, each.
+        assert!(cx.check_source_index_within(0, 0b01, [1, 2], [2, 3]));
+        assert!(!cx.check_source_index_within(0, 0b01, [1, 3], [2, 3]));
+        assert!(cx.check().is_err());
+        assert!(!cx.check_source_index_within(0, 0, [2, 0], [2, 3]));
+        assert!(cx.check().is_err());
     }
 
     #[test]
