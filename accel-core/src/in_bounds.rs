@@ -55,7 +55,9 @@ use crate::ir::visit::{self, Bound};
 use crate::ir::{ArrayOp, Expr, ExprKind, Program, ReadSite, Var};
 use std::collections::HashMap;
 
-/// The pass: every provably in-bounds read of `program` marked [`ReadSite::Elementwise`].
+/// The pass: every provably in-bounds read of `program` marked [`ReadSite::Elementwise`], and
+/// every read written in the source with only some components proved marked
+/// [`ReadSite::SourcePartly`] with them.
 pub fn run(program: Program) -> Program {
     let mut body = program.body;
     prove(&mut body, &Scope::default());

@@ -49,8 +49,10 @@ pub enum Scratch {
     /// `parts == 1` or when the [`Role::Finish`] kernel combines the partials), mirror (mapped
     /// host memory that the finishing warp writes each result into as well; null when the host
     /// gave none, and only written for results that [`mirrors_result`]), starts (the
-    /// [`range_starts`] of the ranges walk, read by its kernels; null for the others)]`. Under
-    /// the ranges walk the partials are two per range (head and tail). Partials and carries hold
+    /// [`range_starts`] of the ranges walks, read by their kernels; null for the others), width
+    /// (the values of a range under the ranges walks, `accel_kernels::abi::RANGE` for
+    /// [`Role::RangeReduce`]; 0 for the others)]`. Under the ranges walks the partials are two
+    /// per range (head and tail). Partials and carries hold
     /// the combining function's element type, which the output of an epilogue need not have.
     Reduce,
     /// Scans: `[parts, partials, partial flags]` as for a reduction (no tickets), then

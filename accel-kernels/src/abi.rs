@@ -55,7 +55,9 @@ pub const SPREAD_TILE: usize = BLOCK_THREADS as usize * 4;
 /// Consecutive values each lane of the length-independent segmented reduction folds
 /// (`crate::ranges`).
 pub const RANGE_ITEMS: usize = 8;
-/// Values of one range of the length-independent segmented reduction: one warp's.
+/// Values of one range of the length-independent segmented reduction over short rows
+/// (`crate::ranges::reduce_ranges`): one warp's. Wide ranges have a width of their own
+/// ([`walk::wide_width`]).
 pub const RANGE: usize = WARP * RANGE_ITEMS;
 /// Blocks of [`BLOCK_THREADS`] that the first kernel of the length-independent segmented
 /// reduction keeps resident on a multiprocessor (its PTX entry declares it, so that ptxas keeps
@@ -102,7 +104,7 @@ pub mod walk {
     /// The rows walk is not chosen by size: it splits every row into the same number of parts,
     /// so uneven rows leave some warps far behind the others (rows of 1 to 65536 values on an
     /// H200: 2.2x CUB's time), and wide ranges give every warp the same number of values
-    /// whatever the lengths. It stays for the runtime to force (`Strategy::Warp`).
+    /// whatever the lengths. It stays for the runtime to force (`Strategy::Thread` or `Warp`).
     pub fn select(rows: usize, total: usize) -> Walk {
         if rows == 0 || total < WIDE_FROM.saturating_mul(rows) { Walk::Ranges } else { Walk::Wide }
     }

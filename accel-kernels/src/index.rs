@@ -38,9 +38,17 @@ pub fn ravel<const R: usize>(shape: [usize; R], ix: [usize; R]) -> usize {
 /// Whether `ix` lies inside `shape`.
 #[inline(always)]
 pub fn contains<const R: usize>(shape: [usize; R], ix: [usize; R]) -> bool {
+    contains_unproved(shape, ix, 0)
+}
+
+/// Whether the components of `ix` outside the bit mask `proved` (bit `d` for component `d`, below
+/// 32) lie inside `shape`: [`contains`] of an index whose components in `proved` are known to.
+#[inline(always)]
+pub fn contains_unproved<const R: usize>(shape: [usize; R], ix: [usize; R], proved: u32) -> bool {
     let mut d = 0;
     while d < R {
-        if ix[d] >= shape[d] {
+        let known = d < 32 && proved >> d & 1 == 1;
+        if !known && ix[d] >= shape[d] {
             return false;
         }
         d += 1;

@@ -34,8 +34,10 @@
 //!   registers in lane groups sized to the rows, any other associative operator keeps scan order
 //!   (tiles of 32 lanes x 4 consecutive items); in one launch: the part of a row that finishes
 //!   last (a ticket per row) combines the row's partials;
-//! - `ranges`: segmented reductions over fixed ranges of values per warp, whatever the segment
-//!   lengths, rows spanning ranges met by a second launch;
+//! - `ranges`: segmented reductions over ranges of values a warp, whatever the segment lengths:
+//!   ranges of 256 values, 8 consecutive ones a lane, for short rows; wide ranges sized to the
+//!   grid, each row's piece folded by the whole warp, for long ones; rows spanning ranges met by
+//!   a second launch;
 //! - `scan`: long rows in one pass with decoupled look-back, segments in three phases (chunk
 //!   totals, carries, the scan), on the private `warp` module (in-order warp reduction and scan
 //!   with shuffles);

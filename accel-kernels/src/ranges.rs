@@ -109,8 +109,9 @@ pub struct Reads<P, F> {
 ///
 /// # Safety
 /// Called from every thread of a 1-D launch whose blocks are whole warps, over `segments` of
-/// `total` values, after [`range_starts`] filled `starts` for them (ranges of [`RANGE`] values);
-/// `reads` must be safe for every value `i` of every row.
+/// `total` values, after [`range_starts`] filled `starts` for them (ranges of [`RANGE`] values,
+/// the width its [`finish_ranges`] is then given); `reads` must be safe for every value `i` of
+/// every row.
 #[inline(always)]
 pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, F, S, L>(
     segments: SegView,

@@ -407,7 +407,7 @@ unsafe fn walk_striped<T: DeviceElem>(
 /// in any order, for a commutative operator: whole quads ([`QUAD`] consecutive positions from a
 /// visible multiple of [`QUAD`], which LLVM reads as one vector load per 4-byte column) `member,
 /// member + group, ..`, [`QUADS`] of them in flight, then the fewer than [`QUAD`] positions
-/// before the first quad and after the last. The group's lanes then combine their values.
+/// before the first quad and after the last. The caller combines the group's lanes' values.
 #[inline(always)]
 pub(crate) fn fold_span_striped<T: DeviceElem>(
     lo: usize,

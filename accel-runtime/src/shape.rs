@@ -25,7 +25,7 @@ pub fn checked_size<const R: usize>(shape: [usize; R]) -> Option<usize> {
 
 /// Row-major positions and indices, and whether an index is inside a shape: the one definition
 /// every backend uses.
-pub use accel_kernels::index::{contains, ravel, unravel};
+pub use accel_kernels::index::{contains, contains_unproved, ravel, unravel};
 
 /// Advances `ix` to the next index of `shape` in row-major order (wrapping to zeros at the end).
 #[inline]

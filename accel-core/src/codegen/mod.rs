@@ -517,9 +517,10 @@ impl Gen {
             (quote!(__cx.check_index(#site, __j, __shape)), quote!(<#t as ::accel_kernels::elem::DeviceElem>::zero()))
         } else {
             let check = match site {
-                ReadSite::Source(n) => quote!(__cx.check_source_index(#n, __j, __shape)),
-                ReadSite::SourcePartly { read, proved } => {
-                    quote!(__cx.check_source_index_within(#read, #proved, __j, __shape))
+                // `crate::in_bounds` proves reads of array variables only, never of a delayed
+                // array: its index is checked whole.
+                ReadSite::Source(n) | ReadSite::SourcePartly { read: n, .. } => {
+                    quote!(__cx.check_source_index(#n, __j, __shape))
                 }
                 ReadSite::Index | ReadSite::Backpermute | ReadSite::Elementwise | ReadSite::Flattened => {
                     let op = site.name();

@@ -10,7 +10,7 @@ use super::driver::StreamId;
 use super::{DeviceBuffer, Gpu};
 use crate::array::Array;
 use crate::elem::{Columns, Elem};
-use crate::nested::{Nested, SegmentStats, Segments};
+use crate::nested::{Nested, Segments};
 use crate::value::FromValue;
 use accel_core::interp::HostValue;
 use accel_core::types::ElemType;
@@ -37,9 +37,6 @@ pub struct DSegments {
     pub count: usize,
     pub total: usize,
     pub offsets: Arc<DeviceBuffer>,
-    /// The lengths' statistics where the host knows them (segments made on the host); `None`
-    /// for segments computed on the device, whose strategies fall back on `count` and `total`.
-    pub stats: Option<SegmentStats>,
     /// The row holding the first value of each range of values of a width
     /// (`accel_kernels::ranges::range_starts`), computed by the first walk over these segments'
     /// values by ranges of that width, with the stream it ran on, and shared by their clones: a
@@ -114,21 +111,19 @@ impl DArray {
 
 impl DSegments {
     /// Segments of `count` rows and `total` values whose `count + 1` offsets `offsets` holds.
-    pub fn new(count: usize, total: usize, offsets: Arc<DeviceBuffer>, stats: Option<SegmentStats>) -> DSegments {
-        DSegments { count, total, offsets, stats, range_starts: Arc::default() }
+    pub fn new(count: usize, total: usize, offsets: Arc<DeviceBuffer>) -> DSegments {
+        DSegments { count, total, offsets, range_starts: Arc::default() }
     }
 
-    /// Host segment descriptors on `gpu`: their device copy, uploaded (with their statistics)
-    /// and kept the first time.
+    /// Host segment descriptors on `gpu`: their device copy, uploaded and kept the first time.
     pub fn of(gpu: &Gpu, s: &Segments) -> Result<DSegments> {
         if let Some(d) = s.device_copy()
             && d.offsets.belongs_to(gpu)
         {
-            // Segments the device computed get their statistics once the host has the offsets.
-            return Ok(DSegments { stats: Some(s.stats()), ..d.clone() });
+            return Ok(d.clone());
         }
         let offsets = Arc::new(gpu.upload(bytemuck::cast_slice(s.offsets()))?);
-        let d = DSegments::new(s.count(), s.total(), offsets, Some(s.stats()));
+        let d = DSegments::new(s.count(), s.total(), offsets);
         s.keep_device_copy(d.clone());
         Ok(d)
     }

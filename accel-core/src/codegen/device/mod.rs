@@ -184,14 +184,14 @@ fn bodies(
             Ok(vec![(role, generate::body(cg, op, ty, out, role)?)])
         }
         Form::Reduce { a, rows, seeded, f } => {
-            let by_ranges = kernel::walks_ranges(a, rows);
+            let walks_ranges = kernel::walks_ranges(a, rows);
             let rows = match rows {
                 Rows::Innermost => reduce::innermost_rows(a, out),
                 Rows::All => reduce::one_row(),
                 Rows::Segments => reduce::segmented_rows(a),
             };
             let load = reduce::load(cg, op)?;
-            reduce::kernels(cg, seeded, f, rows, load, by_ranges, results, id)
+            reduce::kernels(cg, seeded, f, rows, load, walks_ranges, results, id)
         }
         Form::Scan { a, segmented, dir, kind, seeded, f } => {
             let rows = if segmented { reduce::segmented_rows(a) } else { scan::innermost_rows(a) };

@@ -177,7 +177,7 @@ pub(super) fn store_partial(p: &str, flags: &str) -> TokenStream {
 
 /// fold, fold1, fold_all, fold_seg (`elements` read by [`load`]): per-chunk totals, and the row
 /// totals with the seed (row `r`'s total is result `r`) from the last part of each row to finish,
-/// or from a second kernel. With `by_ranges` (a segmented fold over a vector,
+/// or from a second kernel. With `walks_ranges` (a segmented fold over a vector,
 /// [`kernel::walks_ranges`]) also the kernels of the walks over ranges of values, narrow and
 /// wide, and their shared second launch (`accel_kernels::ranges`), which the host launches
 /// instead when it selects one of those walks.
@@ -188,7 +188,7 @@ pub(super) fn kernels(
     f: &Lambda,
     rows: TokenStream,
     load: Load,
-    by_ranges: bool,
+    walks_ranges: bool,
     results: &Results,
     node: u64,
 ) -> syn::Result<Vec<(Role, TokenStream)>> {
@@ -233,7 +233,7 @@ pub(super) fn kernels(
     };
     let finish = quote!(#finish_fn(__rows.count(), __parts, #partial, __f, __emit));
     let mut kernels = vec![(Role::Reduce, quote!(#setup #chunks)), (Role::Finish, quote!(#setup #finish))];
-    if by_ranges {
+    if walks_ranges {
         // The walks by ranges of values, narrow and wide, two partials per range
         // (`accel_kernels::ranges`, `__parts` is 2), after the module's range starts for
         // `__width` values a range.

@@ -63,7 +63,7 @@ impl Exec<'_> {
         let (elem, items, total) = match what {
             Counted::Segments => {
                 let total = read_total()?;
-                return Ok(DValue::Segments(DSegments::new(n, total, offsets, None)));
+                return Ok(DValue::Segments(DSegments::new(n, total, offsets)));
             }
             Counted::Filter if n <= FILTER_BEFORE_TOTAL => {
                 return self.filter_before_total(call, ty, Role::Write, &scratch, read_total);

@@ -41,7 +41,7 @@ use accel_core::kernel::{self, Form, Param, Role};
 use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::value::{ElemValue, ScalarValue};
 use accel_core::{Error, Result};
-use accel_kernels::abi::{self, ERROR_SLOT_WORDS, TILE};
+use accel_kernels::abi::{self, ERROR_SLOT_WORDS};
 use std::sync::Arc;
 
 impl Gpu {
@@ -461,22 +461,15 @@ impl<'a> Exec<'a> {
     }
 
     /// Chunks per row for `chunks`, the kernel of phase 1: enough to give each of its resident
-    /// warps one, none shorter than MIN_PART elements; and rows of `len` elements on average
-    /// split into up to 16 parts of about LONG_PART elements even when there are enough rows, so
-    /// that a few long segments among short ones do not leave one warp working through a long
-    /// row while the others idle.
-    ///
-    /// MIN_PART: every part of a row of several meets the others through a fence and an atomic
-    /// on the row's one ticket counter (or a partial that a second launch reads), which cost
-    /// more than the loads of a part of a tile. H200, `fold_all` of 2^20 `f32`: 25.1 to 29.2 µs
-    /// with parts of a tile (128 elements, 8192 parts), 18.1 to 20.4 µs with 1024, 19.9 to 20.7
-    /// µs with 4096; at 2^16, 4096 is slower than a tile (each warp's loads in 16 rounds).
-    fn split(&self, chunks: &Kernel, rows: usize, len: usize) -> Split {
+    /// warps one, but no more than make parts of `min_part` elements; and rows of `len` elements
+    /// on average split into up to 16 parts of about LONG_PART elements even when there are
+    /// enough rows, so that a few long segments among short ones do not leave one warp working
+    /// through a long row while the others idle.
+    fn split(&self, chunks: &Kernel, rows: usize, len: usize, min_part: usize) -> Split {
         const LONG_PART: usize = 512;
-        const MIN_PART: usize = 8 * TILE;
         let target = self.gpu.resident_warps(chunks);
         let fill =
-            if rows >= target || rows == 0 { 1 } else { target.div_ceil(rows).min(len.div_ceil(MIN_PART)).max(1) };
+            if rows >= target || rows == 0 { 1 } else { target.div_ceil(rows).min(len.div_ceil(min_part)).max(1) };
         let spread = (len / LONG_PART).clamp(1, 16);
         Split { rows, parts: fill.max(spread) }
     }

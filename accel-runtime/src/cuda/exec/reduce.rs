@@ -8,8 +8,8 @@ use crate::cuda::{DeviceBuffer, lock};
 use accel_core::kernel::{Role, Rows, Strategy};
 use accel_core::types::Type;
 use accel_core::{Error, Result};
-use accel_kernels::abi::RANGE;
 use accel_kernels::abi::walk::{self, Walk};
+use accel_kernels::abi::{RANGE, TILE};
 use std::sync::Arc;
 
 /// The largest input (elements) whose reduction finishes in one launch. Measured on an H100
@@ -17,6 +17,14 @@ use std::sync::Arc;
 /// and above that (or with hundreds of thousands of two-part rows) the fences and the one warp's
 /// serial fold of thousands of partials cost more than the second launch.
 const ONE_LAUNCH_MAX: usize = 1 << 22;
+
+/// The fewest elements of a part of a row split to fill the resident warps: every part of a
+/// row of several meets the others through a fence and an atomic on the row's one ticket
+/// counter (or a partial that a second launch reads), which cost more than the loads of a
+/// tile's part. H200, `fold_all` of 2^20 `f32`: 25.1 to 29.2 µs with parts of a tile (128
+/// elements, 8192 parts), 18.1 to 20.4 µs with 1024, 19.9 to 20.7 µs with 4096; at 2^16, 4096
+/// is slower than a tile (each warp's loads in 16 rounds). docs/benchmarks.md.
+const MIN_PART: usize = 8 * TILE;
 
 impl Exec<'_> {
     /// Runs a reduction of `rows` (with a seed if `seeded`), whose result has type `ty` (an
@@ -89,7 +97,7 @@ impl Exec<'_> {
                 return Ok(DValue::Array(out));
             }
         }
-        let split = self.split(self.kernel(call.id, Role::Reduce)?, row_count, avg_len);
+        let split = self.split(self.kernel(call.id, Role::Reduce)?, row_count, avg_len, MIN_PART);
         let (mut scratch, _keep) = self.scratch(call.combined()?, &split, Flags::None)?;
         // Rows of several parts meet in the same launch for small inputs, where a second
         // launch costs more than the meeting (see `accel_kernels::reduce`).
@@ -112,18 +120,16 @@ impl Exec<'_> {
     /// with them.
     fn range_starts(&mut self, segments: &DSegments, width: usize) -> Result<Arc<DeviceBuffer>> {
         let stream = self.gpu.default_stream().id();
-        let kept = |all: &Vec<RangeStarts>| {
-            all.iter().find(|r| r.stream == stream && r.width == width).map(|r| r.starts.clone())
-        };
-        if let Some(starts) = kept(&lock(&segments.range_starts)) {
-            return Ok(starts);
+        // Held until the new starts are kept, so that two walks do not both compute them.
+        let mut all = lock(&segments.range_starts);
+        if let Some(kept) = all.iter().find(|r| r.stream == stream && r.width == width) {
+            return Ok(kept.starts.clone());
         }
         let entries = walk::ranges(segments.total, width) + 1;
         let starts = Arc::new(self.gpu.alloc(entries * size_of::<usize>())?);
         let k = self.prepared.range_starts(self.gpu)?;
         let words = [segments.count as u64, segments.total as u64, segments.offsets.ptr(), starts.ptr(), width as u64];
         self.gpu.launch(k, self.gpu.resident_grid(k, entries), &words)?;
-        let mut all = lock(&segments.range_starts);
         if all.len() == KEPT_STARTS {
             all.remove(0);
         }

@@ -10,7 +10,7 @@ use accel_core::kernel::{self, offsets_scan};
 use accel_core::kernel::{Role, Scratch};
 use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::{Error, Result};
-use accel_kernels::abi::{BLOCK_THREADS, WARP};
+use accel_kernels::abi::{BLOCK_THREADS, TILE, WARP};
 
 /// The warps of the single pass's launch: a block of them per tile (the kernel claims the tiles
 /// in order, so a smaller grid of resident blocks takes them all), given to `Role::Scan`, whose
@@ -52,7 +52,8 @@ impl Exec<'_> {
         };
         let uniform = !segmented;
         let phase1 = self.kernel(call.id, if uniform { Role::Scan } else { Role::Chunks })?;
-        let mut split = self.split(phase1, rows, avg_len);
+        // Parts down to a tile: a scan's parts meet through their carries, not a ticket.
+        let mut split = self.split(phase1, rows, avg_len, TILE);
         // Rows of a regular array: the scan kernel alone, in one pass over tiles that a block
         // holds in registers (`accel_kernels::scan::scan_single_pass`), when a row has several
         // and its elements fit the pass; else one warp per row from its seed.
