@@ -251,7 +251,7 @@ impl Ctx {
     /// fused, delayed array).
     #[inline]
     pub fn check_index<const R: usize>(&self, op: &str, ix: [usize; R], shape: [usize; R]) -> bool {
-        self.check_inside(shape::contains(shape, ix), move || Error::index_out_of_bounds(op, &ix, &shape))
+        self.check_inside(ix, shape, move || Error::index_out_of_bounds(op, &ix, &shape))
     }
 
     /// `a[ix]` written in the source as read `number` (see `accel_core::ir::ReadSite::Source`),
@@ -298,15 +298,16 @@ impl Ctx {
         ix: [usize; R],
         shape: [usize; R],
     ) -> bool {
-        let outside = move || Error::index_out_of_bounds("index", &ix, &shape).at_read(number);
-        self.check_inside(shape::contains_unproved(shape, ix, proved), outside)
+        // Inside on the others is inside; outside, the whole index is checked as any read's,
+        // which records the error.
+        shape::contains_unproved(shape, ix, proved) || self.check_source_index(number, ix, shape)
     }
 
     /// [`Ctx::check_index`] for the read `number` written in the source (of a fused, delayed
     /// array).
     #[inline]
     pub fn check_source_index<const R: usize>(&self, number: u32, ix: [usize; R], shape: [usize; R]) -> bool {
-        self.check_source_index_within(number, 0, ix, shape)
+        self.check_inside(ix, shape, move || Error::index_out_of_bounds("index", &ix, &shape).at_read(number))
     }
 
     /// A read of `a` at `ix` on behalf of `op`, which names it when `ix` is out of range.
@@ -316,12 +317,13 @@ impl Ctx {
         element_or_default(inside, a, ix)
     }
 
-    /// `inside` (whether an index lies inside a shape); if not, records the error `outside`
-    /// makes (only then). `outside` owns copies of what it needs (a `move` closure): one that
-    /// borrowed the index and the shape kept them in memory, three stores on the stack per read
-    /// on the hot path (a sparse product's `x[col]`).
+    /// Whether `ix` is inside `shape`; if not, records the error `outside` makes (only then).
+    /// `outside` owns copies of what it needs (a `move` closure): one that borrowed the index and
+    /// the shape kept them in memory, three stores on the stack per read on the hot path (a
+    /// sparse product's `x[col]`).
     #[inline]
-    fn check_inside(&self, inside: bool, outside: impl FnOnce() -> Error) -> bool {
+    fn check_inside<const R: usize>(&self, ix: [usize; R], shape: [usize; R], outside: impl FnOnce() -> Error) -> bool {
+        let inside = shape::contains(shape, ix);
         if !inside {
             self.fail_with(outside);
         }
