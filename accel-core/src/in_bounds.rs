@@ -334,18 +334,7 @@ mod tests {
 
     /// The sites of the reads of `src`'s optimised program, in pre-order, as `true` where checked.
     fn checked_reads(src: &str) -> Vec<bool> {
-        let item: syn::ItemFn = syn::parse_str(src).expect("a function");
-        let program = crate::frontend::lower(&item).unwrap_or_else(|e| panic!("{src}: {e}"));
-        let mut out = Vec::new();
-        for options in [Options::default(), Options::UNFUSED] {
-            let mut sites = Vec::new();
-            visit::pre_order(&optimise(&program, options).body, &mut |e| {
-                if let ExprKind::Index { site, .. } = &e.kind {
-                    sites.push(*site);
-                }
-            });
-            out.push(sites);
-        }
+        let out: Vec<Vec<ReadSite>> = [Options::default(), Options::UNFUSED].map(|o| sites_with(src, o)).to_vec();
         // Fused or not, the same reads are proved (the unfused program reads the map's result
         // besides, at its own index).
         let fused: Vec<bool> = out[0].iter().map(|s: &ReadSite| s.is_checked()).collect();
@@ -424,17 +413,22 @@ mod tests {
         );
     }
 
-    /// The sites of the reads of `src`'s optimised program (fused), in pre-order.
-    fn sites(src: &str) -> Vec<ReadSite> {
+    /// The sites of the reads of `src`'s program optimised with `options`, in pre-order.
+    fn sites_with(src: &str, options: Options) -> Vec<ReadSite> {
         let item: syn::ItemFn = syn::parse_str(src).expect("a function");
         let program = crate::frontend::lower(&item).unwrap_or_else(|e| panic!("{src}: {e}"));
         let mut sites = Vec::new();
-        visit::pre_order(&optimise(&program, Options::default()).body, &mut |e| {
+        visit::pre_order(&optimise(&program, options).body, &mut |e| {
             if let ExprKind::Index { site, .. } = &e.kind {
                 sites.push(*site);
             }
         });
         sites
+    }
+
+    /// [`sites_with`] of the fused program.
+    fn sites(src: &str) -> Vec<ReadSite> {
+        sites_with(src, Options::default())
     }
 
     #[test]
