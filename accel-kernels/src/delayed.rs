@@ -30,6 +30,12 @@ impl<F, const R: usize> Delayed<F, R> {
         (self.f)(unravel(i, self.shape))
     }
 
+    /// Nothing: a delayed array is computed where it is read, from reads of its own (which a
+    /// kernel does not see from here). Kept so that one kernel body serves views and delayed
+    /// operands ([`crate::view::View::prefetch_l2`]).
+    #[inline(always)]
+    pub fn prefetch_l2(&self, _lo: usize, _hi: usize) {}
+
     /// The element at `ix`: the closure called directly, without a round trip through the
     /// linear position.
     #[inline(always)]

@@ -267,6 +267,26 @@ pub unsafe fn fetch_add32(p: *mut u32, v: u32) -> u32 {
     r
 }
 
+/// Bytes of an L2 cache line.
+const L2_LINE: usize = 128;
+
+/// Asks L2 for the lines that hold bytes `from..to` of the global buffer at `base`
+/// (`prefetch.global.L2`), the block's threads a line each in turn. Loads nothing into registers
+/// and waits for nothing: a later load of those bytes hits L2 if the lines are still there.
+///
+/// # Safety
+/// Bytes `from..to` lie in one global buffer at `base`; called by every thread of the block.
+#[inline(always)]
+pub unsafe fn prefetch_l2(base: *const u8, from: usize, to: usize) {
+    let end = base as usize + to;
+    let mut line = ((base as usize + from) & !(L2_LINE - 1)) + thread_idx() * L2_LINE;
+    while line < end {
+        // SAFETY: the line overlaps the caller's buffer; a prefetch reads nothing back.
+        unsafe { asm!("prefetch.global.L2 [{a}];", a = in(reg64) line, options(nostack, preserves_flags, readonly)) };
+        line += block_dim() * L2_LINE;
+    }
+}
+
 /// Atomically increments a counter that wraps: stores `old + 1`, or 0 when `old >= max`;
 /// returns `old`. With `max = n - 1`, `n` calls starting from 0 see `0 ..= n - 1` and leave 0.
 ///

@@ -29,6 +29,13 @@ pub trait DeviceElem: Copy {
     /// # Safety
     /// As `load`.
     unsafe fn load_volatile(p: Self::Ptr, i: usize) -> Self;
+    /// Asks L2 for elements `lo..hi` of every column ([`device::prefetch_l2`]), the block's
+    /// threads sharing the lines.
+    ///
+    /// # Safety
+    /// Every column holds at least `hi` elements in global memory; called by every thread of the
+    /// block.
+    unsafe fn prefetch_l2(p: Self::Ptr, lo: usize, hi: usize);
     /// The element at shared-space address `addr` (laid out as in host memory: a tuple's parts at
     /// their `offset_of`), read with `ld.shared` ([`device::SharedWord`]).
     ///
@@ -83,6 +90,12 @@ macro_rules! scalar32 {
                 let from: fn(u32) -> $t = $from;
                 // SAFETY: the caller guarantees that element `i` exists; `$raw` has `$t`'s size.
                 from(unsafe { p.cast::<$raw>().add(i).read() } as u32)
+            }
+            #[inline(always)]
+            unsafe fn prefetch_l2(p: *mut $t, lo: usize, hi: usize) {
+                let size = core::mem::size_of::<$t>();
+                // SAFETY: the caller guarantees `hi` elements.
+                unsafe { device::prefetch_l2(p.cast::<u8>(), lo * size, hi * size) }
             }
             #[inline(always)]
             unsafe fn load_volatile(p: *mut $t, i: usize) -> $t {
@@ -170,6 +183,12 @@ macro_rules! scalar64 {
                 unsafe { p.add(i).read() }
             }
             #[inline(always)]
+            unsafe fn prefetch_l2(p: *mut $t, lo: usize, hi: usize) {
+                let size = core::mem::size_of::<$t>();
+                // SAFETY: the caller guarantees `hi` elements.
+                unsafe { device::prefetch_l2(p.cast::<u8>(), lo * size, hi * size) }
+            }
+            #[inline(always)]
             unsafe fn load_volatile(p: *mut $t, i: usize) -> $t {
                 // SAFETY: as `load`.
                 unsafe { p.add(i).read_volatile() }
@@ -242,6 +261,11 @@ macro_rules! tuple {
             unsafe fn load(p: Self::Ptr, i: usize) -> Self {
                 // SAFETY: the caller guarantees element `i` of every column.
                 unsafe { ($($T::load(p.$i, i),)+) }
+            }
+            #[inline(always)]
+            unsafe fn prefetch_l2(p: Self::Ptr, lo: usize, hi: usize) {
+                // SAFETY: the caller guarantees `hi` elements of every column.
+                unsafe { $($T::prefetch_l2(p.$i, lo, hi);)+ }
             }
             #[inline(always)]
             unsafe fn load_volatile(p: Self::Ptr, i: usize) -> Self {

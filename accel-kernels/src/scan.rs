@@ -11,7 +11,8 @@
 //! and emitted once; with `parts == 1` phases 1 and 2 are unnecessary (the carry is the seed).
 //!
 //! Long rows of a regular array take one pass instead (`scan_single_pass`, decoupled look-back
-//! between block tiles held in registers): every element is read once and emitted once.
+//! between block tiles held in registers): every element is read once and emitted once, and the
+//! tile a round of the grid ahead is asked of L2 when a block claims one.
 
 use crate::abi::{BLOCK_THREADS, ITEMS, SCAN_SLOT, TILE, WARP};
 use crate::device::{self, FULL_MASK};
@@ -525,9 +526,24 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
 /// row. Traffic: every element is read once and emitted once, plus one status word per tile (two
 /// values and two flags for elements wider than 32 bits). Three barriers per tile.
 ///
+/// A block spends most of a tile waiting (for its loads, at the barrier after the look-back), with
+/// only [`crate::abi::SCAN_BLOCKS_PER_SM`] blocks a multiprocessor to cover it. Three things
+/// shorten a tile's critical path:
+/// - on claiming tile `j`, the block's threads call `prefetch(lo, hi)` with the elements of tile
+///   `j + gridDim` (the one claimed about one round of the grid later), which asks L2 for them
+///   (`prefetch.global.L2`, a line a thread): memory keeps streaming while blocks wait, and the
+///   tile's loads hit L2 when it is claimed. (Twice as far ahead was slower on an H200.)
+/// - a full tile (every tile of a long row but its last) runs a copy of the tile's code in which
+///   no item is guarded by a count (each guard cost a 64-bit compare and a predicate kept in a
+///   register: more instructions than the scan itself);
+/// - thread 0 claims the block's next tile once the look-back is over, so the atomic's round trip
+///   overlaps the write-back instead of starting the next tile. (Claimed earlier, a tile would
+///   wait through the look-back of the one before, and its successors with it.)
+///
 /// # Safety
 /// Called from every thread of a 1-D launch of `BLOCK_THREADS`-thread blocks; `load(i)` must be
-/// safe for every index of every row; `status` holds `rows.count() * parts` entries, with zeroed
+/// safe for every index of every row, and `prefetch(lo, hi)` for the bounds of every tile (called
+/// by every thread of the block); `status` holds `rows.count() * parts` entries, with zeroed
 /// words, flags and ticket; every chunk is at most `BLOCK_THREADS * PER_THREAD` long; `seed(row)`
 /// gives every thread the same value; the element fits a slot ([`SCAN_SLOT`]).
 #[allow(clippy::too_many_arguments)]
@@ -542,151 +558,229 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
     combine: impl Fn(T, T) -> T,
     emit: impl Fn(usize, usize, Option<T>, T),
     row_start: impl Fn(usize),
+    prefetch: impl Fn(usize, usize),
 ) {
     let shared = BlockShared::<T>::get();
-    let (t, lane, warp) = (device::thread_idx(), device::lane(), device::warp_in_block());
     let tiles = rows.count() * parts;
-    loop {
-        if t == 0 {
-            // SAFETY: the ticket is a zeroed word of global memory (the caller's contract); word 0
-            // of the buffer is the block's.
-            unsafe { shared.set_ticket(device::fetch_add32(status.ticket, 1)) };
-        }
-        device::sync_threads();
-        // SAFETY: written by thread 0 before the barrier. Thread 0 writes it again only after the
-        // warps' barrier below, which every thread reaches after this read.
-        let j = unsafe { shared.ticket() } as usize;
-        if j >= tiles {
-            return;
-        }
-        // Tile `pos` of the row in scan order: the last part first for right scans.
+    // Tile `j`'s row, its position in the row in scan order, and its elements: the last part
+    // first for right scans.
+    let tile_of = |j: usize| {
         let (row, pos) = (j / parts, j % parts);
         let part = if reverse { parts - 1 - pos } else { pos };
         let (start, end) = rows.bounds(row);
         let (lo, hi) = chunk(start, end, part, parts);
-        let at = |q: usize| if reverse { hi - 1 - q } else { lo + q };
-        // This warp's positions of the tile, and this thread's.
-        let warp_first = warp * WARP * PER_THREAD;
-        let warp_count = (hi - lo).saturating_sub(warp_first).min(WARP * PER_THREAD);
-        let first = t * PER_THREAD;
-        let count = (hi - lo).saturating_sub(first).min(PER_THREAD);
-        let exchange = Exchange::<T, PER_THREAD>::of_warp(warp);
-        let striped = |k: usize| k * WARP + lane as usize;
-        let mut items = [T::zero(); PER_THREAD];
-        if Exchange::<T, PER_THREAD>::FITS {
-            let mut loaded = [T::zero(); PER_THREAD];
-            per_item!(PER_THREAD, |k| {
-                if striped(k) < warp_count {
-                    loaded[k] = load(at(warp_first + striped(k)));
-                }
-            });
-            per_item!(PER_THREAD, |k| {
-                if striped(k) < warp_count {
-                    // SAFETY: a position of the warp.
-                    unsafe { exchange.put(striped(k), loaded[k]) };
-                }
-            });
-            device::sync_warp();
-            per_item!(PER_THREAD, |k| {
-                if k < count {
-                    // SAFETY: this lane's position, below `warp_count`, put before the barrier.
-                    items[k] = unsafe { exchange.get(lane as usize * PER_THREAD + k) };
-                }
-            });
-        } else {
-            per_item!(PER_THREAD, |k| {
-                if k < count {
-                    items[k] = load(at(first + k));
-                }
-            });
+        Claimed { j, row, pos, lo, hi, reverse }
+    };
+    let claim = || {
+        if device::thread_idx() == 0 {
+            // SAFETY: the ticket is a zeroed word of global memory (the caller's contract); word 0
+            // of the buffer is the block's. Every thread has read the claimed tile before the
+            // barrier that precedes each later claim.
+            unsafe { shared.set_ticket(device::fetch_add32(status.ticket, 1)) };
         }
-
-        // This thread's total, then its warp's scan of the totals: the threads with items are a
-        // prefix of the block, so of each warp.
-        let mut mine = items[0];
-        per_item!(PER_THREAD, |k| {
-            if k > 0 && k < count {
-                mine = combine(mine, items[k]);
-            }
-        });
-        let has = device::ballot(count > 0);
-        let incl = warp::scan_inclusive(mine, has, &combine);
-        let lane_before = incl.shfl_up(1);
-        let lane_before = (lane > 0 && has & lanes(0, lane) != 0).then_some(lane_before);
-        let warp_total = incl.shfl_idx(31u32.saturating_sub(has.leading_zeros()));
-        if lane == 0 {
-            shared.set(warp, (has != 0).then_some(warp_total));
-        }
+    };
+    claim();
+    loop {
         device::sync_threads();
-        let mut warp_before = None;
-        let mut aggregate = None;
-        for w in 0..WARPS {
-            if w == warp {
-                warp_before = aggregate;
-            }
-            aggregate = cat(aggregate, shared.read(w), &combine);
+        // SAFETY: written by thread 0 before the barrier.
+        let j = unsafe { shared.ticket() } as usize;
+        if j >= tiles {
+            return;
         }
-
-        // SAFETY: entry `j` and the row's earlier ones exist (the caller's contract).
-        let exclusive = unsafe {
-            if pos == 0 {
-                let s = seed(row);
-                if t == 0 {
-                    status.publish(j, true, cat(s, aggregate, &combine));
-                    row_start(row);
-                }
-                s
+        // The tile claimed about one round of the grid from now: its elements asked of L2 now,
+        // so that its loads hit L2 then, while memory keeps streaming under the look-backs.
+        let ahead = j + device::grid_dim();
+        if ahead < tiles {
+            let next = tile_of(ahead);
+            prefetch(next.lo, next.hi);
+        }
+        let tile = tile_of(j);
+        let (lo, hi) = (tile.lo, tile.hi);
+        let steps = TileSteps { status: &status, seed: &seed, load: &load, combine: &combine, emit: &emit };
+        // SAFETY: the caller's contract, passed on.
+        unsafe {
+            if hi - lo == BLOCK_THREADS as usize * PER_THREAD {
+                scan_tile::<T, PER_THREAD, true>(&shared, tile, &steps, &claim, &row_start)
             } else {
-                if t == 0 {
-                    status.publish(j, false, aggregate);
-                }
-                if warp == 0 {
-                    let prefix = status.look_back(j - pos, j, &combine);
-                    if lane == 0 {
-                        status.publish(j, true, cat(prefix, aggregate, &combine));
-                        shared.set(WARPS, prefix);
-                    }
-                }
-                // `pos` is the same in the whole block: every thread reaches this barrier.
-                device::sync_threads();
-                shared.read(WARPS)
+                scan_tile::<T, PER_THREAD, false>(&shared, tile, &steps, &claim, &row_start)
             }
-        };
-
-        let warp_start = cat(exclusive, warp_before, &combine);
-        let mut prefix = cat(warp_start, lane_before, &combine);
-        // With the exchange, the inclusive values go back through the buffer to be emitted
-        // striped: every lane has read its items before any writes.
-        if Exchange::<T, PER_THREAD>::FITS {
-            device::sync_warp();
         }
+    }
+}
+
+/// The tile a block of [`scan_single_pass`] has claimed: entry `j` of the status, position `pos`
+/// of `row` in scan order, the elements `lo..hi` (in scan order from `hi - 1` when `reverse`).
+#[derive(Clone, Copy)]
+struct Claimed {
+    j: usize,
+    row: usize,
+    pos: usize,
+    lo: usize,
+    hi: usize,
+    reverse: bool,
+}
+
+/// What every tile of [`scan_single_pass`] is given.
+struct TileSteps<'a, T: DeviceElem, S, L, C, E> {
+    status: &'a Lookback<T>,
+    seed: &'a S,
+    load: &'a L,
+    combine: &'a C,
+    emit: &'a E,
+}
+
+/// One tile of [`scan_single_pass`], every thread of the block; `FULL` when it holds
+/// `BLOCK_THREADS * PER_THREAD` elements, so that no item needs a guard. Calls `claim` once every
+/// thread is past its read of the tile's ticket and the tile's prefix is known.
+///
+/// # Safety
+/// As [`scan_single_pass`], for the claimed tile.
+#[inline(always)]
+unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
+    shared: &BlockShared<T>,
+    tile: Claimed,
+    steps: &TileSteps<
+        T,
+        impl Fn(usize) -> Option<T>,
+        impl Fn(usize) -> T,
+        impl Fn(T, T) -> T,
+        impl Fn(usize, usize, Option<T>, T),
+    >,
+    claim: &impl Fn(),
+    row_start: &impl Fn(usize),
+) {
+    let (t, lane, warp) = (device::thread_idx(), device::lane(), device::warp_in_block());
+    let Claimed { j, row, pos, lo, hi, reverse } = tile;
+    let TileSteps { status, seed, load, combine, emit } = *steps;
+    let at = |q: usize| if reverse { hi - 1 - q } else { lo + q };
+    // This warp's positions of the tile, and this thread's.
+    let warp_first = warp * WARP * PER_THREAD;
+    let first = t * PER_THREAD;
+    let (warp_count, count) = if FULL {
+        (WARP * PER_THREAD, PER_THREAD)
+    } else {
+        ((hi - lo).saturating_sub(warp_first).min(WARP * PER_THREAD), (hi - lo).saturating_sub(first).min(PER_THREAD))
+    };
+    let in_warp = |q: usize| FULL || q < warp_count;
+    let in_thread = |k: usize| FULL || k < count;
+    let exchange = Exchange::<T, PER_THREAD>::of_warp(warp);
+    let striped = |k: usize| k * WARP + lane as usize;
+    let mut items = [T::zero(); PER_THREAD];
+    if Exchange::<T, PER_THREAD>::FITS {
+        let mut loaded = [T::zero(); PER_THREAD];
         per_item!(PER_THREAD, |k| {
-            if k < count {
-                let inclusive = match prefix {
-                    Some(p) => combine(p, items[k]),
-                    None => items[k],
-                };
-                if Exchange::<T, PER_THREAD>::FITS {
-                    // SAFETY: this lane's position `first + k - warp_first < warp_count`.
-                    unsafe { exchange.put(lane as usize * PER_THREAD + k, inclusive) };
-                } else {
-                    emit(row, at(first + k), prefix, inclusive);
-                }
-                prefix = Some(inclusive);
+            if in_warp(striped(k)) {
+                loaded[k] = load(at(warp_first + striped(k)));
             }
         });
-        if Exchange::<T, PER_THREAD>::FITS {
-            device::sync_warp();
-            per_item!(PER_THREAD, |k| {
-                let q = striped(k);
-                if q < warp_count {
-                    // SAFETY: positions `q` and `q - 1` of the warp, put before the barrier; the
-                    // buffer is written again only after the next tile's first block barrier.
-                    let (inclusive, exclusive) =
-                        unsafe { (exchange.get(q), if q == 0 { warp_start } else { Some(exchange.get(q - 1)) }) };
-                    emit(row, at(warp_first + q), exclusive, inclusive);
-                }
-            });
+        per_item!(PER_THREAD, |k| {
+            if in_warp(striped(k)) {
+                // SAFETY: a position of the warp.
+                unsafe { exchange.put(striped(k), loaded[k]) };
+            }
+        });
+        device::sync_warp();
+        per_item!(PER_THREAD, |k| {
+            if in_thread(k) {
+                // SAFETY: this lane's position, below `warp_count`, put before the barrier.
+                items[k] = unsafe { exchange.get(lane as usize * PER_THREAD + k) };
+            }
+        });
+    } else {
+        per_item!(PER_THREAD, |k| {
+            if in_thread(k) {
+                items[k] = load(at(first + k));
+            }
+        });
+    }
+
+    // This thread's total, then its warp's scan of the totals: the threads with items are a
+    // prefix of the block, so of each warp.
+    let mut mine = items[0];
+    per_item!(PER_THREAD, |k| {
+        if k > 0 && in_thread(k) {
+            mine = combine(mine, items[k]);
         }
+    });
+    let has = if FULL { FULL_MASK } else { device::ballot(count > 0) };
+    let incl = warp::scan_inclusive(mine, has, combine);
+    let lane_before = incl.shfl_up(1);
+    let lane_before = (lane > 0 && has & lanes(0, lane) != 0).then_some(lane_before);
+    let warp_total = incl.shfl_idx(31u32.saturating_sub(has.leading_zeros()));
+    if lane == 0 {
+        shared.set(warp, (has != 0).then_some(warp_total));
+    }
+    device::sync_threads();
+    let mut warp_before = None;
+    let mut aggregate = None;
+    for w in 0..WARPS {
+        if w == warp {
+            warp_before = aggregate;
+        }
+        aggregate = cat(aggregate, shared.read(w), combine);
+    }
+
+    // SAFETY: entry `j` and the row's earlier ones exist (the caller's contract).
+    let exclusive = unsafe {
+        if pos == 0 {
+            let s = seed(row);
+            if t == 0 {
+                status.publish(j, true, cat(s, aggregate, combine));
+                row_start(row);
+            }
+            claim();
+            s
+        } else {
+            if t == 0 {
+                status.publish(j, false, aggregate);
+            }
+            if warp == 0 {
+                let prefix = status.look_back(j - pos, j, combine);
+                if lane == 0 {
+                    status.publish(j, true, cat(prefix, aggregate, combine));
+                    shared.set(WARPS, prefix);
+                }
+            }
+            // `pos` is the same in the whole block: every thread reaches this barrier.
+            device::sync_threads();
+            claim();
+            shared.read(WARPS)
+        }
+    };
+
+    let warp_start = cat(exclusive, warp_before, combine);
+    let mut prefix = cat(warp_start, lane_before, combine);
+    // With the exchange, the inclusive values go back through the buffer to be emitted
+    // striped: every lane has read its items before any writes.
+    if Exchange::<T, PER_THREAD>::FITS {
+        device::sync_warp();
+    }
+    per_item!(PER_THREAD, |k| {
+        if in_thread(k) {
+            let inclusive = match prefix {
+                Some(p) => combine(p, items[k]),
+                None => items[k],
+            };
+            if Exchange::<T, PER_THREAD>::FITS {
+                // SAFETY: this lane's position `first + k - warp_first < warp_count`.
+                unsafe { exchange.put(lane as usize * PER_THREAD + k, inclusive) };
+            } else {
+                emit(row, at(first + k), prefix, inclusive);
+            }
+            prefix = Some(inclusive);
+        }
+    });
+    if Exchange::<T, PER_THREAD>::FITS {
+        device::sync_warp();
+        per_item!(PER_THREAD, |k| {
+            let q = striped(k);
+            if in_warp(q) {
+                // SAFETY: positions `q` and `q - 1` of the warp, put before the barrier; the
+                // buffer is written again only after the next tile's first block barrier.
+                let (inclusive, exclusive) =
+                    unsafe { (exchange.get(q), if q == 0 { warp_start } else { Some(exchange.get(q - 1)) }) };
+                emit(row, at(warp_first + q), exclusive, inclusive);
+            }
+        });
     }
 }

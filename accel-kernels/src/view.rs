@@ -56,6 +56,17 @@ impl<E: DeviceElem, const R: usize> View<E, R> {
         unsafe { E::load(self.ptr, i) }
     }
 
+    /// Asks L2 for elements `lo..hi` in row-major order, ahead of their reads
+    /// ([`DeviceElem::prefetch_l2`]); called by every thread of the block.
+    ///
+    /// # Safety
+    /// `hi <= self.len()`.
+    #[inline(always)]
+    pub unsafe fn prefetch_l2(&self, lo: usize, hi: usize) {
+        // SAFETY: the caller guarantees `hi <= len`, and the host allocated `len` elements.
+        unsafe { E::prefetch_l2(self.ptr, lo, hi) }
+    }
+
     /// The element at `ix`.
     ///
     /// # Safety

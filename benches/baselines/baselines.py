@@ -6,6 +6,7 @@ torch.compile, on the same cases and sizes as benches/benches/gpu.rs.
     BASELINES_ONLY=icfp python3 baselines.py [runs]     (only N-body, Mandelbrot, Canny and fluid flow)
     BASELINES_ONLY=stream python3 baselines.py [runs]   (only copy, saxpy, Black-Scholes, sums, scans
                                                          and dot products)
+    BASELINES_ONLY=segments python3 baselines.py [runs] (only the segmented sums)
 
 Timing as in the Rust benchmark and cub_bench.cu: CUDA events around each call, 3 warm-up calls,
 the median of `runs` timed calls; inputs uniform random in [0, 1) (never zeros), resident on the
@@ -443,8 +444,38 @@ def fluid():
     report("cupy", "fluid", n, 36 * n, run, f"{rows}x{cols}, {iters} sweeps")
 
 
+# --- segmented sums ------------------------------------------------------------------------------
+N = 1 << 28
+
+
+def segment_lengths(n, length):
+    """`length` each, or for 0 the mixed pattern 2^((5k) mod 17), the last cut to fit."""
+    if length:
+        return [length] * (n // length)
+    out, total, k = [], 0, 0
+    while total < n:
+        l = min(1 << ((5 * k) % 17), n - total)
+        out.append(l)
+        total += l
+        k += 1
+    return out
+
+
+def segments():
+    x = rand(N, 8)
+    for length in [4, 32, 1024, 65536, 0]:
+        lens = torch.tensor(segment_lengths(N, length), device="cuda", dtype=torch.int64)
+        param = str(length) if length else "mixed"
+        report("torch", "fold_seg", N, 4 * N + 4 * lens.numel(),
+               lambda: torch.segment_reduce(x, "sum", lengths=lens), param)
+        del lens
+
+
 if os.environ.get("BASELINES_ONLY") == "sparse":
     sparse()
+    sys.exit(0)
+if os.environ.get("BASELINES_ONLY") == "segments":
+    segments()
     sys.exit(0)
 if os.environ.get("BASELINES_ONLY") == "icfp":
     nbody()
@@ -533,29 +564,8 @@ if os.environ.get("BASELINES_ONLY") == "stream":
     sys.exit(0)
 
 # --- segmented sums ------------------------------------------------------------------------------
-N = 1 << 28
-
-
-def segment_lengths(n, length):
-    """`length` each, or for 0 the mixed pattern 2^((5k) mod 17), the last cut to fit."""
-    if length:
-        return [length] * (n // length)
-    out, total, k = [], 0, 0
-    while total < n:
-        l = min(1 << ((5 * k) % 17), n - total)
-        out.append(l)
-        total += l
-        k += 1
-    return out
-
-
+segments()
 x = rand(N, 8)
-for length in [4, 32, 1024, 65536, 0]:
-    lens = torch.tensor(segment_lengths(N, length), device="cuda", dtype=torch.int64)
-    param = str(length) if length else "mixed"
-    report("torch", "fold_seg", N, 4 * N + 4 * lens.numel(),
-           lambda: torch.segment_reduce(x, "sum", lengths=lens), param)
-    del lens
 
 # --- histogram of 256 bins -----------------------------------------------------------------------
 cx = cupy_of(x)

@@ -127,6 +127,7 @@ pub(super) fn kernels(
                     __g,
                     |__r, __i, __excl, __incl| { #emit },
                     |__r| #row_end,
+                    |__lo, __hi| __a0.prefetch_l2(__lo, __hi),
                 )
             } else {
                 #chunks_scan
@@ -178,7 +179,8 @@ pub(super) fn offsets_scan() -> TokenStream {
                 if __parts > 1 {
                     let (__partials, __carries) = (w4 as *mut usize, w7 as *mut usize);
                     let __status = scan::Lookback::in_scratch(__partials, w5 as *mut bool, __carries, w8 as *mut bool, __parts);
-                    scan::scan_single_pass::<_, #items>(__rows, __parts, false, __status, |_| Some(0usize), __load, __add, __emit, |_| {})
+                    scan::scan_single_pass::<_, #items>(__rows, __parts, false, __status, |_| Some(0usize), __load, __add, __emit, |_| {},
+                        |__lo, __hi| usize::prefetch_l2(__counts.cast_mut(), __lo, __hi))
                 } else {
                     scan::scan_chunks(__rows, 1, false, |_, _| None, __load, __add, __emit)
                 }
