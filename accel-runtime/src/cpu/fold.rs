@@ -78,7 +78,7 @@ pub fn fold_imap<E: Elem, B: Elem, const R: usize, const R1: usize>(
     // Short rows of a matrix or more go LOCKSTEP neighbours at a time, others one at a time.
     let group = if R >= 2 && n > 0 && !is_long(n) { LOCKSTEP } else { 1 };
     let first_row = |g: usize| (g * group).min(rows);
-    let (out, _) = par_items(
+    let out = par_items(
         rows.div_ceil(group),
         |g| first_row(g) * n,
         first_row,

@@ -17,7 +17,7 @@
 //! Limits: `scanl1`/`scanr1` of an empty row is an empty row; a seed is required by `WithSeed`
 //! and refused by `Inclusive`.
 
-use super::par::{Out, alloc_len, chunk_len, fold1_run, innermost, is_long, par_items, with_innermost};
+use super::par::{Out, alloc_len, chunk_len, fold1_run, innermost, is_long, par_items_valued, with_innermost};
 use super::source::Source;
 use super::{Ctx, check_rank_drop};
 use crate::array::Array;
@@ -216,7 +216,7 @@ fn scan_rows<E: Elem, B: Elem, P: Fn(usize, E) -> B + Sync, const R: usize>(
     run_post: &(impl Fn([usize; R], usize) -> P + Sync),
 ) -> Result<(B::Columns, Vec<Option<E>>)> {
     let out_n = shape[R - 1];
-    par_items(
+    par_items_valued(
         rows,
         |k| k * n,
         |k| k * out_n,

@@ -93,7 +93,7 @@ pub fn fold_seg_imap<E: Elem, B: Elem, const R: usize>(
     // The check of the unfused fold's result: the same error, or none, as without the epilogue.
     alloc_len::<E, R>(op, shape)?;
     let seg = |k: usize| (k / count.max(1), k % count.max(1));
-    let (out, _) = par_items(
+    let out = par_items(
         rows * count,
         |k| {
             let (r, s) = seg(k);
@@ -200,7 +200,7 @@ fn scan_seg_with<E: Elem, B: Elem, P: Fn(usize, E) -> B + Sync, const R: usize>(
     let layout = Layout { dir: Direction::Left, seed: z, shift: extra as isize };
     let seg = |k: usize| (k / count.max(1), k % count.max(1));
     let out_start = |r: usize, s: usize| r * out_n + offs[s] + extra * s;
-    let (out, _) = par_items(
+    let out = par_items(
         items,
         |k| {
             let (r, s) = seg(k);
