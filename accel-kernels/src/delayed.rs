@@ -1,6 +1,7 @@
 //! Delayed arrays: an operand that fusion left as a function of the index (a `generate` the host
 //! never ran), computed in place wherever the kernel reads it. A `Delayed` has the methods of
-//! `View` that kernels read operands with ([`Shaped`], `get_linear`, `at`),
+//! `View` that kernels read operands with ([`Shaped`], `get_linear`, `at`, and `prefetch_l2`,
+//! which does nothing here),
 //! so that one generated kernel body serves both. Host-compilable, for the unit tests.
 
 use crate::index::{Shaped, unravel};

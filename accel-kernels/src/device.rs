@@ -271,11 +271,13 @@ pub unsafe fn fetch_add32(p: *mut u32, v: u32) -> u32 {
 const L2_LINE: usize = 128;
 
 /// Asks L2 for the lines that hold bytes `from..to` of the global buffer at `base`
-/// (`prefetch.global.L2`), the block's threads a line each in turn. Loads nothing into registers
-/// and waits for nothing: a later load of those bytes hits L2 if the lines are still there.
+/// (`prefetch.global.L2`), the block's threads a line each in turn, so every thread of the block
+/// calls it with the same bytes. Loads nothing into registers and waits for nothing: a later load
+/// of those bytes hits L2 if the lines are still there. (The kernels' column pointers are global
+/// addresses: the generic address of global memory is the same.)
 ///
 /// # Safety
-/// Bytes `from..to` lie in one global buffer at `base`; called by every thread of the block.
+/// `from < to`, and bytes `from..to` lie in one global buffer at `base`.
 #[inline(always)]
 pub unsafe fn prefetch_l2(base: *const u8, from: usize, to: usize) {
     let end = base as usize + to;

@@ -30,11 +30,10 @@ pub trait DeviceElem: Copy {
     /// As `load`.
     unsafe fn load_volatile(p: Self::Ptr, i: usize) -> Self;
     /// Asks L2 for elements `lo..hi` of every column ([`device::prefetch_l2`]), the block's
-    /// threads sharing the lines.
+    /// threads sharing the lines: every thread of the block calls it with the same range.
     ///
     /// # Safety
-    /// Every column holds at least `hi` elements in global memory; called by every thread of the
-    /// block.
+    /// `lo < hi`, and every column holds at least `hi` elements in global memory.
     unsafe fn prefetch_l2(p: Self::Ptr, lo: usize, hi: usize);
     /// The element at shared-space address `addr` (laid out as in host memory: a tuple's parts at
     /// their `offset_of`), read with `ld.shared` ([`device::SharedWord`]).
@@ -75,6 +74,17 @@ pub trait DeviceElem: Copy {
     }
 }
 
+/// [`DeviceElem::prefetch_l2`] of one column of scalars.
+///
+/// # Safety
+/// As [`DeviceElem::prefetch_l2`], for the column `p`.
+#[inline(always)]
+unsafe fn prefetch_column<T>(p: *mut T, lo: usize, hi: usize) {
+    let size = core::mem::size_of::<T>();
+    // SAFETY: `lo < hi` and `hi` elements of `size` bytes at `p` (the caller's contract).
+    unsafe { device::prefetch_l2(p.cast::<u8>(), lo * size, hi * size) }
+}
+
 /// The zeros that a checked read outside its array loads ([`DeviceElem::or_zeros`]): one element
 /// of any scalar type, all bits zero (`false`, `0`, `0.0`).
 static ZEROS: [u64; 1] = [0];
@@ -93,9 +103,8 @@ macro_rules! scalar32 {
             }
             #[inline(always)]
             unsafe fn prefetch_l2(p: *mut $t, lo: usize, hi: usize) {
-                let size = core::mem::size_of::<$t>();
-                // SAFETY: the caller guarantees `hi` elements.
-                unsafe { device::prefetch_l2(p.cast::<u8>(), lo * size, hi * size) }
+                // SAFETY: the caller's contract.
+                unsafe { prefetch_column(p, lo, hi) }
             }
             #[inline(always)]
             unsafe fn load_volatile(p: *mut $t, i: usize) -> $t {
@@ -184,9 +193,8 @@ macro_rules! scalar64 {
             }
             #[inline(always)]
             unsafe fn prefetch_l2(p: *mut $t, lo: usize, hi: usize) {
-                let size = core::mem::size_of::<$t>();
-                // SAFETY: the caller guarantees `hi` elements.
-                unsafe { device::prefetch_l2(p.cast::<u8>(), lo * size, hi * size) }
+                // SAFETY: the caller's contract.
+                unsafe { prefetch_column(p, lo, hi) }
             }
             #[inline(always)]
             unsafe fn load_volatile(p: *mut $t, i: usize) -> $t {

@@ -370,11 +370,12 @@ const LOOK_BACK_WAIT_MAX: u32 = 256;
 /// and the tile's exclusive prefix, each value with a flag (0: absent), in one shared buffer.
 ///
 /// Layout, in 16-byte groups: the ticket alone; the warps' flags; the prefix's flag alone; the
-/// warps' values; the prefix's value alone. The ticket is written while the block reads the warps'
-/// flags and the prefix while it reads their values, and ptxas merges neighbouring shared reads
-/// into 16-byte ones (`LDS.128` at the ticket's word for the first flags): a word that shared a
-/// group with them would be read in the middle of its write, harmlessly since the read part is
-/// dropped, but as a hazard that `compute-sanitizer --tool racecheck` reports.
+/// warps' values; the prefix's value alone. The next tile's ticket is written while the block
+/// reads the warps' flags and values (a row's first tile) or the prefix's flag and value (the
+/// others), and the prefix while it reads the warps' values; ptxas merges neighbouring shared
+/// reads into 16-byte ones (`LDS.128` at the ticket's word for the first flags): a word that
+/// shared a group with them would be read in the middle of its write, harmlessly since the read
+/// part is dropped, but as a hazard that `compute-sanitizer --tool racecheck` reports.
 struct BlockShared<T> {
     base: u32,
     _elem: core::marker::PhantomData<T>,
@@ -529,21 +530,25 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
 /// A block spends most of a tile waiting (for its loads, at the barrier after the look-back), with
 /// only [`crate::abi::SCAN_BLOCKS_PER_SM`] blocks a multiprocessor to cover it. Three things
 /// shorten a tile's critical path:
-/// - on claiming tile `j`, the block's threads call `prefetch(lo, hi)` with the elements of tile
-///   `j + gridDim` (the one claimed about one round of the grid later), which asks L2 for them
+/// - on starting tile `j`, the block's threads call `prefetch(lo, hi)` with the elements of tile
+///   `j + gridDim` (the one started about one round of the grid later), which asks L2 for them
 ///   (`prefetch.global.L2`, a line a thread): memory keeps streaming while blocks wait, and the
-///   tile's loads hit L2 when it is claimed. (Twice as far ahead was slower on an H200.)
-/// - a full tile (every tile of a long row but its last) runs a copy of the tile's code in which
-///   no item is guarded by a count (each guard cost a 64-bit compare and a predicate kept in a
-///   register: more instructions than the scan itself);
-/// - thread 0 claims the block's next tile once the look-back is over, so the atomic's round trip
-///   overlaps the write-back instead of starting the next tile. (Claimed earlier, a tile would
-///   wait through the look-back of the one before, and its successors with it.)
+///   tile's loads hit L2 when it starts. (Twice as far ahead was slower on an H200.)
+/// - a full tile runs a copy of the tile's code in which no item is guarded by a count (each
+///   guard cost a 64-bit compare and a predicate kept in a register: more instructions than the
+///   scan itself). `chunk` balances a row's parts and rounds them to a multiple of `TILE`, so the
+///   parts come out whole (every one but the last full) only for rows of at least about
+///   `2 * PER_THREAD` tiles; shorter rows of several tiles take the guarded code throughout;
+/// - thread 0 claims the block's next tile once the look-back is over, so that the other warps'
+///   write-back overlaps the atomic's round trip instead of the next tile starting with it. Warp
+///   0 waits for it (thread 0 stores the ticket at once) before its own write-back. (Claimed
+///   before the look-back, a tile would wait through the look-back of the one before, and its
+///   successors with it.)
 ///
 /// # Safety
 /// Called from every thread of a 1-D launch of `BLOCK_THREADS`-thread blocks; `load(i)` must be
-/// safe for every index of every row, and `prefetch(lo, hi)` for the bounds of every tile (called
-/// by every thread of the block); `status` holds `rows.count() * parts` entries, with zeroed
+/// safe for every index of every row, and `prefetch(lo, hi)` for the bounds of every non-empty
+/// tile (each thread of the block calls it, with the same bounds); `status` holds `rows.count() * parts` entries, with zeroed
 /// words, flags and ticket; every chunk is at most `BLOCK_THREADS * PER_THREAD` long; `seed(row)`
 /// gives every thread the same value; the element fits a slot ([`SCAN_SLOT`]).
 #[allow(clippy::too_many_arguments)]
@@ -569,7 +574,16 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
         let part = if reverse { parts - 1 - pos } else { pos };
         let (start, end) = rows.bounds(row);
         let (lo, hi) = chunk(start, end, part, parts);
-        Claimed { j, row, pos, lo, hi, reverse }
+        Claimed { j, row, pos, lo, hi }
+    };
+    let steps = TileSteps {
+        reverse,
+        status: &status,
+        seed: &seed,
+        load: &load,
+        combine: &combine,
+        emit: &emit,
+        row_start: &row_start,
     };
     let claim = || {
         if device::thread_idx() == 0 {
@@ -587,54 +601,58 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
         if j >= tiles {
             return;
         }
-        // The tile claimed about one round of the grid from now: its elements asked of L2 now,
+        // The tile started about one round of the grid from now: its elements asked of L2 now,
         // so that its loads hit L2 then, while memory keeps streaming under the look-backs.
         let ahead = j + device::grid_dim();
         if ahead < tiles {
             let next = tile_of(ahead);
-            prefetch(next.lo, next.hi);
+            if next.lo < next.hi {
+                prefetch(next.lo, next.hi);
+            }
         }
         let tile = tile_of(j);
         let (lo, hi) = (tile.lo, tile.hi);
-        let steps = TileSteps { status: &status, seed: &seed, load: &load, combine: &combine, emit: &emit };
         // SAFETY: the caller's contract, passed on.
         unsafe {
             if hi - lo == BLOCK_THREADS as usize * PER_THREAD {
-                scan_tile::<T, PER_THREAD, true>(&shared, tile, &steps, &claim, &row_start)
+                scan_tile::<T, PER_THREAD, true>(&shared, tile, &steps, &claim)
             } else {
-                scan_tile::<T, PER_THREAD, false>(&shared, tile, &steps, &claim, &row_start)
+                scan_tile::<T, PER_THREAD, false>(&shared, tile, &steps, &claim)
             }
         }
     }
 }
 
 /// The tile a block of [`scan_single_pass`] has claimed: entry `j` of the status, position `pos`
-/// of `row` in scan order, the elements `lo..hi` (in scan order from `hi - 1` when `reverse`).
-#[derive(Clone, Copy)]
+/// of `row` in scan order, the elements `lo..hi`.
 struct Claimed {
     j: usize,
     row: usize,
     pos: usize,
     lo: usize,
     hi: usize,
-    reverse: bool,
 }
 
-/// What every tile of [`scan_single_pass`] is given.
-struct TileSteps<'a, T: DeviceElem, S, L, C, E> {
+/// The scan's direction (`reverse`: scan order from a tile's `hi - 1` down) and what
+/// [`scan_single_pass`] was given to call, which every tile uses.
+struct TileSteps<'a, T: DeviceElem, S, L, C, E, W> {
+    reverse: bool,
     status: &'a Lookback<T>,
     seed: &'a S,
     load: &'a L,
     combine: &'a C,
     emit: &'a E,
+    row_start: &'a W,
 }
 
 /// One tile of [`scan_single_pass`], every thread of the block; `FULL` when it holds
-/// `BLOCK_THREADS * PER_THREAD` elements, so that no item needs a guard. Calls `claim` once every
-/// thread is past its read of the tile's ticket and the tile's prefix is known.
+/// `BLOCK_THREADS * PER_THREAD` elements, so that no item needs a guard. Calls `claim` (the
+/// block's next claim) once every thread is past its read of this tile's ticket and the tile's
+/// inclusive prefix is published.
 ///
 /// # Safety
-/// As [`scan_single_pass`], for the claimed tile.
+/// As [`scan_single_pass`], for the claimed tile; called by every thread of the block after a
+/// block barrier that follows thread 0's store of the tile's ticket, each thread having read it.
 #[inline(always)]
 unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
     shared: &BlockShared<T>,
@@ -645,13 +663,13 @@ unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
         impl Fn(usize) -> T,
         impl Fn(T, T) -> T,
         impl Fn(usize, usize, Option<T>, T),
+        impl Fn(usize),
     >,
     claim: &impl Fn(),
-    row_start: &impl Fn(usize),
 ) {
     let (t, lane, warp) = (device::thread_idx(), device::lane(), device::warp_in_block());
-    let Claimed { j, row, pos, lo, hi, reverse } = tile;
-    let TileSteps { status, seed, load, combine, emit } = *steps;
+    let Claimed { j, row, pos, lo, hi } = tile;
+    let TileSteps { reverse, status, seed, load, combine, emit, row_start } = *steps;
     let at = |q: usize| if reverse { hi - 1 - q } else { lo + q };
     // This warp's positions of the tile, and this thread's.
     let warp_first = warp * WARP * PER_THREAD;

@@ -57,13 +57,13 @@ impl<E: DeviceElem, const R: usize> View<E, R> {
     }
 
     /// Asks L2 for elements `lo..hi` in row-major order, ahead of their reads
-    /// ([`DeviceElem::prefetch_l2`]); called by every thread of the block.
+    /// ([`DeviceElem::prefetch_l2`]); every thread of the block calls it with the same range.
     ///
     /// # Safety
-    /// `hi <= self.len()`.
+    /// `lo < hi <= self.len()`.
     #[inline(always)]
     pub unsafe fn prefetch_l2(&self, lo: usize, hi: usize) {
-        // SAFETY: the caller guarantees `hi <= len`, and the host allocated `len` elements.
+        // SAFETY: the caller guarantees `lo < hi <= len`, and the host allocated `len` elements.
         unsafe { E::prefetch_l2(self.ptr, lo, hi) }
     }
 
