@@ -379,18 +379,16 @@ mod tests {
         );
     }
 
+    /// The matrix product, whose `a[(i, p)]` is proved whole and `b[(p, j)]` on `j` only.
+    const MATRIX_PRODUCT: &str = "fn f(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
+        generate([a.rows(), b.cols(), a.cols()], |(i, j, p)| a[(i, p)] * b[(p, j)]).fold(0.0, |x, y| x + y)
+    }";
+
     #[test]
     fn reads_whose_every_component_ranges_over_the_arrays_dimension_are_unchecked() {
         // The matrix product: `a[(i, p)]` is inside `a`; `b[(p, j)]` only if `b` has as many
         // rows as `a` has columns, which the program does not say.
-        assert_eq!(
-            checked_reads(
-                "fn f(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
-                     generate([a.rows(), b.cols(), a.cols()], |(i, j, p)| a[(i, p)] * b[(p, j)]).fold(0.0, |x, y| x + y)
-                 }"
-            ),
-            [false, true]
-        );
+        assert_eq!(checked_reads(MATRIX_PRODUCT), [false, true]);
         // An outer product over two lengths, one of them bound by a `let`.
         assert_eq!(
             checked_reads(
@@ -434,14 +432,7 @@ mod tests {
     #[test]
     fn reads_with_some_components_proved_are_checked_on_the_others() {
         // The matrix product's `b[(p, j)]`: `j` ranges over `b`'s columns, `p` over `a`'s.
-        assert_eq!(
-            sites(
-                "fn f(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
-                     generate([a.rows(), b.cols(), a.cols()], |(i, j, p)| a[(i, p)] * b[(p, j)]).fold(0.0, |x, y| x + y)
-                 }"
-            ),
-            [ReadSite::Elementwise, ReadSite::SourcePartly { read: 1, proved: 0b10 }]
-        );
+        assert_eq!(sites(MATRIX_PRODUCT), [ReadSite::Elementwise, ReadSite::SourcePartly { read: 1, proved: 0b10 }]);
         // A diagonal read proves the component in its place only.
         assert_eq!(
             sites("fn f(m: Matrix<f32>) -> Matrix<f32> { generate(m.shape(), |(i, j)| m[(i, i)] + m[(j, j)]) }"),

@@ -611,10 +611,9 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
             }
         }
         let tile = tile_of(j);
-        let (lo, hi) = (tile.lo, tile.hi);
         // SAFETY: the caller's contract, passed on.
         unsafe {
-            if hi - lo == BLOCK_THREADS as usize * PER_THREAD {
+            if tile.hi - tile.lo == BLOCK_THREADS as usize * PER_THREAD {
                 scan_tile::<T, PER_THREAD, true>(&shared, tile, &steps, &claim)
             } else {
                 scan_tile::<T, PER_THREAD, false>(&shared, tile, &steps, &claim)
