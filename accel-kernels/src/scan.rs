@@ -514,10 +514,11 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
 }
 
 /// A single-pass scan of long rows (decoupled look-back, after Merrill and Garland): each row is
-/// cut into `parts` tiles of at most `BLOCK_THREADS * PER_THREAD` elements (`chunk`), which blocks
-/// claim in scan order through `status.ticket`. Thread `t` of a block holds the tile's positions
-/// `t * PER_THREAD ..` in registers: its warp loads them striped (each load of the warp coalesced,
-/// all of a lane's issued at once) and hands them over through shared memory ([`Exchange`]),
+/// cut into `parts` tiles of `BLOCK_THREADS * PER_THREAD` elements from its start (the last
+/// shorter, any after it empty), which blocks claim in scan order through `status.ticket`.
+/// Thread `t` of a block holds the tile's positions `t * PER_THREAD ..` in registers: its warp
+/// loads them striped (each load of the warp coalesced, all of a lane's issued at once) and
+/// hands them over through shared memory ([`Exchange`]),
 /// and the scanned values go back the same way to be emitted striped; the block scans
 /// the threads' totals (shuffles within a warp, the warps' totals through shared memory) for
 /// the tile's aggregate, which thread 0 publishes; warp 0 looks back at the predecessors'
@@ -536,21 +537,19 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
 ///   tile's loads hit L2 when it starts. (Twice as far ahead was slower on an H200.)
 /// - a full tile runs a copy of the tile's code in which no item is guarded by a count (each
 ///   guard cost a 64-bit compare and a predicate kept in a register: more instructions than the
-///   scan itself). `chunk` balances a row's parts and rounds them to a multiple of `TILE`, so the
-///   parts come out whole (every one but the last full) only for rows of at least about
-///   `2 * PER_THREAD` tiles; shorter rows of several tiles take the guarded code throughout;
-/// - thread 0 claims the block's next tile once the look-back is over, so that the other warps'
-///   write-back overlaps the atomic's round trip instead of the next tile starting with it. Warp
-///   0 waits for it (thread 0 stores the ticket at once) before its own write-back. (Claimed
-///   before the look-back, a tile would wait through the look-back of the one before, and its
-///   successors with it.)
+///   scan itself). Tiles are whole from each row's start, so every tile but a row's last is full;
+/// - thread 0 claims the block's next tile once the look-back is over and keeps the ticket in a
+///   register until the barrier that starts the next tile, so that the write-back overlaps the
+///   atomic's round trip. (Claimed before the look-back, a tile would wait through the look-back
+///   of the one before, and its successors with it.)
 ///
 /// # Safety
 /// Called from every thread of a 1-D launch of `BLOCK_THREADS`-thread blocks; `load(i)` must be
 /// safe for every index of every row, and `prefetch(lo, hi)` for the bounds of every non-empty
-/// tile (each thread of the block calls it, with the same bounds); `status` holds `rows.count() * parts` entries, with zeroed
-/// words, flags and ticket; every chunk is at most `BLOCK_THREADS * PER_THREAD` long; `seed(row)`
-/// gives every thread the same value; the element fits a slot ([`SCAN_SLOT`]).
+/// tile (each thread of the block calls it, with the same bounds); `status` holds
+/// `rows.count() * parts` entries, with zeroed words, flags and ticket; every row is covered by
+/// its `parts` tiles of `BLOCK_THREADS * PER_THREAD` elements; `seed(row)` gives every thread the
+/// same value; the element fits a slot ([`SCAN_SLOT`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
@@ -569,11 +568,15 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
     let tiles = rows.count() * parts;
     // Tile `j`'s row, its position in the row in scan order, and its elements: the last part
     // first for right scans.
+    // Tiles are whole from a row's start, so that every tile but a row's last takes the
+    // unguarded code.
+    let tile_elems = BLOCK_THREADS as usize * PER_THREAD;
     let tile_of = |j: usize| {
         let (row, pos) = (j / parts, j % parts);
         let part = if reverse { parts - 1 - pos } else { pos };
         let (start, end) = rows.bounds(row);
-        let (lo, hi) = chunk(start, end, part, parts);
+        let lo = start.saturating_add(part.saturating_mul(tile_elems)).min(end);
+        let hi = lo.saturating_add(tile_elems).min(end);
         Claimed { j, row, pos, lo, hi }
     };
     let steps = TileSteps {
@@ -585,16 +588,23 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
         emit: &emit,
         row_start: &row_start,
     };
+    // Thread 0's claim of the block's next tile: the ticket stays in a register until the
+    // barrier that starts the tile, so that no warp waits for the atomic before then.
     let claim = || {
         if device::thread_idx() == 0 {
-            // SAFETY: the ticket is a zeroed word of global memory (the caller's contract); word 0
-            // of the buffer is the block's. Every thread has read the claimed tile before the
-            // barrier that precedes each later claim.
-            unsafe { shared.set_ticket(device::fetch_add32(status.ticket, 1)) };
+            // SAFETY: the ticket is a zeroed word of global memory (the caller's contract).
+            unsafe { device::fetch_add32(status.ticket, 1) }
+        } else {
+            0
         }
     };
-    claim();
+    let mut next = claim();
     loop {
+        if device::thread_idx() == 0 {
+            // Word 0 of the buffer is the block's; every thread read the last tile's ticket
+            // before that tile's block barriers.
+            shared.set_ticket(next);
+        }
         device::sync_threads();
         // SAFETY: written by thread 0 before the barrier.
         let j = unsafe { shared.ticket() } as usize;
@@ -605,19 +615,19 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
         // so that its loads hit L2 then, while memory keeps streaming under the look-backs.
         let ahead = j + device::grid_dim();
         if ahead < tiles {
-            let next = tile_of(ahead);
-            if next.lo < next.hi {
-                prefetch(next.lo, next.hi);
+            let later = tile_of(ahead);
+            if later.lo < later.hi {
+                prefetch(later.lo, later.hi);
             }
         }
         let tile = tile_of(j);
         // SAFETY: the caller's contract, passed on.
         unsafe {
-            if tile.hi - tile.lo == BLOCK_THREADS as usize * PER_THREAD {
+            next = if tile.hi - tile.lo == tile_elems {
                 scan_tile::<T, PER_THREAD, true>(&shared, tile, &steps, &claim)
             } else {
                 scan_tile::<T, PER_THREAD, false>(&shared, tile, &steps, &claim)
-            }
+            };
         }
     }
 }
@@ -647,7 +657,7 @@ struct TileSteps<'a, T: DeviceElem, S, L, C, E, W> {
 /// One tile of [`scan_single_pass`], every thread of the block; `FULL` when it holds
 /// `BLOCK_THREADS * PER_THREAD` elements, so that no item needs a guard. Calls `claim` (the
 /// block's next claim) once every thread is past its read of this tile's ticket and the tile's
-/// inclusive prefix is published.
+/// inclusive prefix is published, and returns what it returned (thread 0's next ticket).
 ///
 /// # Safety
 /// As [`scan_single_pass`], for the claimed tile; called by every thread of the block after a
@@ -664,8 +674,8 @@ unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
         impl Fn(usize, usize, Option<T>, T),
         impl Fn(usize),
     >,
-    claim: &impl Fn(),
-) {
+    claim: &impl Fn() -> u32,
+) -> u32 {
     let (t, lane, warp) = (device::thread_idx(), device::lane(), device::warp_in_block());
     let Claimed { j, row, pos, lo, hi } = tile;
     let TileSteps { reverse, status, seed, load, combine, emit, row_start } = *steps;
@@ -738,15 +748,14 @@ unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
     }
 
     // SAFETY: entry `j` and the row's earlier ones exist (the caller's contract).
-    let exclusive = unsafe {
+    let (exclusive, next) = unsafe {
         if pos == 0 {
             let s = seed(row);
             if t == 0 {
                 status.publish(j, true, cat(s, aggregate, combine));
                 row_start(row);
             }
-            claim();
-            s
+            (s, claim())
         } else {
             if t == 0 {
                 status.publish(j, false, aggregate);
@@ -760,8 +769,7 @@ unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
             }
             // `pos` is the same in the whole block: every thread reaches this barrier.
             device::sync_threads();
-            claim();
-            shared.read(WARPS)
+            (shared.read(WARPS), claim())
         }
     };
 
@@ -800,4 +808,5 @@ unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
             }
         });
     }
+    next
 }
