@@ -3,7 +3,7 @@
 # that has no Rust toolchain.
 #
 #   bash gpu-pack/run.sh [driver] [tests] [outside] [memcheck] [racecheck] [racecheck-a] [racecheck-b]
-#                        [fusion] [perf] [benches] [compare] [icfp]
+#                        [racecheck-grid] [tests-grid] [fusion] [perf] [benches] [compare] [icfp]
 #   (no argument: all but compare and icfp)
 #
 # - driver: accel-runtime's CUDA driver tests (bin/cuda_driver, bin/cuda_fault: the device layer
@@ -21,6 +21,10 @@
 #   reason (cuda::device::concurrent; its scan kernels run under racecheck in the scan trials);
 #   racecheck is two steps, racecheck-a and racecheck-b (the expand_permute trials), each under
 #   10 minutes on an H200, to be run in calls of their own;
+# - racecheck-grid, tests-grid: every launch capped at 2 blocks (ACCEL_GRID_CAP), so that small
+#   inputs take the grid-stride paths (a block's second tile of a scan, a warp's second range):
+#   racecheck on the scans, the irregular operations and the reductions up to 2^12, and every
+#   cuda:: trial up to 2^16;
 # - fusion: the `fusion` example built with fusion and without (ACCEL_FUSION=off), same inputs;
 # - perf: accel's GPU benchmark (bench-gpu) and its baselines on the same GPU in one go: CUB
 #   (baselines/cub_bench.cu, built here with nvcc for this GPU), CuPy, PyTorch and torch.compile
@@ -145,6 +149,15 @@ racecheck_b() {
     return $rc
 }
 
+racecheck_grid() {
+    local m rc=0
+    for m in cuda::scan cuda::irregular cuda::reduce; do
+        echo "== $m"
+        ACCEL_GRID_CAP=2 sanitize racecheck 12 1 "$m" || rc=1
+    done
+    return $rc
+}
+
 memcheck() {
     sanitize memcheck 20 8 cuda:: || return 1
     echo "== cuda_driver"
@@ -204,13 +217,15 @@ for s in "${steps[@]}"; do
             ;;
         racecheck-a) step racecheck-a racecheck_a ;;
         racecheck-b) step racecheck-b racecheck_b ;;
+        racecheck-grid) step racecheck-grid racecheck_grid ;;
+        tests-grid) step tests-grid env ACCEL_GRID_CAP=2 ACCEL_GPU_TEST_MAX_LOG2=16 "$here/bin/corpus" cuda:: ;;
         fusion) step fusion fusion ;;
         perf) step perf perf ;;
         benches) step benches benches ;;
         compare) step compare compare ;;
         icfp) step icfp icfp ;;
         *)
-            echo "unknown step $s (driver, tests, outside, memcheck, racecheck, racecheck-a, racecheck-b, fusion, perf, benches, compare, icfp)" | tee -a "$summary"
+            echo "unknown step $s (driver, tests, outside, memcheck, racecheck, racecheck-a, racecheck-b, racecheck-grid, tests-grid, fusion, perf, benches, compare, icfp)" | tee -a "$summary"
             status=1
             ;;
     esac

@@ -89,6 +89,10 @@ pub struct Gpu {
     compute_capability: (usize, usize),
     /// Whether modules load from their SASS when they have one for this device (`ACCEL_SASS`).
     sass_enabled: bool,
+    /// The most blocks of any launch (`ACCEL_GRID_CAP`; unlimited when unset): a small cap makes
+    /// small inputs take the grid-stride paths of every kernel (a block's second tile, say), for
+    /// the tests under compute-sanitizer, whose sizes are small.
+    grid_cap: usize,
     /// The strategy every fused expand and permute runs by, if forced (`ACCEL_EXPAND`,
     /// [`Gpu::set_expand_strategy`]): 0 for none (each run selects one from its sizes), else
     /// one more than its position in [`Strategy::ALL`].
@@ -163,6 +167,7 @@ impl Gpu {
         device.cx.synchronize_all().map_err(cannot_open)?;
         let sass_enabled = std::env::var("ACCEL_SASS").map_or(true, |v| v != "off");
         let expand_strategy = strategy_from_env(std::env::var("ACCEL_EXPAND").ok().as_deref())?;
+        let grid_cap = grid_cap_from_env(std::env::var("ACCEL_GRID_CAP").ok().as_deref())?;
         Ok(Gpu {
             device,
             stream,
@@ -171,6 +176,7 @@ impl Gpu {
             sm_count,
             compute_capability,
             sass_enabled,
+            grid_cap,
             expand_strategy: AtomicU8::new(strategy_code(expand_strategy)),
             error_slot,
             clean_slots: Mutex::default(),
@@ -303,6 +309,19 @@ fn strategy_code(strategy: Option<Strategy>) -> u8 {
 
 /// The strategy `ACCEL_EXPAND` forces: unset, empty or `auto` for none (each run selects), else
 /// `thread`, `warp`, `block` or `tiles`.
+/// `ACCEL_GRID_CAP`: a positive number of blocks, or no cap when unset or empty.
+fn grid_cap_from_env(value: Option<&str>) -> Result<usize> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(usize::MAX),
+        Some(text) => text.parse::<usize>().ok().filter(|&cap| cap > 0).ok_or_else(|| {
+            Error::invalid_argument(
+                "Gpu::open",
+                format!("ACCEL_GRID_CAP is `{text}`; expected a positive number of blocks (or nothing, for no cap)"),
+            )
+        }),
+    }
+}
+
 fn strategy_from_env(value: Option<&str>) -> Result<Option<Strategy>> {
     match value.map(str::trim) {
         None | Some("" | "auto") => Ok(None),
@@ -314,5 +333,21 @@ fn strategy_from_env(value: Option<&str>) -> Result<Option<Strategy>> {
                 ),
             )
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grid_cap_is_a_positive_number_of_blocks_or_none() {
+        assert_eq!(grid_cap_from_env(None).unwrap(), usize::MAX);
+        assert_eq!(grid_cap_from_env(Some(" ")).unwrap(), usize::MAX);
+        assert_eq!(grid_cap_from_env(Some("2")).unwrap(), 2);
+        for bad in ["0", "-1", "two", "1.5"] {
+            let e = grid_cap_from_env(Some(bad)).unwrap_err().to_string();
+            assert!(e.contains("ACCEL_GRID_CAP") && e.contains(bad), "{e}");
+        }
     }
 }
