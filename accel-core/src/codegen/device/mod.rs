@@ -25,6 +25,7 @@
 mod expand;
 mod generate;
 mod layout;
+mod own_reads;
 mod permute;
 mod reduce;
 mod scan;

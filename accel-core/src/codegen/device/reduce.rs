@@ -2,10 +2,10 @@
 //! uniform rows or segments, with the seed (or the empty-row check) applied by the warp that
 //! finishes a row.
 
-use super::{Gen, Results};
+use super::{Gen, Results, own_reads};
 use crate::codegen::{elem_type, rank_of};
 use crate::ir::visit::{self, map_children};
-use crate::ir::{ArrayOp, Expr, ExprKind, Lambda, ReadSite, Var};
+use crate::ir::{ArrayOp, Expr, ExprKind, Lambda, Var};
 use crate::kernel::{self, Role};
 use crate::types::{ElemType, Type};
 use proc_macro2::{Ident, TokenStream};
@@ -88,51 +88,9 @@ pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
         _ => (*f.body).clone(),
     };
     // The leading reads at the element's own index.
-    let mut reads: Vec<(Var, Expr)> = Vec::new();
-    let mut rest = &body;
-    while let ExprKind::Let { var, value, body } = &rest.kind
-        && own_read(value, &index)
-    {
-        reads.push((var.clone(), (**value).clone()));
-        rest = body;
-    }
-    let (prefetched, read) = match reads.as_slice() {
-        [] => (Expr::var(index.clone(), usize_t.clone()), Vec::new()),
-        [(v, x)] => (x.clone(), vec![(v.clone(), None)]),
-        _ => {
-            let elems = reads.iter().map(|(_, x)| x.ty.as_elem().expect("a scalar read").clone()).collect();
-            let tuple = Expr::new(
-                ExprKind::Tuple(reads.iter().map(|(_, x)| x.clone()).collect()),
-                Type::Elem(ElemType::Tuple(elems)),
-            );
-            (tuple, reads.iter().enumerate().map(|(k, (v, _))| (v.clone(), Some(k))).collect())
-        }
-    };
     let p = Var { id: row.id + 1, name: "prefetched".into() };
-    let pv = Expr::var(p.clone(), prefetched.ty.clone());
-    let mut finish_body = rest.clone();
-    for (v, k) in read.into_iter().rev() {
-        let value = match k {
-            None => pv.clone(),
-            Some(k) => Expr::new(ExprKind::Proj(Box::new(pv.clone()), k), reads[k].1.ty.clone()),
-        };
-        finish_body =
-            Expr::new(ExprKind::Let { var: v, value: Box::new(value), body: Box::new(finish_body) }, rest.ty.clone());
-    }
-    let prefetch =
-        cg.lambda(&Lambda { params: vec![(index.clone(), usize_t.clone())], body: Box::new(prefetched.clone()) })?;
-    let finish = cg.lambda(&Lambda {
-        params: vec![(p, prefetched.ty.clone()), (index, usize_t.clone()), (row, usize_t)],
-        body: Box::new(finish_body),
-    })?;
+    let (prefetch, finish) = own_reads::split(&body, &index, p).closures(cg, index, vec![(row, usize_t)])?;
     Ok(Load { prefetch, finish, reads_row: given > 0 })
-}
-
-/// Whether `e` reads a manifest array at exactly `index`, unchecked (a read that fusion or
-/// flattening proved in bounds).
-fn own_read(e: &Expr, index: &Var) -> bool {
-    matches!(&e.kind, ExprKind::Index { array, index: i, site: ReadSite::Elementwise | ReadSite::Flattened }
-        if matches!(array.kind, ExprKind::Var(_)) && matches!(&i.kind, ExprKind::Var(v) if v.id == index.id))
 }
 
 /// `e` with each lookup of the segment of `segments` holding the element at the index (a
