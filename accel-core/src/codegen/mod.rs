@@ -352,7 +352,17 @@ impl Gen {
             ExprKind::Cast(x, t) => {
                 let v = self.scalar(x)?;
                 let ty = scalar_type(*t);
-                Code::owned(quote!(((#v) as #ty)))
+                let from_float = x.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_float);
+                let wide_int = matches!(
+                    t,
+                    ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64 | ScalarType::Usize
+                );
+                Code::owned(if self.device && from_float && wide_int {
+                    // One `cvt.rzi` on the GPU, the same conversion (`accel_kernels::ops::ToInt`).
+                    quote!(::accel_kernels::ops::ToInt::<#ty>::to_int(#v))
+                } else {
+                    quote!(((#v) as #ty))
+                })
             }
             ExprKind::Math(f, args) => {
                 let vs = args.iter().map(|a| self.scalar(a)).collect::<syn::Result<Vec<_>>>()?;
