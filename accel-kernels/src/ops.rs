@@ -298,10 +298,10 @@ float_ops! {
 /// clamped to the integer's range, NaN to 0. On the GPU that is PTX's `cvt.rzi`, which clamps to
 /// the destination's range, and a test for NaN: the PTX ISA (8.7) says the instruction converts
 /// NaN to 0, but on an H200 the 64-bit conversions from `f32` and the conversions from `f64`
-/// gave the integer's lowest value or 2^63 for it (`cuda::scalar::casts_are_rust_as`). Two
-/// instructions where LLVM's lowering of `as` adds two compares and four selects around the
-/// conversion (the binning of a histogram: 6 of its about 25 instructions a sample). The device
-/// code generator calls it for every such `as`; the host keeps `as`.
+/// gave the integer's lowest value or 2^63 for it (`cuda::scalar::casts_are_rust_as`). A test and
+/// a select beside the conversion, where LLVM's lowering of `as` adds two compares and four
+/// selects (in a histogram's binning, 6 of its about 25 instructions a sample). The device code
+/// generator calls it for every such `as`; the host keeps `as`.
 pub trait ToInt<I>: Copy {
     fn to_int(self) -> I;
 }

@@ -307,8 +307,6 @@ fn strategy_code(strategy: Option<Strategy>) -> u8 {
     strategy.map_or(0, |s| 1 + Strategy::ALL.iter().position(|&x| x == s).expect("a listed strategy") as u8)
 }
 
-/// The strategy `ACCEL_EXPAND` forces: unset, empty or `auto` for none (each run selects), else
-/// `thread`, `warp`, `block` or `tiles`.
 /// `ACCEL_GRID_CAP`: a positive number of blocks, or no cap when unset or empty.
 fn grid_cap_from_env(value: Option<&str>) -> Result<usize> {
     match value.map(str::trim) {
@@ -322,6 +320,8 @@ fn grid_cap_from_env(value: Option<&str>) -> Result<usize> {
     }
 }
 
+/// The strategy `ACCEL_EXPAND` forces: unset, empty or `auto` for none (each run selects), else
+/// `thread`, `warp`, `block` or `tiles`.
 fn strategy_from_env(value: Option<&str>) -> Result<Option<Strategy>> {
     match value.map(str::trim) {
         None | Some("" | "auto") => Ok(None),
