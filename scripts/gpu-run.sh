@@ -4,7 +4,7 @@
 #
 #   bash gpu-pack/run.sh [driver] [tests] [outside] [memcheck] [racecheck] [racecheck-a] [racecheck-b]
 #                        [racecheck-grid] [tests-grid] [fusion] [perf] [benches] [compare] [icfp]
-#   (no argument: all but compare and icfp)
+#   (no argument: all but compare, icfp, racecheck-grid and tests-grid)
 #
 # - driver: accel-runtime's CUDA driver tests (bin/cuda_driver, bin/cuda_fault: the device layer
 #   with hand-written PTX, streams included, and a deliberately faulting kernel, which is why

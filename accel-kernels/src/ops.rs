@@ -296,18 +296,18 @@ float_ops! {
 
 /// A float converted to a 32- or 64-bit integer as Rust's `as` converts it: toward zero,
 /// clamped to the integer's range, NaN to 0. On the GPU that is PTX's `cvt.rzi`, which clamps to
-/// the destination's range, and a test for NaN: the PTX ISA (8.7) says the instruction converts
-/// NaN to 0, but on an H200 the 64-bit conversions from `f32` and the conversions from `f64`
-/// gave the integer's lowest value or 2^63 for it (`cuda::scalar::casts_are_rust_as`). A test and
-/// a select beside the conversion, where LLVM's lowering of `as` adds two compares and four
-/// selects (in a histogram's binning, 6 of its about 25 instructions a sample). The device code
-/// generator calls it for every such `as`; the host keeps `as`.
+/// the destination's range and, from `f32` to a 32-bit integer, converts NaN to 0; from `f64`, or
+/// to a 64-bit integer, it gives NaN `1 << (bits - 1)` (PTX ISA 9.0; an H200 does so:
+/// `cuda::scalar::casts_are_rust_as` caught it), so those conversions add a test and a select.
+/// LLVM's lowering of `as` adds two compares and four selects instead (in a histogram's
+/// binning, 6 of the about 25 instructions of a sample's SASS). The device code generator calls
+/// it for every such `as`; the host keeps `as`.
 pub trait ToInt<I>: Copy {
     fn to_int(self) -> I;
 }
 
 macro_rules! to_int {
-    ($($f:ty, $freg:ident, $i:ty, $ireg:ident, $cvt:literal;)*) => {$(
+    ($($f:ty, $freg:ident, $i:ty, $ireg:ident, $cvt:literal, $nan_to_zero:literal;)*) => {$(
         impl ToInt<$i> for $f {
             #[inline(always)]
             fn to_int(self) -> $i {
@@ -319,7 +319,9 @@ macro_rules! to_int {
                         core::arch::asm!(concat!($cvt, " {o}, {x};"), o = out($ireg) out, x = in($freg) self,
                             options(pure, nomem, nostack, preserves_flags));
                     }
-                    if self.is_nan() { 0 } else { out }
+                    // The last field of each line of the table below: whether the instruction
+                    // itself converts NaN to 0.
+                    if !$nan_to_zero && self.is_nan() { 0 } else { out }
                 }
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
@@ -331,16 +333,16 @@ macro_rules! to_int {
 }
 
 to_int! {
-    f32, reg32, i32, reg32, "cvt.rzi.s32.f32";
-    f32, reg32, u32, reg32, "cvt.rzi.u32.f32";
-    f32, reg32, i64, reg64, "cvt.rzi.s64.f32";
-    f32, reg32, u64, reg64, "cvt.rzi.u64.f32";
-    f32, reg32, usize, reg64, "cvt.rzi.u64.f32";
-    f64, reg64, i32, reg32, "cvt.rzi.s32.f64";
-    f64, reg64, u32, reg32, "cvt.rzi.u32.f64";
-    f64, reg64, i64, reg64, "cvt.rzi.s64.f64";
-    f64, reg64, u64, reg64, "cvt.rzi.u64.f64";
-    f64, reg64, usize, reg64, "cvt.rzi.u64.f64";
+    f32, reg32, i32, reg32, "cvt.rzi.s32.f32", true;
+    f32, reg32, u32, reg32, "cvt.rzi.u32.f32", true;
+    f32, reg32, i64, reg64, "cvt.rzi.s64.f32", false;
+    f32, reg32, u64, reg64, "cvt.rzi.u64.f32", false;
+    f32, reg32, usize, reg64, "cvt.rzi.u64.f32", false;
+    f64, reg64, i32, reg32, "cvt.rzi.s32.f64", false;
+    f64, reg64, u32, reg32, "cvt.rzi.u32.f64", false;
+    f64, reg64, i64, reg64, "cvt.rzi.s64.f64", false;
+    f64, reg64, u64, reg64, "cvt.rzi.u64.f64", false;
+    f64, reg64, usize, reg64, "cvt.rzi.u64.f64", false;
 }
 
 /// The float functions of one type as free functions, so that `float_ops!` names them the same

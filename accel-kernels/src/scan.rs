@@ -12,7 +12,7 @@
 //!
 //! Long rows of a regular array take one pass instead (`scan_single_pass`, decoupled look-back
 //! between block tiles held in registers): every element is read once and emitted once, and the
-//! tile a round of the grid ahead is asked of L2 when a block claims one.
+//! tile a round of the grid ahead is asked of L2 when a block starts one.
 
 use crate::abi::{BLOCK_THREADS, ITEMS, SCAN_SLOT, TILE, WARP};
 use crate::device::{self, FULL_MASK};
@@ -370,9 +370,10 @@ const LOOK_BACK_WAIT_MAX: u32 = 256;
 /// and the tile's exclusive prefix, each value with a flag (0: absent), in one shared buffer.
 ///
 /// Layout, in 16-byte groups: the ticket alone; the warps' flags; the prefix's flag alone; the
-/// warps' values; the prefix's value alone. The next tile's ticket is written while the block
-/// reads the warps' flags and values (a row's first tile) or the prefix's flag and value (the
-/// others), and the prefix while it reads the warps' values; ptxas merges neighbouring shared
+/// warps' values; the prefix's value alone. The next tile's ticket is written at the top of the
+/// block's loop, possibly while warps that lag still read the warps' flags and values (a row's
+/// first tile) or the prefix's flag and value (the others), and the prefix while they read the
+/// warps' values; ptxas merges neighbouring shared
 /// reads into 16-byte ones (`LDS.128` at the ticket's word for the first flags): a word that
 /// shared a group with them would be read in the middle of its write, harmlessly since the read
 /// part is dropped, but as a hazard that `compute-sanitizer --tool racecheck` reports.
@@ -656,8 +657,9 @@ struct TileSteps<'a, T: DeviceElem, S, L, C, E, W> {
 
 /// One tile of [`scan_single_pass`], every thread of the block; `FULL` when it holds
 /// `BLOCK_THREADS * PER_THREAD` elements, so that no item needs a guard. Calls `claim` (the
-/// block's next claim) once every thread is past its read of this tile's ticket and the tile's
-/// inclusive prefix is published, and returns what it returned (thread 0's next ticket).
+/// block's next claim) once the tile's inclusive prefix is published (claimed earlier, the next
+/// tile would wait through this one's look-back), and returns what it returned (thread 0's next
+/// ticket, which the caller stores for the block at the top of its loop).
 ///
 /// # Safety
 /// As [`scan_single_pass`], for the claimed tile; called by every thread of the block after a

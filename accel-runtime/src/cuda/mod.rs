@@ -89,7 +89,8 @@ pub struct Gpu {
     compute_capability: (usize, usize),
     /// Whether modules load from their SASS when they have one for this device (`ACCEL_SASS`).
     sass_enabled: bool,
-    /// The most blocks of any launch (`ACCEL_GRID_CAP`; unlimited when unset): a small cap makes
+    /// The most blocks of any launch sized by [`Gpu::resident_grid`], which every grid-stride
+    /// kernel of the executor is (`ACCEL_GRID_CAP`; unlimited when unset): a small cap makes
     /// small inputs take the grid-stride paths of every kernel (a block's second tile, say), for
     /// the tests under compute-sanitizer, whose sizes are small.
     grid_cap: usize,

@@ -57,13 +57,13 @@ impl Exec<'_> {
         // Rows of a regular array: the scan kernel alone, in one pass over tiles that a block
         // holds in registers (`accel_kernels::scan::scan_single_pass`), when a row has several
         // and its elements fit the pass; else one warp per row from its seed.
-        let chunks = items.map_or(1, |items| last.div_ceil(kernel::single_pass_tile(items)));
+        let tiles_per_row = items.map_or(1, |items| last.div_ceil(kernel::single_pass_tile(items)));
         let single_pass = uniform
             && split.parts > 1
-            && chunks > 1
-            && rows.checked_mul(chunks).is_some_and(|c| c <= u32::MAX as usize);
+            && tiles_per_row > 1
+            && rows.checked_mul(tiles_per_row).is_some_and(|c| c <= u32::MAX as usize);
         if uniform {
-            split.parts = if single_pass { chunks } else { 1 };
+            split.parts = if single_pass { tiles_per_row } else { 1 };
         }
         let (scratch, _keep) = self.scratch(&elem, &split, if single_pass { Flags::Zeroed } else { Flags::Any })?;
         let outputs: Vec<_> = std::iter::once(&out).chain(&totals).collect();
