@@ -336,6 +336,29 @@ mod tests {
         );
     }
 
+    /// Float-to-integer casts of 32 and 64 bits go through `ops::ToInt` on the device (one
+    /// `cvt.rzi`, not LLVM's lowering of `as`); narrower ones and the rest stay `as`, and the CPU
+    /// code keeps `as` for all of them.
+    #[test]
+    fn wide_float_to_integer_casts_take_to_int_on_the_device_only() {
+        let p = program(
+            "fn g(xs: Vector<f32>, ys: Vector<f64>) -> Vector<(u64, i32, usize, u8, f64, i64)> {
+                 xs.zip_with(ys, |x, y| (x as u64, y as i32, x as usize, x as u8, x as f64, (x as i32) as i64))
+             }",
+        );
+        let p = crate::pipeline::optimise(&p, crate::pipeline::Options::default());
+        let src = module_source(std::slice::from_ref(&p)).unwrap();
+        for ty in ["u64", "i32", "usize"] {
+            assert!(src.contains(&format!("ToInt :: < {ty} > :: to_int")), "{ty}: {src}");
+        }
+        for kept in ["as u8", "as f64", "as i64"] {
+            assert!(src.contains(kept), "{kept}: {src}");
+        }
+        assert_eq!(src.matches("ToInt").count(), 4, "x as i32 too: {src}");
+        let cpu = crate::codegen::cpu_function(&p).unwrap().to_string();
+        assert!(cpu.contains("as u64") && !cpu.contains("ToInt"), "{cpu}");
+    }
+
     /// The words a node's kernels take, counted from the interface as the executor passes them.
     fn expected_words(program: &Program, id: usize, op: &ArrayOp) -> usize {
         let iface = kernel::interface(op);
