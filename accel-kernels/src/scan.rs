@@ -373,10 +373,10 @@ const LOOK_BACK_WAIT_MAX: u32 = 256;
 /// warps' values; the prefix's value alone. The next tile's ticket is written at the top of the
 /// block's loop, possibly while warps that lag still read the warps' flags and values (a row's
 /// first tile) or the prefix's flag and value (the others), and the prefix while they read the
-/// warps' values; ptxas merges neighbouring shared
-/// reads into 16-byte ones (`LDS.128` at the ticket's word for the first flags): a word that
-/// shared a group with them would be read in the middle of its write, harmlessly since the read
-/// part is dropped, but as a hazard that `compute-sanitizer --tool racecheck` reports.
+/// warps' values; ptxas merges neighbouring shared reads into 16-byte ones (`LDS.128` at the
+/// ticket's word for the first flags): a word that shared a group with them would be read in the
+/// middle of its write, harmlessly since the read part is dropped, but as a hazard that
+/// `compute-sanitizer --tool racecheck` reports.
 struct BlockShared<T> {
     base: u32,
     _elem: core::marker::PhantomData<T>,
@@ -519,12 +519,12 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
 /// shorter, any after it empty), which blocks claim in scan order through `status.ticket`.
 /// Thread `t` of a block holds the tile's positions `t * PER_THREAD ..` in registers: its warp
 /// loads them striped (each load of the warp coalesced, all of a lane's issued at once) and
-/// hands them over through shared memory ([`Exchange`]),
-/// and the scanned values go back the same way to be emitted striped; the block scans
-/// the threads' totals (shuffles within a warp, the warps' totals through shared memory) for
-/// the tile's aggregate, which thread 0 publishes; warp 0 looks back at the predecessors'
-/// published values for what precedes the tile (the row's seed for the first tile) and
-/// publishes the tile's inclusive prefix; then every thread emits its items:
+/// hands them over through shared memory ([`Exchange`]), and the scanned values go back the same
+/// way to be emitted striped; the block scans the threads' totals (shuffles within a warp, the
+/// warps' totals through shared memory) for the tile's aggregate, which thread 0 publishes; warp
+/// 0 looks back at the predecessors' published values for what precedes the tile (the row's seed
+/// for the first tile) and publishes the tile's inclusive prefix; then every thread emits its
+/// items:
 /// `emit(row, index, exclusive, inclusive)` as in [`scan_chunks`], and `row_start(row)` once per
 /// row. Traffic: every element is read once and emitted once, plus one status word per tile (two
 /// values and two flags for elements wider than 32 bits). Three barriers per tile.
@@ -567,10 +567,9 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
 ) {
     let shared = BlockShared::<T>::get();
     let tiles = rows.count() * parts;
-    // Tile `j`'s row, its position in the row in scan order, and its elements: the last part
-    // first for right scans.
-    // Tiles are whole from a row's start, so that every tile but a row's last takes the
-    // unguarded code.
+    // Tile `j`'s row, its position in the row in scan order (the last part first for right
+    // scans), and its elements: tiles are whole from the row's start, so that every tile but a
+    // row's last takes the unguarded code.
     let tile_elems = BLOCK_THREADS as usize * PER_THREAD;
     let tile_of = |j: usize| {
         let (row, pos) = (j / parts, j % parts);

@@ -27,20 +27,14 @@ pub(super) struct Split {
 }
 
 impl Split {
-    /// The two steps as closures: `|index| prefetched`, and `|received, index, extra..| finish`.
-    pub(super) fn closures(
-        self,
-        cg: &Gen,
-        index: Var,
-        extra: Vec<(Var, Type)>,
-    ) -> syn::Result<(TokenStream, TokenStream)> {
+    /// The two steps as closures: `|index| prefetched`, and `|received, index, row| finish`.
+    pub(super) fn closures(self, cg: &Gen, index: Var, row: Var) -> syn::Result<(TokenStream, TokenStream)> {
         let usize_t = Type::Elem(ElemType::USIZE);
         let prefetch = cg.lambda(&Lambda {
             params: vec![(index.clone(), usize_t.clone())],
             body: Box::new(self.prefetched.clone()),
         })?;
-        let mut params = vec![(self.received, self.prefetched.ty), (index, usize_t)];
-        params.extend(extra);
+        let params = vec![(self.received, self.prefetched.ty), (index, usize_t.clone()), (row, usize_t)];
         let finish = cg.lambda(&Lambda { params, body: Box::new(self.finish) })?;
         Ok((prefetch, finish))
     }

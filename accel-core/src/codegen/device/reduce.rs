@@ -7,7 +7,6 @@ use crate::codegen::{elem_type, rank_of};
 use crate::ir::visit::{self, map_children};
 use crate::ir::{ArrayOp, Expr, ExprKind, Lambda, Var};
 use crate::kernel::{self, Role};
-use crate::types::{ElemType, Type};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -79,7 +78,6 @@ pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
             reads_row: false,
         });
     }
-    let usize_t = Type::Elem(ElemType::USIZE);
     let index = f.params[0].0.clone();
     let row = Var { id: visit::max_var_id_of_lambda(f) + 1, name: "row".into() };
     let mut given = 0;
@@ -89,7 +87,7 @@ pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
     };
     // The leading reads at the element's own index.
     let p = Var { id: row.id + 1, name: "prefetched".into() };
-    let (prefetch, finish) = own_reads::split(&body, &index, p).closures(cg, index, vec![(row, usize_t)])?;
+    let (prefetch, finish) = own_reads::split(&body, &index, p).closures(cg, index, row)?;
     Ok(Load { prefetch, finish, reads_row: given > 0 })
 }
 
