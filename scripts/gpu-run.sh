@@ -53,11 +53,14 @@ status=0
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || echo "nvidia-smi failed"
 } | tee "$summary"
 
-# gpu-pack.sh compresses the test binary; Python's lzma unpacks it anywhere.
-if [ -f "$here/bin/corpus.xz" ] && [ ! -x "$here/bin/corpus" ]; then
+# gpu-pack.sh compresses the binaries; Python's lzma unpacks them anywhere.
+for packed in "$here"/bin/*.xz; do
+    [ -f "$packed" ] || continue
+    binary="${packed%.xz}"
+    [ -x "$binary" ] && continue
     python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
-        "$here/bin/corpus.xz" "$here/bin/corpus" && chmod +x "$here/bin/corpus"
-fi
+        "$packed" "$binary" && chmod +x "$binary"
+done
 
 sanitizer="$(command -v compute-sanitizer || true)"
 if [ -z "$sanitizer" ]; then

@@ -298,10 +298,12 @@ float_ops! {
 /// clamped to the integer's range, NaN to 0. On the GPU that is PTX's `cvt.rzi`, which clamps to
 /// the destination's range and, from `f32` to a 32-bit integer, converts NaN to 0; from `f64`, or
 /// to a 64-bit integer, it gives NaN `1 << (bits - 1)` (PTX ISA 9.0; an H200 does so:
-/// `cuda::scalar::casts_are_rust_as` caught it), so those conversions add a test and a select.
-/// LLVM's lowering of `as` adds two compares and four selects instead (in a histogram's
-/// binning, 6 of the about 25 instructions of a sample's SASS). The device code generator calls
-/// it for every such `as`; the host keeps `as`.
+/// `cuda::scalar::casts_are_rust_as` caught it). Those conversions take NaN to 0 themselves: an
+/// unsigned one by a `max` with 0 before `cvt` (one instruction; PTX's `max` returns the operand
+/// that is not NaN, and a negative input converts to 0 either way), a signed one by a test and a
+/// select after it. LLVM's lowering of `as` adds two compares and four selects instead (in a
+/// histogram's binning, 6 of the about 25 instructions of a sample's SASS). The device code
+/// generator calls it for every such `as`; the host keeps `as`.
 pub trait ToInt<I>: Copy {
     fn to_int(self) -> I;
 }
@@ -314,14 +316,17 @@ macro_rules! to_int {
                 #[cfg(target_arch = "nvptx64")]
                 {
                     let out: $i;
+                    // The last field of each line of the table below: whether the instruction
+                    // itself converts NaN to 0. Where it does not, see the trait's documentation.
+                    #[allow(unused_comparisons)]
+                    let unsigned = <$i>::MIN >= 0;
+                    let x = if unsigned && !$nan_to_zero { self.max(0.0) } else { self };
                     // SAFETY: a register-to-register conversion, defined for every input.
                     unsafe {
-                        core::arch::asm!(concat!($cvt, " {o}, {x};"), o = out($ireg) out, x = in($freg) self,
+                        core::arch::asm!(concat!($cvt, " {o}, {x};"), o = out($ireg) out, x = in($freg) x,
                             options(pure, nomem, nostack, preserves_flags));
                     }
-                    // The last field of each line of the table below: whether the instruction
-                    // itself converts NaN to 0.
-                    if !$nan_to_zero && self.is_nan() { 0 } else { out }
+                    if !$nan_to_zero && !unsigned && self.is_nan() { 0 } else { out }
                 }
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
