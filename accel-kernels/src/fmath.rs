@@ -9,9 +9,11 @@
 //! They compile for the host too, where the tests measure their error against `f64`; on the host
 //! the backends keep `std`'s functions.
 //!
-//! - `exp_f32`: `x = j ln 2 + r` with `|r| <= ln 2 / 2` (two-part `ln 2`, fused multiply-adds,
-//!   exact), `e^x = 2^j 2^(r log2 e)`, the power of two from the hardware's `ex2.approx` (about
-//!   2 ulp) and `2^j` added to the exponent in two halves. Within 3 ulp of the exact result.
+//! - `exp_f32`: `x = j ln 2 + r` with `|r| <= ln 2 / 2` (`j` rounded by adding `1.5 * 2^23`,
+//!   two-part `ln 2`, fused multiply-adds, exact), `e^x = 2^j 2^(r log2 e)`, the power of two
+//!   from the hardware's `ex2.approx` (about 2 ulp; its flush-to-zero form, as `r log2 e` is
+//!   never subnormal where it matters) and `2^j` added to the exponent in two halves, as
+//!   integers. No conversion instruction, no branch. Within 3 ulp of the exact result.
 //! - `ln_f32`: `x = m 2^e` with `m` in `[2/3, 4/3)` (integer arithmetic on the bits, subnormals
 //!   scaled by `2^23` first), `ln x = e ln 2 + f + f^2 q(f)` for `f = m - 1`, `q` a degree-8
 //!   minimax polynomial (Remez; error about `3.3e-8` on `[-1/3, 1/3]` with its coefficients
@@ -28,16 +30,11 @@
 //! near 1). `f64` only gets the contractions: its other functions stay IEEE.
 
 #[cfg(target_arch = "nvptx64")]
-use core::f32::math::{mul_add, round_ties_even};
+use core::f32::math::mul_add;
 
 #[cfg(not(target_arch = "nvptx64"))]
 fn mul_add(a: f32, b: f32, c: f32) -> f32 {
     a.mul_add(b, c)
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-fn round_ties_even(x: f32) -> f32 {
-    x.round_ties_even()
 }
 
 /// `e^x`, with `ex2` computing `2^x` for `|x| <= 1/2` (the hardware's `ex2.approx` on the GPU).
@@ -45,27 +42,25 @@ fn round_ties_even(x: f32) -> f32 {
 pub fn exp_f32(x: f32, ex2: impl Fn(f32) -> f32) -> f32 {
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
-    const OVERFLOW: f32 = 88.722_84;
     const UNDERFLOW: f32 = -103.972_08;
-    // Clamped (NaN to the low end) so that `j` is an integer in [-150, 129] and both halves of
-    // `2^j` are normal numbers; what lies outside is selected at the end.
-    let xc = if x >= -104.0 { if x <= 89.0 { x } else { 89.0 } } else { -104.0 };
-    let j = round_ties_even(xc * core::f32::consts::LOG2_E);
+    // 1.5 * 2^23: the floats near it are a unit apart, so adding it rounds to an integer, which
+    // its low mantissa bits then hold (no conversion instruction either way).
+    const SHIFTER: f32 = 12_582_912.0;
+    // Clamped so that `j` is an integer in [-150, 129] and both halves of `2^j` are normal
+    // numbers: past 89 the result overflows to infinity and below -104 it rounds to 0 by itself.
+    // The comparisons let NaN through, and the arithmetic below carries it to the result.
+    let xc = if x < -104.0 { -104.0 } else { x };
+    let xc = if xc > 89.0 { 89.0 } else { xc };
+    let shifted = mul_add(xc, core::f32::consts::LOG2_E, SHIFTER);
+    let j = shifted - SHIFTER;
     let r = mul_add(j, -LN2_LO, mul_add(j, -LN2_HI, xc));
     let e = ex2(r * core::f32::consts::LOG2_E);
-    // SAFETY: `j` is an integer in [-150, 129] (clamped above), exactly representable in `i32`.
-    let k: i32 = unsafe { j.to_int_unchecked() };
-    let pow2 = |k: i32| f32::from_bits(((k + 127) as u32) << 23);
-    let y = e * pow2(k >> 1) * pow2(k - (k >> 1));
-    if x.is_nan() {
-        x
-    } else if x > OVERFLOW {
-        f32::INFINITY
-    } else if x < UNDERFLOW {
-        0.0
-    } else {
-        y
-    }
+    let k = (shifted.to_bits() as i32).wrapping_sub(SHIFTER.to_bits() as i32);
+    let pow2 = |k: i32| f32::from_bits((k.wrapping_add(127) as u32) << 23);
+    let y = e * pow2(k >> 1) * pow2(k.wrapping_sub(k >> 1));
+    // Between -104 and here the exact result is under half the least subnormal, but `ex2`'s
+    // error could round `y` up to it.
+    if x < UNDERFLOW { 0.0 } else { y }
 }
 
 /// `ln x`: straight-line code, within 1 ulp (see the module documentation).
@@ -134,6 +129,9 @@ pub mod hw {
     approx! {
         /// `2^x`, about 2 ulp (subnormal results kept).
         ex2(x) = "ex2.approx.f32";
+        /// `2^x`, about 2 ulp, subnormal inputs and results flushed to zero: `exp_f32`'s
+        /// `2^r` for `|r| <= 1/2` (a subnormal `r` gives 1 either way).
+        ex2_ftz(x) = "ex2.approx.ftz.f32";
         /// `log2 x`, absolute error below `2^-22` in [1/2, 2], relative `2^-22` elsewhere.
         lg2(x) = "lg2.approx.f32";
         /// `1 / x`, 1 ulp.
@@ -262,6 +260,9 @@ mod tests {
         assert_eq!(exp_f32(f32::INFINITY, exact), f32::INFINITY);
         assert_eq!(exp_f32(-104.0, exact), 0.0);
         assert_eq!(exp_f32(f32::NEG_INFINITY, exact), 0.0);
-        assert!(exp_f32(f32::NAN, exact).is_nan());
+        assert_eq!(exp_f32(-103.98, exact), 0.0);
+        for nan in [f32::NAN, -f32::NAN, f32::from_bits(0x7f80_0001)] {
+            assert!(exp_f32(nan, exact).is_nan(), "exp({:#x})", nan.to_bits());
+        }
     }
 }

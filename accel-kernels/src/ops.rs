@@ -458,7 +458,7 @@ mod math {
     /// `e^x` with the hardware's `ex2.approx` (`fmath::exp_f32`).
     #[inline(always)]
     pub fn exp_f32(x: f32) -> f32 {
-        crate::fmath::exp_f32(x, crate::fmath::hw::ex2)
+        crate::fmath::exp_f32(x, crate::fmath::hw::ex2_ftz)
     }
 }
 
