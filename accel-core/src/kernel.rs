@@ -241,11 +241,6 @@ pub fn single_pass_items(elem: &ElemType) -> Option<usize> {
     (elem.leaves().len() * 8 <= SCAN_SLOT).then(|| scan_items(elem.size_bytes()))
 }
 
-/// Elements of a tile of a single-pass scan of `items` elements per thread.
-pub fn single_pass_tile(items: usize) -> usize {
-    BLOCK_THREADS as usize * items
-}
-
 /// The module-wide kernel: the exclusive prefix sums of `n + 1` `usize` counts into a separate
 /// offsets buffer (`[error slot, n + 1, parts, partials (length, column pointer), partial flags
 /// pointer, carries (length, column pointer), carry flags pointer, counts pointer, offsets
@@ -1041,7 +1036,7 @@ pub(crate) mod tests {
         assert_eq!(single_pass_items(&scalar(ScalarType::F32)), Some(16));
         assert_eq!(single_pass_items(&scalar(ScalarType::U8)), Some(16));
         assert_eq!(single_pass_items(&ElemType::Tuple(vec![scalar(ScalarType::F64); 2])), Some(4));
-        assert_eq!(single_pass_tile(16), 4096);
+        assert_eq!(accel_kernels::abi::single_pass_tile(16), 4096);
         // 32 scalars fit the block's shared slots, 33 do not: their rows take a warp each.
         let tuple = |e: ElemType, n| ElemType::Tuple(vec![e; n]);
         let thirty_two = tuple(tuple(tuple(scalar(ScalarType::U8), 4), 4), 2);

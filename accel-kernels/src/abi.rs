@@ -39,6 +39,13 @@ pub const fn scan_items(bytes: usize) -> usize {
         items
     }
 }
+
+/// Elements of a tile of a single-pass scan (`crate::scan::scan_single_pass`) of `items`
+/// elements a thread: tile `k` of a row holds its elements `k * tile ..`, the last shorter. The
+/// kernel cuts rows by it and the executor counts a row's tiles by it.
+pub const fn single_pass_tile(items: usize) -> usize {
+    BLOCK_THREADS as usize * items
+}
 /// The widest element (in bytes of its Rust layout) that a single-pass scan takes: a block's
 /// warps exchange their totals in shared slots of this size. An element of `k` scalars takes at
 /// most `8 * k` bytes, so the host gives the single pass elements of at most

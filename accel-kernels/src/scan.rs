@@ -14,7 +14,7 @@
 //! between block tiles held in registers): every element is read once and emitted once, and the
 //! tile a round of the grid ahead is asked of L2 when a block starts one.
 
-use crate::abi::{BLOCK_THREADS, ITEMS, SCAN_SLOT, TILE, WARP};
+use crate::abi::{BLOCK_THREADS, ITEMS, SCAN_SLOT, TILE, WARP, single_pass_tile};
 use crate::device::{self, FULL_MASK};
 use crate::elem::DeviceElem;
 use crate::rows::{Rows, chunk};
@@ -570,7 +570,7 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
     // Tile `j`'s row, its position in the row in scan order (the last part first for right
     // scans), and its elements: tiles are whole from the row's start, so that every tile but a
     // row's last takes the unguarded code.
-    let tile_elems = BLOCK_THREADS as usize * PER_THREAD;
+    let tile_elems = single_pass_tile(PER_THREAD);
     let tile_of = |j: usize| {
         let (row, pos) = (j / parts, j % parts);
         let part = if reverse { parts - 1 - pos } else { pos };

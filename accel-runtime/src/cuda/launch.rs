@@ -25,7 +25,7 @@ impl Gpu {
     /// Blocks for `kernel` over `threads` threads: one each, capped at one wave of the blocks the
     /// device runs at once (and at `ACCEL_GRID_CAP`); 0 only when there is nothing to do.
     pub fn resident_grid(&self, kernel: &Kernel, threads: usize) -> u32 {
-        one_wave(threads, self.sm_count, kernel.resident_blocks()).min(u32::try_from(self.grid_cap).unwrap_or(u32::MAX))
+        one_wave(threads, self.sm_count, kernel.resident_blocks()).min(self.grid_cap)
     }
 
     /// Warps of `kernel` that the device runs at once.

@@ -93,7 +93,7 @@ pub struct Gpu {
     /// kernel of the executor is (`ACCEL_GRID_CAP`; unlimited when unset): a small cap makes
     /// small inputs take the grid-stride paths of every kernel (a block's second tile, say), for
     /// the tests under compute-sanitizer, whose sizes are small.
-    grid_cap: usize,
+    grid_cap: u32,
     /// The strategy every fused expand and permute runs by, if forced (`ACCEL_EXPAND`,
     /// [`Gpu::set_expand_strategy`]): 0 for none (each run selects one from its sizes), else
     /// one more than its position in [`Strategy::ALL`].
@@ -309,10 +309,10 @@ fn strategy_code(strategy: Option<Strategy>) -> u8 {
 }
 
 /// `ACCEL_GRID_CAP`: a positive number of blocks, or no cap when unset or empty.
-fn grid_cap_from_env(value: Option<&str>) -> Result<usize> {
+fn grid_cap_from_env(value: Option<&str>) -> Result<u32> {
     match value.map(str::trim) {
-        None | Some("") => Ok(usize::MAX),
-        Some(text) => text.parse::<usize>().ok().filter(|&cap| cap > 0).ok_or_else(|| {
+        None | Some("") => Ok(u32::MAX),
+        Some(text) => text.parse::<u32>().ok().filter(|&cap| cap > 0).ok_or_else(|| {
             Error::invalid_argument(
                 "Gpu::open",
                 format!("ACCEL_GRID_CAP is `{text}`; expected a positive number of blocks (or nothing, for no cap)"),
@@ -343,10 +343,10 @@ mod tests {
 
     #[test]
     fn the_grid_cap_is_a_positive_number_of_blocks_or_none() {
-        assert_eq!(grid_cap_from_env(None).unwrap(), usize::MAX);
-        assert_eq!(grid_cap_from_env(Some(" ")).unwrap(), usize::MAX);
+        assert_eq!(grid_cap_from_env(None).unwrap(), u32::MAX);
+        assert_eq!(grid_cap_from_env(Some(" ")).unwrap(), u32::MAX);
         assert_eq!(grid_cap_from_env(Some("2")).unwrap(), 2);
-        for bad in ["0", "-1", "two", "1.5"] {
+        for bad in ["0", "-1", "two", "1.5", "4294967296"] {
             let e = grid_cap_from_env(Some(bad)).unwrap_err().to_string();
             assert!(e.contains("ACCEL_GRID_CAP") && e.contains(bad), "{e}");
         }

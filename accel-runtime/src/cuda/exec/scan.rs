@@ -10,7 +10,7 @@ use accel_core::kernel::{self, offsets_scan};
 use accel_core::kernel::{Role, Scratch};
 use accel_core::types::{ElemType, ScalarType, Type};
 use accel_core::{Error, Result};
-use accel_kernels::abi::{BLOCK_THREADS, TILE, WARP};
+use accel_kernels::abi::{BLOCK_THREADS, TILE, WARP, single_pass_tile};
 
 /// The warps of the single pass's launch: a block of them per tile (the kernel claims the tiles
 /// in order, so a smaller grid of resident blocks takes them all), given to `Role::Scan`, whose
@@ -57,7 +57,7 @@ impl Exec<'_> {
         // Rows of a regular array: the scan kernel alone, in one pass over tiles that a block
         // holds in registers (`accel_kernels::scan::scan_single_pass`), when a row has several
         // and its elements fit the pass; else one warp per row from its seed.
-        let tiles_per_row = items.map_or(1, |items| last.div_ceil(kernel::single_pass_tile(items)));
+        let tiles_per_row = items.map_or(1, |items| last.div_ceil(single_pass_tile(items)));
         let single_pass = uniform
             && split.parts > 1
             && tiles_per_row > 1
@@ -94,7 +94,7 @@ impl Exec<'_> {
         n: usize,
         total: Option<&DeviceBuffer>,
     ) -> Result<()> {
-        let tile = kernel::single_pass_tile(offsets_scan::ITEMS);
+        let tile = single_pass_tile(offsets_scan::ITEMS);
         let chunks = n.div_ceil(tile);
         let parts = if n > tile && chunks <= u32::MAX as usize { chunks } else { 1 };
         let elem = ElemType::Scalar(ScalarType::Usize);
