@@ -4,32 +4,32 @@
 //!
 //! Algorithm. The values are cut into ranges of [`RANGE`] consecutive values, one warp per range
 //! (grid-stride), and each lane takes [`RANGE_ITEMS`] consecutive values of its range. A first
-//! launch ([`range_starts`], one thread per range, the module's kernel) finds the row holding
-//! each range's first value, so that no search of all the offsets sits on a range's critical
-//! path (the merge-path decomposition of CSR products); the host keeps what it finds with the
-//! segments, so a matrix multiplied again skips it. A row is *ended* by the lane whose values
-//! `(lo, hi]` hold its end offset (the very first lane also ends the empty rows at offset 0); each
-//! lane finds the first row it may end by a binary search between its range's start row and the
-//! next range's (a few rows, their offsets in L1 after the first lane's reads), then walks its
-//! values in order: it works out the row of each of its values (stepping over the row ends, empty
-//! rows included), issues all its loads, and folds them, row by row. The per-item steps are
-//! written out ([`each_item!`]) so that the items stay in registers. A row that starts and ends in
-//! one lane is emitted by that lane. Across lanes the warp scans (segmented by "this lane ends a
-//! row") the partial row each lane leaves at its end: the first row a lane ends, begun in earlier
-//! lanes, is emitted from that scan if it began in the same range; otherwise its partial over the
-//! range is the range's *head*, kept in scratch with the range's *tail* (the partial of the last
-//! row it touches, from that row's start in the range or over the whole range). A last launch
-//! ([`finish_ranges`], a lane per range) gives each head the tails of the ranges its row spans, in
-//! order, and emits the row.
+//! launch ([`range_starts`], one thread per range, the module's kernel) finds the row holding each
+//! range's first value, so that no search of all the offsets sits on a range's critical path (the
+//! merge-path decomposition of CSR products); the host keeps what it finds with the segments, so a
+//! matrix multiplied again skips it. A row is *ended* by the lane whose values `(lo, hi]` hold its
+//! end offset (the very first lane also ends the empty rows at offset 0); each lane finds the first
+//! row it may end between its range's start row and the next range's (when 3 to 32 rows touch the
+//! range, among their offsets read by the warp with one load, by shuffles, [`first_row_in_warp`];
+//! otherwise by a binary search of the offsets in memory), then walks its values in order: it works
+//! out the row of each of its values (stepping over the row ends, empty rows included), issues all
+//! its loads, and folds them, row by row. The per-item steps are written out ([`each_item!`]) so
+//! that the items stay in registers. A row that starts and ends in one lane is emitted by that
+//! lane. Across lanes the warp scans (segmented by "this lane ends a row") the partial row each
+//! lane leaves at its end: the first row a lane ends, begun in earlier lanes, is emitted from that
+//! scan if it began in the same range; otherwise its partial over the range is the range's *head*,
+//! kept in scratch with the range's *tail* (the partial of the last row it touches, from that row's
+//! start in the range or over the whole range). A last launch ([`finish_ranges`], a lane per range)
+//! gives each head the tails of the ranges its row spans, in order, and emits the row.
 //!
-//! Traffic: every value is read once, the offsets about twice per lane's values plus a short
-//! search per lane, a start row per range written and read twice, two partials and their flags
-//! written per range and read back once; a row spanning `r` ranges costs its last range `r`
-//! partial reads in the last launch (by its lane up to [`LANE_SPAN`], else by the warp, 128 at a
-//! time). The combine is applied in order, so any associative operator works (commutativity is
-//! not needed). Limits: each lane holds its values' rows and values in registers ([`RANGE_ITEMS`]
-//! of each), and its loads are strided across the warp (consecutive values per lane), served from
-//! L1 after the first.
+//! Traffic: every value is read once, the offsets about twice per lane's values plus one load of a
+//! range's by its warp (or a short search per lane), a start row per range written and read twice,
+//! two partials and their flags written per range and read back once; a row spanning `r` ranges
+//! costs its last range `r` partial reads in the last launch (by its lane up to [`LANE_SPAN`], else
+//! by the warp, 128 at a time). The combine is applied in order, so any associative operator works
+//! (commutativity is not needed). Limits: each lane holds its values' rows and values in registers
+//! ([`RANGE_ITEMS`] of each), and its loads are strided across the warp (consecutive values per
+//! lane), served from L1 after the first.
 //!
 //! Wide ranges ([`reduce_wide`], for rows averaging `walk::WIDE_FROM` values or more): the same
 //! split into ranges, heads and tails, with ranges of thousands of values sized so that every
@@ -142,6 +142,11 @@ pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, F, S, L>(
         // those at 0.
         let first = range == 0 && lane == 0;
         let acts = lo < hi || first;
+        // SAFETY: `range + 1 <= narrow_ranges(total)`, within the starts.
+        let (from, to) = unsafe { (*starts.add(range), *starts.add(range + 1)) };
+        // The first row each lane may end, and its offsets, found by the whole warp among the
+        // offsets of the range's rows when they fit ([`first_row_in_warp`]).
+        let in_warp = first_row_in_warp(segments, from, to, lo);
         let mut ends = false; // this lane ends a row
         let mut head: Option<(usize, Option<T>)> = None; // the first row it ends, begun before it
         let mut acc: Option<T> = None;
@@ -150,14 +155,8 @@ pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, F, S, L>(
             // in flight while the rows are worked out.
             let prefetched: Option<[Q; RANGE_ITEMS]> =
                 (lo < hi).then(|| core::array::from_fn(|j| (reads.prefetch)((lo + j).min(hi - 1))));
-            // SAFETY: `range + 1 <= narrow_ranges(total)`, within the starts.
-            let (from, to) = unsafe { (*starts.add(range), *starts.add(range + 1)) };
-            // The row of value `lo` lies between the range's start row and the next range's
-            // (`offset(from) <= start <= lo`).
-            let mut s =
-                if lo == 0 { 0 } else { from + crate::search::last_at_most(to - from + 1, |d| offset(from + d), lo) };
-            let mut begun = offset(s) >= lo;
-            let mut end = offset(s + 1);
+            let (mut s, at_s, mut end) = in_warp.unwrap_or_else(|| first_row_in_memory(segments, from, to, lo));
+            let mut begun = at_s >= lo;
             // Ends the rows up to (and including) those ending at or before `limit`.
             let mut end_rows = |limit: usize, s: &mut usize, acc: &mut Option<T>, begun: &mut bool, end: &mut usize| {
                 while *s < rows && *end <= limit {
@@ -252,6 +251,46 @@ pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, F, S, L>(
         range += device::grid_warps();
     }
 }
+
+/// The first row a lane whose values start at `lo` may end, and its start and end offsets: the
+/// row of value `lo` (the last row starting at or before it, so empty rows are stepped over), or
+/// row 0 for `lo == 0`, so that the first lane of all ends the empty rows at offset 0. It lies
+/// between the range's start row `from` and the next range's `to` (`offset(from) <= lo`).
+///
+/// Found by a binary search of the offsets in memory, each probe waiting for the one before.
+#[inline(always)]
+fn first_row_in_memory(segments: SegView, from: usize, to: usize, lo: usize) -> (usize, usize, usize) {
+    // SAFETY: rows `from..=to + 1` are at most `count`, within the offsets.
+    let offset = |s: usize| unsafe { segments.offset(s) };
+    let s = if lo == 0 { 0 } else { from + crate::search::last_at_most(to - from + 1, |d| offset(from + d), lo) };
+    (s, offset(s), offset(s + 1))
+}
+
+/// [`first_row_in_memory`]'s answer, found by the warp when the range's rows past `from` number
+/// [`FEW_ROWS`] to 31 (rows averaging 8 to about 100 values): the warp reads their offsets with
+/// one load, a lane each, and every lane finds its row among them by five steps of binary lifting
+/// over shuffles, with no dependent load on the way (the sparse product of 4M rows of 32 values
+/// took 5% less time on an H200). `None` otherwise: a range within one or two rows needs a probe
+/// or none, and one of many short rows more offsets than a warp holds.
+///
+/// All 32 lanes call it with the same `from` and `to`.
+#[inline(always)]
+fn first_row_in_warp(segments: SegView, from: usize, to: usize, lo: usize) -> Option<(usize, usize, usize)> {
+    if !(FEW_ROWS..WARP).contains(&(to - from)) {
+        return None;
+    }
+    let batch = OffsetBatch::at(segments, from);
+    let d = crate::search::last_at_most_in_warp(to - from + 1, |d| batch.mine.shfl_idx(d as u32), lo);
+    let d = if lo == 0 { 0 } else { d };
+    let at = batch.mine.shfl_idx(d as u32);
+    let next = batch.mine.shfl_idx((d + 1).min(WARP - 1) as u32);
+    // SAFETY: `from + d + 1 <= to + 1 <= count`, within the offsets.
+    let end = if d + 1 < WARP { next } else { unsafe { segments.offset(from + d + 1) } };
+    Some((from + d, at, end))
+}
+
+/// The fewest rows past a range's start row for which [`first_row_in_warp`] searches.
+const FEW_ROWS: usize = 2;
 
 /// The exclusive scan of the lanes' tails, segmented by the lanes that end a row: each lane
 /// receives the combination, in lane order, of the tails of the lanes before it back to (and

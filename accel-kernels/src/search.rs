@@ -27,6 +27,25 @@ pub fn last_at_most(len: usize, at: impl Fn(usize) -> usize, k: usize) -> usize 
     lo
 }
 
+/// [`last_at_most`] for `len <= 32`, in five fixed steps of binary lifting (16, 8, 4, 2, 1, each
+/// kept while `at` stays at most `k`), for the lanes of a warp searching together: `at` is called
+/// exactly five times, each time with an index below 32 (past `len - 1` when the step overshoots,
+/// its value then unused), so it may be a shuffle from the lane holding that entry.
+#[inline(always)]
+pub fn last_at_most_in_warp(len: usize, at: impl Fn(usize) -> usize, k: usize) -> usize {
+    let mut i = 0;
+    let mut step = 16;
+    while step > 0 {
+        let probe = i + step;
+        let value = at(probe.min(31));
+        if probe < len && value <= k {
+            i = probe;
+        }
+        step /= 2;
+    }
+    i
+}
+
 /// The merge-path split of diagonal `d`: in the sequence that merges the outputs `0..total`
 /// with the ends of the sources `0..n` (output `k` before the end of source `s` exactly when
 /// `k < offsets[s + 1]`), the number of source ends among the first `d` items. The other `d - a`
@@ -84,6 +103,26 @@ mod tests {
             for k in 0..=o[len - 1] + 1 {
                 let linear = (0..len).rev().find(|&i| o[i] <= k).unwrap();
                 assert_eq!(last_at_most(len, at, k), linear, "len {len}, k {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_warp_search_equals_last_at_most_for_every_length_up_to_32() {
+        for len in 1..=32 {
+            for seed in 0..20 {
+                let o = offsets(len, seed * 33 + len as u64);
+                let calls = core::cell::Cell::new(0);
+                let at = |i: usize| {
+                    assert!(i < 32, "len {len}: index {i}");
+                    calls.set(calls.get() + 1);
+                    o.get(i).copied().unwrap_or(usize::MAX)
+                };
+                for k in o[0]..=o[len - 1] + 1 {
+                    calls.set(0);
+                    assert_eq!(last_at_most_in_warp(len, at, k), last_at_most(len, |i| o[i], k), "len {len}, k {k}");
+                    assert_eq!(calls.get(), 5);
+                }
             }
         }
     }
