@@ -35,6 +35,16 @@ fn casts_from_f32(xs: Vector<f32>) -> Vector<(i32, i64, u32, u64, f64, usize)> {
     xs.map(|x| (x as i32, x as i64, x as u32, x as u64, x as f64, x as usize))
 }
 
+/// `min` of a float converted to a 64-bit unsigned integer and a bound, in either order (a
+/// histogram's binning), with bounds around `u32::MAX` and floats around `2^32`.
+#[accel]
+fn float_casts_at_most(xs: Vector<f32>, bounds: Vector<u64>, b: usize) -> Vector<(usize, u64, usize, u64)> {
+    xs.zip_with(bounds, |x, m| {
+        let y = x as f64 * 1.5e9;
+        ((x as usize).min(b), m.min(x as u64), (y as usize).min(m as usize), (b as u64).min(y as u64))
+    })
+}
+
 #[accel]
 fn casts_from_i64(xs: Vector<i64>) -> Vector<(i32, u32, u64, f32, f64, usize)> {
     xs.map(|x| (x as i32, x as u32, x as u64, x as f32, x as f64, x as usize))
@@ -473,6 +483,35 @@ fn casts_are_rust_as(on: &Target) -> Check {
             Ok(())
         },
     )
+}
+
+fn min_of_float_casts_is_rust_as(on: &Target) -> Check {
+    let floats = prop_oneof![
+        3 => special_f32s(),
+        1 => prop::sample::select(vec![4_294_967_040.0f32, 4_294_967_296.0, 4_294_967_552.0, 5e9, 2.9, 3.0, 255.9]),
+    ];
+    let bounds = || {
+        prop_oneof![
+            2 => 0u64..300,
+            1 => prop::sample::select(vec![0, u64::from(u32::MAX) - 1, u64::from(u32::MAX), 1 << 32, (1 << 32) + 5, u64::MAX]),
+            1 => any::<u64>(),
+        ]
+    };
+    let case = size().prop_flat_map(move |n| (vec_of(floats.clone(), n), vec_of(bounds(), n), bounds()));
+    props(24, case, |(xs, ms, b)| {
+        let b = b as usize;
+        let (v, w) = (Vector::from_vec(xs.clone()), Vector::from_vec(ms.clone()));
+        let (cpu, interp) = both!(on, float_casts_at_most(&v, &w, b));
+        let want: Vec<_> = xs
+            .iter()
+            .zip(&ms)
+            .map(|(&x, &m)| {
+                let y = x as f64 * 1.5e9;
+                ((x as usize).min(b), m.min(x as u64), (y as usize).min(m as usize), (b as u64).min(y as u64))
+            })
+            .collect();
+        all_same(on, "min of float casts", &cpu.to_vec(), &interp.to_vec(), &want)
+    })
 }
 
 /// The float-function property of one float type: every function against std on the CPU, bit
@@ -920,6 +959,7 @@ pub fn tests() -> Vec<Test> {
         case("scalar::iterate_applies_f_n_times", iterate_applies_f_n_times),
         case("scalar::while_loop_runs_while_the_condition_holds", while_loop_runs_while_the_condition_holds),
         case("scalar::casts_are_rust_as", casts_are_rust_as),
+        case("scalar::min_of_float_casts_is_rust_as", min_of_float_casts_is_rust_as),
         case("scalar::float_functions_f64", float_functions_f64),
         case("scalar::float_functions_f32", float_functions_f32),
         case("scalar::float_min_max", float_min_max),
