@@ -46,6 +46,7 @@ pub const fn scan_items(bytes: usize) -> usize {
 pub const fn single_pass_tile(items: usize) -> usize {
     BLOCK_THREADS as usize * items
 }
+
 /// The widest element (in bytes of its Rust layout) that a single-pass scan takes: a block's
 /// warps exchange their totals in shared slots of this size. An element of `k` scalars takes at
 /// most `8 * k` bytes, so the host gives the single pass elements of at most

@@ -1,9 +1,11 @@
 //! Searches over ascending offsets, the one definition of "which source produced output `k`"
-//! for `expand` and its fusion with `permute`, compiled for the host too so that tests check them
-//! against linear searches.
+//! for `expand` and its fusion with `permute` (and of "which row holds value `k`" for the
+//! segmented walks), compiled for the host too so that tests check them against linear searches.
 //!
 //! Sources `0..n` produce outputs `offsets[s]..offsets[s + 1]` (`offsets` ascending, `offsets[0]
 //! = 0`, `n + 1` entries; a source with no output has equal consecutive offsets).
+
+use crate::abi::WARP;
 
 /// The last `i < len` with `at(i) <= k`, for `at` ascending and `at(0) <= k` (0 when `len <= 1`).
 /// Over offsets this is the source of output `k`: sources with no output are skipped, since the
@@ -27,17 +29,17 @@ pub fn last_at_most(len: usize, at: impl Fn(usize) -> usize, k: usize) -> usize 
     lo
 }
 
-/// [`last_at_most`] for `len <= 32`, in five fixed steps of binary lifting (16, 8, 4, 2, 1, each
-/// kept while `at` stays at most `k`), for the lanes of a warp searching together: `at` is called
-/// exactly five times, each time with an index below 32 (past `len - 1` when the step overshoots,
-/// its value then unused), so it may be a shuffle from the lane holding that entry.
+/// [`last_at_most`] for `len <= WARP` (32), in five fixed steps of binary lifting (16, 8, 4, 2,
+/// 1, each kept while `at` stays at most `k`), for the lanes of a warp searching together: `at` is
+/// called exactly five times, each time with an index below `WARP` (past `len - 1` when the step
+/// overshoots, its value then unused), so it may be a shuffle from the lane holding that entry.
 #[inline(always)]
 pub fn last_at_most_in_warp(len: usize, at: impl Fn(usize) -> usize, k: usize) -> usize {
     let mut i = 0;
-    let mut step = 16;
+    let mut step = WARP / 2;
     while step > 0 {
         let probe = i + step;
-        let value = at(probe.min(31));
+        let value = at(probe.min(WARP - 1));
         if probe < len && value <= k {
             i = probe;
         }
@@ -108,13 +110,13 @@ mod tests {
     }
 
     #[test]
-    fn the_warp_search_equals_last_at_most_for_every_length_up_to_32() {
-        for len in 1..=32 {
+    fn the_warp_search_equals_last_at_most_for_every_length_up_to_a_warp() {
+        for len in 1..=WARP {
             for seed in 0..20 {
                 let o = offsets(len, seed * 33 + len as u64);
                 let calls = core::cell::Cell::new(0);
                 let at = |i: usize| {
-                    assert!(i < 32, "len {len}: index {i}");
+                    assert!(i < WARP, "len {len}: index {i}");
                     calls.set(calls.get() + 1);
                     o.get(i).copied().unwrap_or(usize::MAX)
                 };
