@@ -142,6 +142,11 @@ pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, F, S, L>(
         // those at 0.
         let first = range == 0 && lane == 0;
         let acts = lo < hi || first;
+        // The reads of the lane's values first (clamped to them, so without conditions), in
+        // flight while the rows are worked out: before the range's start rows and offsets, whose
+        // loads wait for each other.
+        let prefetched: Option<[Q; RANGE_ITEMS]> =
+            (lo < hi).then(|| core::array::from_fn(|j| (reads.prefetch)((lo + j).min(hi - 1))));
         // SAFETY: `range + 1 <= narrow_ranges(total)`, within the starts.
         let (from, to) = unsafe { (*starts.add(range), *starts.add(range + 1)) };
         // The first row each lane may end, and its offsets, found by the whole warp among the
@@ -151,10 +156,6 @@ pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, F, S, L>(
         let mut head: Option<(usize, Option<T>)> = None; // the first row it ends, begun before it
         let mut acc: Option<T> = None;
         if acts {
-            // The reads of the lane's values first (clamped to them, so without conditions),
-            // in flight while the rows are worked out.
-            let prefetched: Option<[Q; RANGE_ITEMS]> =
-                (lo < hi).then(|| core::array::from_fn(|j| (reads.prefetch)((lo + j).min(hi - 1))));
             let (mut s, at_s, mut end) = in_warp.unwrap_or_else(|| first_row_in_memory(segments, from, to, lo));
             let mut begun = at_s >= lo;
             // Ends the rows up to (and including) those ending at or before `limit`.
