@@ -462,6 +462,12 @@ fn finish_together(row: usize, finish: &impl Fn(usize)) {
 
 /// The total of a row's `parts` partials in part order (absent ones skipped), in lane 0. All 32
 /// lanes call it with the same row.
+///
+/// Lane `l` folds the `l`-th of 32 consecutive shares of the parts, in order, a batch of loads
+/// in flight at a time; the warp then combines the lanes in lane order. A partial is a flag and
+/// a value read after it, two round trips to L2 per batch: the batches are what a long row's
+/// fold waits for (a row of 700 000 values spans 2 700 ranges of the segmented walk, whose last
+/// launch folded them 128 at a time and took 30 µs on an H200 where rows of 32 values took 5).
 #[inline(always)]
 pub(crate) fn fold_partials<T: DeviceElem>(
     row: usize,
@@ -469,25 +475,43 @@ pub(crate) fn fold_partials<T: DeviceElem>(
     load: &impl Fn(usize, usize) -> Option<T>,
     combine: &impl Fn(T, T) -> T,
 ) -> Option<T> {
-    let lane = device::lane();
-    let mut total: Option<T> = None; // lane 0's
-    let mut base = 0;
-    while base < parts {
-        let first = base + lane as usize * ITEMS;
-        let mut mine: Option<T> = None;
-        for j in 0..ITEMS {
-            if first + j < parts {
-                mine = cat(mine, load(row, first + j), combine);
+    // Sixteen values of up to 8 bytes in flight; fewer of wider ones, which would spill.
+    let mine = if core::mem::size_of::<T>() <= 8 {
+        fold_share::<T, 16>(row, parts, load, combine)
+    } else {
+        fold_share::<T, 4>(row, parts, load, combine)
+    };
+    let has = device::ballot(mine.is_some());
+    let total = warp::reduce(mine.unwrap_or(T::zero()), has, combine);
+    (has != 0).then_some(total)
+}
+
+/// This lane's share of [`fold_partials`]: parts `lane * share ..` up to the next lane's, in
+/// order, `BATCH` loads issued before the first is combined.
+#[inline(always)]
+fn fold_share<T: DeviceElem, const BATCH: usize>(
+    row: usize,
+    parts: usize,
+    load: &impl Fn(usize, usize) -> Option<T>,
+    combine: &impl Fn(T, T) -> T,
+) -> Option<T> {
+    let share = parts.div_ceil(WARP);
+    let lane = device::lane() as usize;
+    let (mut k, end) = ((lane * share).min(parts), ((lane + 1) * share).min(parts));
+    let mut mine: Option<T> = None;
+    while k < end {
+        // Every load of the batch made, those past the share repeating its last part, so that
+        // no branch separates them and all are in flight together (a guard around each made
+        // ptxas wait for every load before the next); only the combines are conditional.
+        let xs: [Option<T>; BATCH] = core::array::from_fn(|j| load(row, (k + j).min(end - 1)));
+        for j in 0..BATCH {
+            if k + j < end {
+                mine = cat(mine, xs[j], combine);
             }
         }
-        let has = device::ballot(mine.is_some());
-        let tile = warp::reduce(mine.unwrap_or(T::zero()), has, combine);
-        if lane == 0 && has != 0 {
-            total = cat(total, Some(tile), combine);
-        }
-        base += TILE;
+        k += BATCH;
     }
-    total
+    mine
 }
 
 /// [`fold_partials`] in any order, for a commutative operator.

@@ -115,7 +115,10 @@ pub(super) fn partial(p: &str, flags: &str) -> TokenStream {
     quote! {
         |__r: usize, __k: usize| {
             let __j = __r * __parts + __k;
-            if *#flags.add(__j) { Some(#p.get_linear(__j)) } else { None }
+            // The value read whatever the flag (every entry lies in the column), so that the
+            // two loads do not wait for each other.
+            let __v = #p.get_linear(__j);
+            (*#flags.add(__j)).then_some(__v)
         }
     }
 }
