@@ -130,8 +130,32 @@ pub trait SharedWord: Copy {
     unsafe fn store_shared(addr: u32, v: Self);
 }
 
+/// Words read once from global memory with `ld.global.cs` (cache streaming: evicted first from L1
+/// and L2), so that a stream a kernel reads once does not push out of L2 the lines that other
+/// reads come back for (a sparse product's gathers of `x`, while its columns and values stream
+/// past).
+pub trait StreamWord: Copy {
+    /// The word at `p`.
+    ///
+    /// # Safety
+    /// `p` points to a word of global memory (a device allocation), aligned to the word's size.
+    unsafe fn load_streaming(p: *const Self) -> Self;
+}
+
 macro_rules! shared_word {
     ($($t:ty, $reg:ty, $class:ident, $bits:literal;)*) => {$(
+        impl StreamWord for $t {
+            #[inline(always)]
+            unsafe fn load_streaming(p: *const $t) -> $t {
+                let v: $reg;
+                // SAFETY: the caller guarantees a global word at `p`.
+                unsafe {
+                    asm!(concat!("ld.global.cs.u", $bits, " {v}, [{p}];"), v = out($class) v, p = in(reg64) p,
+                        options(nostack, preserves_flags, readonly));
+                }
+                v as $t
+            }
+        }
         impl SharedWord for $t {
             #[inline(always)]
             unsafe fn load_shared(addr: u32) -> $t {

@@ -7,7 +7,7 @@
 //! move 32-bit words: 64-bit scalars take two, `bool` and the 8- and 16-bit integers are widened
 //! to one, a tuple shuffles its parts.
 
-use crate::device::{self, SharedWord};
+use crate::device::{self, SharedWord, StreamWord};
 
 /// An element of a device array.
 pub trait DeviceElem: Copy {
@@ -29,6 +29,12 @@ pub trait DeviceElem: Copy {
     /// # Safety
     /// As `load`.
     unsafe fn load_volatile(p: Self::Ptr, i: usize) -> Self;
+    /// Element `i` read once: evicted first from L1 and L2 ([`device::StreamWord`]), for a
+    /// stream whose every element a kernel reads once.
+    ///
+    /// # Safety
+    /// As `load`.
+    unsafe fn load_streaming(p: Self::Ptr, i: usize) -> Self;
     /// Asks L2 for elements `lo..hi` of every column ([`device::prefetch_l2`]), the block's
     /// threads sharing the lines: every thread of the block calls it with the same range.
     ///
@@ -111,6 +117,12 @@ macro_rules! scalar32 {
                 let from: fn(u32) -> $t = $from;
                 // SAFETY: as `load`.
                 from(unsafe { p.cast::<$raw>().add(i).read_volatile() } as u32)
+            }
+            #[inline(always)]
+            unsafe fn load_streaming(p: *mut $t, i: usize) -> $t {
+                let from: fn(u32) -> $t = $from;
+                // SAFETY: as `load`; the columns are device allocations.
+                from(unsafe { <$raw as StreamWord>::load_streaming(p.cast::<$raw>().add(i)) } as u32)
             }
             #[inline(always)]
             unsafe fn load_shared(addr: u32) -> $t {
@@ -202,6 +214,12 @@ macro_rules! scalar64 {
                 unsafe { p.add(i).read_volatile() }
             }
             #[inline(always)]
+            unsafe fn load_streaming(p: *mut $t, i: usize) -> $t {
+                let from: fn(u64) -> $t = $from;
+                // SAFETY: as `load`; the columns are device allocations.
+                from(unsafe { <u64 as StreamWord>::load_streaming(p.cast::<u64>().add(i)) })
+            }
+            #[inline(always)]
             unsafe fn load_shared(addr: u32) -> $t {
                 let from: fn(u64) -> $t = $from;
                 // SAFETY: the caller guarantees `addr`.
@@ -279,6 +297,11 @@ macro_rules! tuple {
             unsafe fn load_volatile(p: Self::Ptr, i: usize) -> Self {
                 // SAFETY: as `load`.
                 unsafe { ($($T::load_volatile(p.$i, i),)+) }
+            }
+            #[inline(always)]
+            unsafe fn load_streaming(p: Self::Ptr, i: usize) -> Self {
+                // SAFETY: as `load`.
+                unsafe { ($($T::load_streaming(p.$i, i),)+) }
             }
             #[inline(always)]
             unsafe fn load_shared(addr: u32) -> Self {

@@ -77,6 +77,18 @@ impl<E: DeviceElem, const R: usize> View<E, R> {
         unsafe { self.get_linear(ravel(self.shape, ix)) }
     }
 
+    /// The element at `ix`, read once ([`DeviceElem::load_streaming`]): for a walker that reads
+    /// each element of a stream once, so that the stream leaves in L2 what other reads come back
+    /// for.
+    ///
+    /// # Safety
+    /// As [`View::at`].
+    #[inline(always)]
+    pub unsafe fn at_streaming(&self, ix: [usize; R]) -> E {
+        // SAFETY: as `at`; the host allocated the columns on the device.
+        unsafe { E::load_streaming(self.ptr, ravel(self.shape, ix)) }
+    }
+
     /// Writes element `i` in row-major order.
     ///
     /// # Safety

@@ -111,13 +111,15 @@ impl Code {
 /// reads.
 /// With `device` set it generates the scalar code of kernels for `accel-kernels` instead (see
 /// [`device`]): the same expressions over device views, whose float arithmetic is fast math
-/// (`accel_kernels::fmath::Fast`) where `fast_math` is set.
+/// (`accel_kernels::fmath::Fast`) where `fast_math` is set, and whose reads proved in bounds are
+/// streaming loads (`View::at_streaming`) where `streaming` is set.
 #[derive(Default)]
 pub(crate) struct Gen {
     owned_bindings: std::cell::RefCell<std::collections::HashSet<u32>>,
     still_read: std::cell::RefCell<Vec<u32>>,
     device: bool,
     fast_math: bool,
+    streaming: bool,
 }
 
 fn owned_ident(v: &Var) -> proc_macro2::Ident {
@@ -280,6 +282,12 @@ impl Gen {
         Gen { device: true, fast_math: program.fast_math, ..Gen::default() }
     }
 
+    /// A generator of the same kernels whose reads proved in bounds are streaming loads: for code
+    /// that reads each element of a stream once (`accel_kernels::view::View::at_streaming`).
+    pub(crate) fn streaming(&self) -> Gen {
+        Gen { device: self.device, fast_math: self.fast_math, streaming: true, ..Gen::default() }
+    }
+
     /// Whether the operations on `x` take their fast-math form.
     fn fast(&self, x: &Expr) -> bool {
         self.fast_math && x.ty.as_elem().and_then(ElemType::as_scalar).is_some_and(ScalarType::is_float)
@@ -403,6 +411,9 @@ impl Gen {
                     // Read unchecked on both backends: on the host a check (or an error path)
                     // would keep the loop around the read from vectorising.
                     (ReadSite::Elementwise | ReadSite::Flattened, false) => quote!(unsafe { (#a).element(#ix) }),
+                    (ReadSite::Elementwise | ReadSite::Flattened, true) if self.streaming => {
+                        quote!(unsafe { (#a).at_streaming(#ix) })
+                    }
                     (ReadSite::Elementwise | ReadSite::Flattened, true) => quote!(unsafe { (#a).at(#ix) }),
                     (ReadSite::Backpermute, false) => quote!(__cx.read_in("backpermute", #a, #ix)),
                     (ReadSite::Backpermute, true) => {

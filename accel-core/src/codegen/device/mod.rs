@@ -511,6 +511,36 @@ mod tests {
     }
 
     #[test]
+    fn the_ranges_walk_streams_its_values_and_the_other_walks_do_not() {
+        let p = crate::pipeline::optimise(
+            &program(
+                "fn spmv(rows: Nested<(u32, f32)>, x: Vector<f32>) -> Vector<f32> {
+                     rows.map(|row| row.map(|(c, v)| v * x[c as usize]).sum())
+                 }",
+            ),
+            crate::pipeline::Options::default(),
+        );
+        let src = module_source(std::slice::from_ref(&p)).unwrap();
+        // The kernel whose name ends in `suffix` (its node's number is the optimiser's).
+        let kernel_of = |suffix: &str| {
+            let kernels = src.split("pub unsafe extern \"ptx-kernel\" fn ");
+            let mut found = kernels.filter(|k| k.split_whitespace().next().is_some_and(|name| name.ends_with(suffix)));
+            found.next().unwrap_or_else(|| panic!("no kernel `*{suffix}`: {src}"))
+        };
+        // The walk by ranges reads each value once, as a stream; the values' reads elsewhere,
+        // and the gathers of `x` everywhere, are plain loads.
+        let ranges = kernel_of("_range_reduce");
+        assert!(ranges.contains("prefetch : | i_") && ranges.contains(". at_streaming (["), "{ranges}");
+        assert_eq!(ranges.matches("at_streaming").count(), 1, "only the values: {ranges}");
+        // (The first kernel ending in `_reduce` is the rows walk's: a node's kernels come in the
+        // order of `kernel::roles`.)
+        for suffix in ["_reduce", "_wide_reduce"] {
+            let walk = kernel_of(suffix);
+            assert!(walk.contains("__prefetch") && !walk.contains("at_streaming"), "{walk}");
+        }
+    }
+
+    #[test]
     fn fast_math_changes_the_float_operations_of_the_kernels_and_their_names() {
         let source = program(
             "fn f(xs: Vector<f32>, ys: Vector<f64>, ns: Vector<i32>) -> (Vector<f32>, Vector<f64>, Vector<i32>) {

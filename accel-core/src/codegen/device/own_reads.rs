@@ -26,17 +26,29 @@ pub(super) struct Split {
     pub finish: Expr,
 }
 
+/// A split's steps as closures ([`Split::closures`]).
+pub(super) struct Closures {
+    /// `|index| prefetched`.
+    pub prefetch: TokenStream,
+    /// The same reads made with streaming loads (`View::at_streaming`), for a walker that reads
+    /// each element once.
+    pub prefetch_streaming: TokenStream,
+    /// `|received, index, row| finish`.
+    pub finish: TokenStream,
+}
+
 impl Split {
-    /// The two steps as closures: `|index| prefetched`, and `|received, index, row| finish`.
-    pub(super) fn closures(self, cg: &Gen, index: Var, row: Var) -> syn::Result<(TokenStream, TokenStream)> {
+    /// The two steps as closures.
+    pub(super) fn closures(self, cg: &Gen, index: Var, row: Var) -> syn::Result<Closures> {
         let usize_t = Type::Elem(ElemType::USIZE);
-        let prefetch = cg.lambda(&Lambda {
-            params: vec![(index.clone(), usize_t.clone())],
-            body: Box::new(self.prefetched.clone()),
-        })?;
+        let prefetch =
+            Lambda { params: vec![(index.clone(), usize_t.clone())], body: Box::new(self.prefetched.clone()) };
         let params = vec![(self.received, self.prefetched.ty), (index, usize_t.clone()), (row, usize_t)];
-        let finish = cg.lambda(&Lambda { params, body: Box::new(self.finish) })?;
-        Ok((prefetch, finish))
+        Ok(Closures {
+            prefetch: cg.lambda(&prefetch)?,
+            prefetch_streaming: cg.streaming().lambda(&prefetch)?,
+            finish: cg.lambda(&Lambda { params, body: Box::new(self.finish) })?,
+        })
     }
 }
 

@@ -35,6 +35,10 @@ pub(super) fn segmented_rows(a: &Expr) -> TokenStream {
 /// `x[column]`) keeps each element's reads waiting on the previous element's check.
 pub(super) struct Load {
     pub prefetch: TokenStream,
+    /// `prefetch` with streaming loads (`View::at_streaming`), for the ranges walk: it reads each
+    /// value once, and its loads should not push out of L2 what the element's other reads (a
+    /// CSR product's gathers `x[column]`) come back for.
+    pub prefetch_streaming: TokenStream,
     pub finish: TokenStream,
     /// Whether `finish` reads the row (else a walker need not work rows out per element).
     pub reads_row: bool,
@@ -66,6 +70,7 @@ pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
         // A manifest operand: the read is the whole element.
         return Ok(Load {
             prefetch: quote!(|__i: usize| __a0.get_linear(__i)),
+            prefetch_streaming: quote!(|__i: usize| __a0.at_streaming([__i])),
             finish: quote!(|__x, _: usize, _: usize| __x),
             reads_row: false,
         });
@@ -74,6 +79,7 @@ pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
         // The index of a delayed array of higher rank is unravelled from the linear one.
         return Ok(Load {
             prefetch: quote!(|__i: usize| __i),
+            prefetch_streaming: quote!(|__i: usize| __i),
             finish: quote!(|_, __i: usize, _: usize| __a0.get_linear(__i)),
             reads_row: false,
         });
@@ -87,8 +93,9 @@ pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
     };
     // The leading reads at the element's own index.
     let p = Var { id: row.id + 1, name: "prefetched".into() };
-    let (prefetch, finish) = own_reads::split(&body, &index, p).closures(cg, index, row)?;
-    Ok(Load { prefetch, finish, reads_row: given > 0 })
+    let own_reads::Closures { prefetch, prefetch_streaming, finish } =
+        own_reads::split(&body, &index, p).closures(cg, index, row)?;
+    Ok(Load { prefetch, prefetch_streaming, finish, reads_row: given > 0 })
 }
 
 /// `e` with each lookup of the segment of `segments` holding the element at the index (a
@@ -197,7 +204,7 @@ pub(super) fn kernels(
         // (`accel_kernels::ranges`, `__parts` is 2), after the module's range starts for
         // `__width` values a range.
         let partials = quote!(let __partials = ranges::Partials { store: #store, load: #partial };);
-        let (prefetch, finish, reads_row) = (&load.prefetch, &load.finish, load.reads_row);
+        let (prefetch, finish, reads_row) = (&load.prefetch_streaming, &load.finish, load.reads_row);
         kernels.push((
             Role::RangeReduce,
             quote! {
