@@ -49,7 +49,7 @@ impl<F, const R: usize> Delayed<F, R> {
 
     /// [`Delayed::at`]: an element computed in place is no stream of memory (its own reads are
     /// the closure's). Kept so that one read serves views and delayed arrays
-    /// ([`crate::view::View::at_streaming`]).
+    /// (`View::at_streaming`).
     #[inline(always)]
     pub fn at_streaming<E>(&self, ix: [usize; R]) -> E
     where

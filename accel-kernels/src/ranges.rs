@@ -26,10 +26,13 @@
 //! range's by its warp (or a short search per lane), a start row per range written and read twice,
 //! two partials and their flags written per range and read back once; a row spanning `r` ranges
 //! costs its last range `r` partial reads in the last launch (by its lane up to [`LANE_SPAN`], else
-//! by the warp, 128 at a time). The combine is applied in order, so any associative operator works
-//! (commutativity is not needed). Limits: each lane holds its values' rows and values in registers
-//! ([`RANGE_ITEMS`] of each), and its loads are strided across the warp (consecutive values per
-//! lane), served from L1 after the first.
+//! by the warp, `reduce::fold_partials`). The combine is applied in order, so any associative
+//! operator works (commutativity is not needed). Limits: each lane holds its values' rows and
+//! values in registers ([`RANGE_ITEMS`] of each), and its loads are strided across the warp
+//! (consecutive values per lane), served from L1 after the first. The code generator makes the
+//! reads of the values streaming loads (`View::at_streaming`, evicted first from L1 and L2): each
+//! is read once, and the lines that a value's other reads come back for (a CSR product's `x`)
+//! stay in L2.
 //!
 //! Wide ranges ([`reduce_wide`], for rows averaging `walk::WIDE_FROM` values or more): the same
 //! split into ranges, heads and tails, with ranges of thousands of values sized so that every
@@ -96,7 +99,8 @@ pub unsafe fn range_starts(segments: SegView, width: usize, starts: *mut usize) 
 }
 
 /// How [`reduce_ranges`] reads value `i` of row `row`: `prefetch(i)`, reads that wait on nothing
-/// (issued for all of a lane's values before anything else), then `finish(prefetched, i, row)`;
+/// (issued for all of a lane's values before anything else; streaming loads, from the code
+/// generator), then `finish(prefetched, i, row)`;
 /// `by_row` says whether `finish` reads its row (if not, no row is worked out per value).
 pub struct Reads<P, F> {
     pub prefetch: P,

@@ -464,10 +464,12 @@ fn finish_together(row: usize, finish: &impl Fn(usize)) {
 /// lanes call it with the same row.
 ///
 /// Lane `l` folds the `l`-th of 32 consecutive shares of the parts, in order, a batch of loads
-/// in flight at a time; the warp then combines the lanes in lane order. A partial is a flag and
-/// a value read after it, two round trips to L2 per batch: the batches are what a long row's
-/// fold waits for (a row of 700 000 values spans 2 700 ranges of the segmented walk, whose last
-/// launch folded them 128 at a time and took 30 µs on an H200 where rows of 32 values took 5).
+/// in flight at a time; the warp then combines the lanes in lane order. Each batch is a round
+/// trip to L2 (the code generator's `load` reads a partial's value beside its flag, not after
+/// it), and the batches are what a long row's fold waits for: a row of 700 000 values spans
+/// 2 800 ranges of the segmented walk, whose last launch, folding them 128 at a time with the
+/// value read after the flag, took 30 µs on an H200 where rows of 32 values took 5. The rows
+/// walk meets a row's parts with the same fold (its sparse product 20% faster, docs/benchmarks.md).
 #[inline(always)]
 pub(crate) fn fold_partials<T: DeviceElem>(
     row: usize,
