@@ -46,17 +46,6 @@ impl<F, const R: usize> Delayed<F, R> {
     {
         (self.f)(ix)
     }
-
-    /// [`Delayed::at`]: an element computed in place is no stream of memory (its own reads are
-    /// the closure's). Kept so that one read serves views and delayed arrays
-    /// (`View::at_streaming`).
-    #[inline(always)]
-    pub fn at_streaming<E>(&self, ix: [usize; R]) -> E
-    where
-        F: Fn([usize; R]) -> E,
-    {
-        (self.f)(ix)
-    }
 }
 
 #[cfg(test)]

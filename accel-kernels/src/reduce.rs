@@ -468,8 +468,7 @@ fn finish_together(row: usize, finish: &impl Fn(usize)) {
 /// trip to L2 (the code generator's `load` reads a partial's value beside its flag, not after
 /// it), and the batches are what a long row's fold waits for: a row of 700 000 values spans
 /// 2 800 ranges of the segmented walk, whose last launch, folding them 128 at a time with the
-/// value read after the flag, took 30 µs on an H200 where rows of 32 values took 5. The rows
-/// walk meets a row's parts with the same fold (its sparse product 20% faster, docs/benchmarks.md).
+/// value read after the flag, took 30 µs on an H200 where rows of 32 values took 5.
 #[inline(always)]
 pub(crate) fn fold_partials<T: DeviceElem>(
     row: usize,
