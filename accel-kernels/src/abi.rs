@@ -79,8 +79,10 @@ pub const RANGE_BLOCKS_PER_SM: u32 = 3;
 /// (`crate::scan::scan_single_pass`) spends much of a tile waiting at its barriers for the
 /// look-back of its first warp; left to itself, ptxas gives the `f32` pass 96 registers and 2
 /// blocks, which then wait together. H200, `scanl1` of 2^28 `f32`: 1591 µs with 2 blocks,
-/// 1214 µs with 3 (no spill), 1175 µs with 4 (64 registers, 124 bytes of spill).
-pub const SCAN_BLOCKS_PER_SM: u32 = 3;
+/// 1214 µs with 3 (no spill), 1175 µs with 4 (64 registers, 124 bytes of spill), in the fourth
+/// session; in the tenth, with the tile's thread index read where it is used
+/// (`device::thread_idx_here`, 64 bytes of spill at 4 blocks), 947 µs with 3 and 850 µs with 4.
+pub const SCAN_BLOCKS_PER_SM: u32 = 4;
 /// How a segmented reduction over a vector walks its input: its rows split into parts
 /// (`crate::reduce`, the node's reduce and finish kernels), fixed ranges of [`RANGE`] values a
 /// warp, a lane's values consecutive (`crate::ranges::reduce_ranges`), or wide ranges of

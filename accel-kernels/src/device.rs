@@ -31,6 +31,17 @@ pub fn thread_idx() -> usize {
     unsafe { nvptx::_thread_idx_x() as usize }
 }
 
+/// [`thread_idx`] read again where it is used (a volatile read of `%tid.x`): values that code
+/// works out from it are not hoisted out of the loop around that code, where they would stay
+/// live (or spill) across the whole loop.
+#[inline(always)]
+pub fn thread_idx_here() -> usize {
+    let t: u32;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u32 {t}, %tid.x;", t = out(reg32) t, options(nomem, nostack, preserves_flags)) };
+    t as usize
+}
+
 /// Block index within the grid.
 #[inline(always)]
 pub fn block_idx() -> usize {
