@@ -35,6 +35,14 @@ pub trait DeviceElem: Copy {
     /// # Safety
     /// As `load`.
     unsafe fn load_streaming(p: Self::Ptr, i: usize) -> Self;
+    /// Elements `i..i + N`, read as [`DeviceElem::load_streaming`] reads one, with 16-byte loads
+    /// where the columns' word size and `N` allow ([`device::StreamWord::load_streaming_run`]).
+    ///
+    /// # Safety
+    /// Every column holds at least `i + N` elements in global memory, and `i` is a multiple of
+    /// `N` (each column being aligned to [`crate::abi::COLUMN_ALIGN`], the run is then aligned
+    /// to 16 bytes or to its own size).
+    unsafe fn load_run_streaming<const N: usize>(p: Self::Ptr, i: usize) -> [Self; N];
     /// Asks L2 for elements `lo..hi` of every column ([`device::prefetch_l2`]), the block's
     /// threads sharing the lines: every thread of the block calls it with the same range.
     ///
@@ -123,6 +131,13 @@ macro_rules! scalar32 {
                 let from: fn(u32) -> $t = $from;
                 // SAFETY: as `load`; the columns are device allocations.
                 from(unsafe { <$raw as StreamWord>::load_streaming(p.cast::<$raw>().add(i)) } as u32)
+            }
+            #[inline(always)]
+            unsafe fn load_run_streaming<const N: usize>(p: *mut $t, i: usize) -> [$t; N] {
+                let from: fn(u32) -> $t = $from;
+                // SAFETY: the caller's `N` elements from `i`, a multiple of `N`; `$raw` has
+                // `$t`'s size.
+                unsafe { <$raw as StreamWord>::load_streaming_run::<N>(p.cast::<$raw>().add(i)) }.map(|w| from(w as u32))
             }
             #[inline(always)]
             unsafe fn load_shared(addr: u32) -> $t {
@@ -220,6 +235,12 @@ macro_rules! scalar64 {
                 from(unsafe { <u64 as StreamWord>::load_streaming(p.cast::<u64>().add(i)) })
             }
             #[inline(always)]
+            unsafe fn load_run_streaming<const N: usize>(p: *mut $t, i: usize) -> [$t; N] {
+                let from: fn(u64) -> $t = $from;
+                // SAFETY: the caller's `N` elements from `i`, a multiple of `N`.
+                unsafe { <u64 as StreamWord>::load_streaming_run::<N>(p.cast::<u64>().add(i)) }.map(from)
+            }
+            #[inline(always)]
             unsafe fn load_shared(addr: u32) -> $t {
                 let from: fn(u64) -> $t = $from;
                 // SAFETY: the caller guarantees `addr`.
@@ -302,6 +323,12 @@ macro_rules! tuple {
             unsafe fn load_streaming(p: Self::Ptr, i: usize) -> Self {
                 // SAFETY: as `load`.
                 unsafe { ($($T::load_streaming(p.$i, i),)+) }
+            }
+            #[inline(always)]
+            unsafe fn load_run_streaming<const N: usize>(p: Self::Ptr, i: usize) -> [Self; N] {
+                // SAFETY: as `load_streaming`, a run of each column.
+                let runs = unsafe { ($($T::load_run_streaming::<N>(p.$i, i),)+) };
+                core::array::from_fn(|j| ($(runs.$i[j],)+))
             }
             #[inline(always)]
             unsafe fn load_shared(addr: u32) -> Self {

@@ -89,6 +89,18 @@ impl<E: DeviceElem, const R: usize> View<E, R> {
         unsafe { E::load_streaming(self.ptr, ravel(self.shape, ix)) }
     }
 
+    /// Elements `i..i + N` in row-major order, read once as [`View::at_streaming`] reads one, 16
+    /// bytes a load where the element's columns allow ([`DeviceElem::load_run_streaming`]): for a
+    /// walker whose thread reads a run of consecutive elements.
+    ///
+    /// # Safety
+    /// `i + N <= self.len()`, and `i` is a multiple of `N`.
+    #[inline(always)]
+    pub unsafe fn run_streaming<const N: usize>(&self, i: usize) -> [E; N] {
+        // SAFETY: the caller's run, within the `len` elements the host allocated on the device.
+        unsafe { E::load_run_streaming::<N>(self.ptr, i) }
+    }
+
     /// Writes element `i` in row-major order.
     ///
     /// # Safety

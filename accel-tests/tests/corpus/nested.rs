@@ -75,6 +75,18 @@ fn row_sums_and_minima(n: Nested<i64>) -> (Vector<i64>, Vector<i64>) {
     n.map(|row| (row.sum(), row.fold(i64::MAX, |a, b| a.min(b))))
 }
 
+/// Each row's largest value, of elements narrower than a word (the walks read them a value a
+/// load, where they read 4- and 8-byte columns 16 bytes a load).
+#[accel]
+fn row_maxima_i16(n: Nested<i16>) -> Vector<i16> {
+    n.map(|row| row.fold(i16::MIN, |a, b| a.max(b)))
+}
+
+#[accel]
+fn row_maxima_u8(n: Nested<u8>) -> Vector<u8> {
+    n.map(|row| row.fold(0u8, |a, b| a.max(b)))
+}
+
 #[accel]
 fn row_ends(n: Nested<i64>) -> Vector<i64> {
     n.map(|row| if row.len() > 0 { row[0] - row[row.len() - 1] } else { 0 })
@@ -366,7 +378,8 @@ fn indexed_rows(on: &Target) -> Check {
     Ok(())
 }
 
-/// Segmented folds of a non-commutative operator and of two commutative ones on every pattern
+/// Segmented folds of a non-commutative operator and of commutative ones (over 8-, 2- and 1-byte
+/// elements) on every pattern
 /// of row lengths (rows spanning many of the walk's ranges, rows of 10^5 among empty ones,
 /// Zipf), under each walk in turn on the GPU: ranges of 256 values (`tiles`), rows split into
 /// parts (`warp`), wide ranges (`block`), then the automatic choice.
@@ -402,6 +415,16 @@ fn every_walk(on: &Target) -> Check {
                 .unzip();
             all_same(on, "row sums", &gs.to_vec(), &rs.to_vec(), &want_sums).map_err(here)?;
             all_same(on, "row minima", &gm.to_vec(), &rm.to_vec(), &want_minima).map_err(here)?;
+            let narrow: Vec<i16> = rng.vec::<i16>(total);
+            let n = nested_from(&lengths, narrow)?;
+            let (g, r) = both!(on, row_maxima_i16(&n));
+            let want: Vec<i16> = rows(&n).iter().map(|r| r.iter().copied().fold(i16::MIN, i16::max)).collect();
+            all_same(on, "row maxima (i16)", &g.to_vec(), &r.to_vec(), &want).map_err(here)?;
+            let bytes: Vec<u8> = rng.vec::<u8>(total);
+            let n = nested_from(&lengths, bytes)?;
+            let (g, r) = both!(on, row_maxima_u8(&n));
+            let want: Vec<u8> = rows(&n).iter().map(|r| r.iter().copied().fold(0, u8::max)).collect();
+            all_same(on, "row maxima (u8)", &g.to_vec(), &r.to_vec(), &want).map_err(here)?;
         }
         Ok(())
     });

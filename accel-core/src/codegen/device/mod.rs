@@ -527,16 +527,27 @@ mod tests {
             let mut found = kernels.filter(|k| k.split_whitespace().next().is_some_and(|name| name.ends_with(suffix)));
             found.next().unwrap_or_else(|| panic!("no kernel `*{suffix}`: {src}"))
         };
-        // The walk by ranges reads each value once, as a stream; the values' reads elsewhere,
-        // and the gathers of `x` everywhere, are plain loads.
+        // The walk by ranges reads each value once, as a stream: a value alone (a lane's short
+        // run), or a lane's whole run of the entries' one array (both columns) at once; the
+        // values' reads elsewhere, and the gathers of `x` everywhere, are plain loads.
         let ranges = kernel_of("_range_reduce");
         assert!(ranges.contains("prefetch : | i_") && ranges.contains(". at_streaming (["), "{ranges}");
         assert_eq!(ranges.matches("at_streaming").count(), 1, "only the values: {ranges}");
+        let run = "prefetch_run : | __i : usize | unsafe {";
+        assert!(
+            ranges.contains(run)
+                && ranges.contains(". run_streaming :: < { :: accel_kernels :: abi :: RANGE_ITEMS } > (__i)"),
+            "{ranges}"
+        );
+        assert_eq!(ranges.matches("run_streaming").count(), 1, "only the values: {ranges}");
         // (The first kernel ending in `_reduce` is the rows walk's: a node's kernels come in the
         // order of `kernel::roles`.)
         for suffix in ["_reduce", "_wide_reduce"] {
             let walk = kernel_of(suffix);
-            assert!(walk.contains("__prefetch") && !walk.contains("at_streaming"), "{walk}");
+            assert!(
+                walk.contains("__prefetch") && !walk.contains("at_streaming") && !walk.contains("run_streaming"),
+                "{walk}"
+            );
         }
     }
 

@@ -16,12 +16,16 @@ use super::Gen;
 use crate::ir::{Expr, ExprKind, Lambda, ReadSite, Var};
 use crate::types::{ElemType, Type};
 use proc_macro2::TokenStream;
+use quote::quote;
 
 /// `body` over the index `index`, split: `prefetched` is what its leading reads at `index` read
 /// (one read, a tuple of several, or `index` itself when there are none), and `finish` the rest
 /// of `body`, which receives `prefetched` in `received` and binds each read's variable from it.
 pub(super) struct Split {
     pub prefetched: Expr,
+    /// The arrays the leading reads read, in the order of `prefetched`'s parts (none when
+    /// `prefetched` is the index).
+    pub arrays: Vec<Expr>,
     pub received: Var,
     pub finish: Expr,
 }
@@ -33,6 +37,11 @@ pub(super) struct Closures {
     /// The same reads made with streaming loads (`View::at_streaming`), for a walker that reads
     /// each element once.
     pub prefetch_streaming: TokenStream,
+    /// `|index| [prefetched; RANGE_ITEMS]`: the streaming reads of the run of
+    /// `accel_kernels::abi::RANGE_ITEMS` elements from `index` (a multiple of it), each array
+    /// read as one run (`View::run_streaming`, 16 bytes a load), for a walker whose lane reads
+    /// consecutive elements.
+    pub prefetch_run_streaming: TokenStream,
     /// `|received, index, row| finish`.
     pub finish: TokenStream,
 }
@@ -47,20 +56,49 @@ impl Split {
         Ok(Closures {
             prefetch: cg.lambda(&prefetch)?,
             prefetch_streaming: cg.streaming().lambda(&prefetch)?,
+            prefetch_run_streaming: run_streaming(cg, &self.arrays)?,
             finish: cg.lambda(&Lambda { params, body: Box::new(self.finish) })?,
         })
     }
+}
+
+/// `|index| [prefetched; RANGE_ITEMS]` of [`Closures::prefetch_run_streaming`]: the run of each
+/// array of `arrays` from `index`, zipped into a run of tuples where there are several, or the
+/// run of indices where there are none (as [`Split::prefetched`] is made).
+fn run_streaming(cg: &Gen, arrays: &[Expr]) -> syn::Result<TokenStream> {
+    let runs = arrays
+        .iter()
+        .map(|array| {
+            let a = cg.reference(array)?;
+            // SAFETY (of the generated code): the walker's run lies inside the array, where the
+            // element's own reads (proved in bounds) lie, and starts at a multiple of its length.
+            Ok(quote!(unsafe { (#a).run_streaming::<{ ::accel_kernels::abi::RANGE_ITEMS }>(__i) }))
+        })
+        .collect::<syn::Result<Vec<_>>>()?;
+    Ok(match runs.as_slice() {
+        [] => quote!(|__i: usize| ::core::array::from_fn(|__j| __i + __j)),
+        [one] => quote!(|__i: usize| #one),
+        _ => {
+            let parts = (0..runs.len()).map(syn::Index::from);
+            quote!(|__i: usize| {
+                let __runs = (#(#runs,)*);
+                ::core::array::from_fn(|__j| (#(__runs.#parts[__j],)*))
+            })
+        }
+    })
 }
 
 /// Splits `body`, whose index is `index`, at the end of its leading `let`s of own reads
 /// ([`own_read`]); `received` must be a variable that `body` does not use.
 pub(super) fn split(body: &Expr, index: &Var, received: Var) -> Split {
     let mut reads: Vec<(Var, Expr)> = Vec::new();
+    let mut arrays = Vec::new();
     let mut rest = body;
     while let ExprKind::Let { var, value, body } = &rest.kind
-        && own_read(value, index)
+        && let Some(array) = own_read(value, index)
     {
         reads.push((var.clone(), (**value).clone()));
+        arrays.push(array.clone());
         rest = body;
     }
     let (prefetched, slots) = match reads.as_slice() {
@@ -84,14 +122,20 @@ pub(super) fn split(body: &Expr, index: &Var, received: Var) -> Split {
         };
         finish = Expr::new(ExprKind::Let { var: v, value: Box::new(value), body: Box::new(finish) }, rest.ty.clone());
     }
-    Split { prefetched, received, finish }
+    Split { prefetched, arrays, received, finish }
 }
 
-/// Whether `e` reads a manifest array at exactly `index`, unchecked (a read that fusion or
-/// flattening proved in bounds).
-fn own_read(e: &Expr, index: &Var) -> bool {
-    matches!(&e.kind, ExprKind::Index { array, index: i, site: ReadSite::Elementwise | ReadSite::Flattened }
-        if matches!(array.kind, ExprKind::Var(_)) && matches!(&i.kind, ExprKind::Var(v) if v.id == index.id))
+/// The array `e` reads if it reads a manifest array at exactly `index`, unchecked (a read that
+/// fusion or flattening proved in bounds).
+fn own_read<'e>(e: &'e Expr, index: &Var) -> Option<&'e Expr> {
+    match &e.kind {
+        ExprKind::Index { array, index: i, site: ReadSite::Elementwise | ReadSite::Flattened }
+            if matches!(array.kind, ExprKind::Var(_)) && matches!(&i.kind, ExprKind::Var(v) if v.id == index.id) =>
+        {
+            Some(array)
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -134,7 +178,7 @@ mod tests {
         let split = split(&f.body, &f.params[0].0, received.clone());
         let ExprKind::Tuple(reads) = &split.prefetched.kind else { panic!("two reads: {:?}", split.prefetched.kind) };
         assert_eq!(reads.len(), 2);
-        assert!(reads.iter().all(|r| own_read(r, &f.params[0].0)));
+        assert!(reads.iter().all(|r| own_read(r, &f.params[0].0).is_some()));
         let bound = lets(&split.finish);
         let names: Vec<_> = bound.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["x", "v", "z", "w", "y"]);
@@ -145,7 +189,7 @@ mod tests {
                 "read {k} is taken from what was prefetched"
             );
         }
-        assert!(own_read(bound[3].1, &f.params[0].0), "a read after the split stays where it is");
+        assert!(own_read(bound[3].1, &f.params[0].0).is_some(), "a read after the split stays where it is");
         assert!(matches!(&bound[4].1.kind, ExprKind::Index { site, .. } if site.is_checked()));
         assert_eq!(split.finish.ty, f.body.ty);
     }
@@ -156,7 +200,7 @@ mod tests {
         let index = &f.params[0].0;
         let received = Var { id: crate::ir::visit::max_var_id_of_lambda(&f) + 1, name: "prefetched".into() };
         let one = split(&f.body, index, received.clone());
-        assert!(own_read(&one.prefetched, index));
+        assert!(own_read(&one.prefetched, index).is_some());
         assert!(matches!(&lets(&one.finish)[0].1.kind, ExprKind::Var(v) if *v == received));
 
         let g = closure("fn f(xs: Vector<f32>) -> Vector<f32> { generate(xs.len(), |i| xs[i + 1 - 1]) }");

@@ -39,6 +39,10 @@ pub(super) struct Load {
     /// value once, and its loads should not push out of L2 what the element's other reads (a
     /// CSR product's gathers `x[column]`) come back for.
     pub prefetch_streaming: TokenStream,
+    /// `|i| [element reads; RANGE_ITEMS]`: `prefetch_streaming` for the run of elements from `i`
+    /// (a multiple of `RANGE_ITEMS`), 16 bytes a load, for a lane of the ranges walk whose run is
+    /// whole.
+    pub prefetch_run_streaming: TokenStream,
     pub finish: TokenStream,
     /// Whether `finish` reads the row (else a walker need not work rows out per element).
     pub reads_row: bool,
@@ -71,6 +75,9 @@ pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
         return Ok(Load {
             prefetch: quote!(|__i: usize| __a0.get_linear(__i)),
             prefetch_streaming: quote!(|__i: usize| __a0.at_streaming([__i])),
+            prefetch_run_streaming: quote!(
+                |__i: usize| __a0.run_streaming::<{ ::accel_kernels::abi::RANGE_ITEMS }>(__i)
+            ),
             finish: quote!(|__x, _: usize, _: usize| __x),
             reads_row: false,
         });
@@ -80,6 +87,7 @@ pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
         return Ok(Load {
             prefetch: quote!(|__i: usize| __i),
             prefetch_streaming: quote!(|__i: usize| __i),
+            prefetch_run_streaming: quote!(|__i: usize| ::core::array::from_fn(|__j| __i + __j)),
             finish: quote!(|_, __i: usize, _: usize| __a0.get_linear(__i)),
             reads_row: false,
         });
@@ -93,9 +101,9 @@ pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
     };
     // The leading reads at the element's own index.
     let p = Var { id: row.id + 1, name: "prefetched".into() };
-    let own_reads::Closures { prefetch, prefetch_streaming, finish } =
+    let own_reads::Closures { prefetch, prefetch_streaming, prefetch_run_streaming, finish } =
         own_reads::split(&body, &index, p).closures(cg, index, row)?;
-    Ok(Load { prefetch, prefetch_streaming, finish, reads_row: given > 0 })
+    Ok(Load { prefetch, prefetch_streaming, prefetch_run_streaming, finish, reads_row: given > 0 })
 }
 
 /// `e` with each lookup of the segment of `segments` holding the element at the index (a
@@ -206,13 +214,19 @@ pub(super) fn kernels(
         // (`accel_kernels::ranges`, `__parts` is 2), after the module's range starts for
         // `__width` values a range.
         let partials = quote!(let __partials = ranges::Partials { store: #store, load: #partial };);
-        let (prefetch, finish, reads_row) = (&load.prefetch_streaming, &load.finish, load.reads_row);
+        let (prefetch, prefetch_run, finish, reads_row) =
+            (&load.prefetch_streaming, &load.prefetch_run_streaming, &load.finish, load.reads_row);
         kernels.push((
             Role::RangeReduce,
             quote! {
                 #setup
                 #partials
-                let __reads = ranges::Reads { prefetch: #prefetch, finish: #finish, by_row: #reads_row };
+                let __reads = ranges::Reads {
+                    prefetch: #prefetch,
+                    prefetch_run: #prefetch_run,
+                    finish: #finish,
+                    by_row: #reads_row,
+                };
                 ranges::reduce_ranges(__a1, __starts, __reads, __f, &__partials, __emit)
             },
         ));
