@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# memory metrics and sections.
+cd "$(dirname "$0")"
+export OUT="${OUT:-out}"
+bash run.sh driver >/dev/null 2>&1
+M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sector_op_read_hit_rate.pct,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__inst_executed.sum,launch__registers_per_thread,launch__grid_size,launch__block_size,lts__t_sectors_srcunit_tex_op_read.sum,smsp__average_warp_latency_issue_stalled_long_scoreboard
+S="--section SpeedOfLight --section MemoryWorkloadAnalysis_Tables --section Occupancy --section LaunchStats"
+echo "== ncu accel sections"; timeout 150 ncu --clock-control none -k regex:'^spmv_[0-9a-f]+_n[0-9]+_range_reduce' --launch-count 1 $S ./bin/bench-gpu --nested --runs 1 --only spmv > "$OUT/ncu-accel-sections.txt" 2>&1; echo rc=$?
+echo "== ncu accel"; timeout 150 ncu --clock-control none -k regex:'^spmv_[0-9a-f]+_n[0-9]+_range_reduce' --launch-count 2 --metrics $M --csv ./bin/bench-gpu --nested --runs 1 --only spmv > "$OUT/ncu-accel.csv" 2>"$OUT/ncu-accel.err"; echo rc=$?
+python3 - "$OUT" <<'PY'
+import csv, sys, io
+for name in ["ncu-accel.csv"]:
+    text = open(f"{sys.argv[1]}/{name}").read()
+    lines = [l for l in text.splitlines() if l.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    if not rows: print(name, "no rows"); continue
+    h = rows[0]; ki = h.index("Kernel Name"); mi = h.index("Metric Name"); vi = h.index("Metric Value"); ii = h.index("ID")
+    cur = None
+    for r in rows[1:]:
+        if r[ii] != cur:
+            cur = r[ii]; print(f"-- {name} #{cur} {r[ki][:90]}")
+        print(f"   {r[mi]} = {r[vi]}")
+PY
