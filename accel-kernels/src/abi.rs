@@ -80,8 +80,9 @@ pub const RANGE_BLOCKS_PER_SM: u32 = 3;
 /// look-back of its first warp; left to itself, ptxas gives the `f32` pass 96 registers and 2
 /// blocks, which then wait together. H200, `scanl1` of 2^28 `f32`: 1591 µs with 2 blocks,
 /// 1214 µs with 3 (no spill), 1175 µs with 4 (64 registers, 124 bytes of spill), in the fourth
-/// session; in the tenth, with the tile's thread index read where it is used
-/// (`device::thread_idx_here`, 64 bytes of spill at 4 blocks), 947 µs with 3 and 850 µs with 4.
+/// session; in the tenth, 947 µs with 3 (212 bytes of spill), then, with the tile's thread index
+/// read where it is used (`device::thread_idx_here`), 882–900 µs with 3 (24 bytes) and 850 µs
+/// with 4 (64 bytes).
 pub const SCAN_BLOCKS_PER_SM: u32 = 4;
 /// How a segmented reduction over a vector walks its input: its rows split into parts
 /// (`crate::reduce`, the node's reduce and finish kernels), fixed ranges of [`RANGE`] values a
@@ -150,8 +151,11 @@ pub mod walk {
 }
 /// The alignment, in bytes, that the host guarantees of every array column it passes: each is
 /// a whole device allocation, which the driver aligns to 256 bytes. Kernels state it to LLVM
-/// (`view::column`), which then merges a thread's loads of consecutive elements into vector loads.
+/// (`view::column`), which then merges a thread's loads of consecutive elements into vector loads,
+/// and rely on it for the 16-byte streaming loads of a run of a column
+/// (`device::StreamWord::load_streaming_run`, from a multiple of the run's length).
 pub const COLUMN_ALIGN: usize = 16;
+const _: () = assert!(COLUMN_ALIGN % 16 == 0, "runs of a column are read 16 bytes a load from its start");
 
 /// Length of the error slot in `u64` words.
 pub const ERROR_SLOT_WORDS: usize = 16;

@@ -151,40 +151,54 @@ pub trait StreamWord: Copy {
     /// # Safety
     /// `p` points to a word of global memory (a device allocation), aligned to the word's size.
     unsafe fn load_streaming(p: *const Self) -> Self;
-    /// The `N` words from `p` on, read as [`StreamWord::load_streaming`] reads one, 16 bytes a
-    /// load (`ld.global.cs.v4.u32`, `.v2.u64`) where `N` whole loads cover them: a thread that
-    /// reads a run of consecutive words then asks for each of their sectors once, where a load a
-    /// word, strided across the warp, asks for a sector as many times as it holds words (and may
-    /// find it evicted from L1 between two of them, streaming lines being evicted first).
+    /// The `N` words from `p` on, read as [`StreamWord::load_streaming`] reads one: a word a load,
+    /// except for 4- and 8-byte words when `N` is a multiple of the words 16 bytes hold, which are
+    /// read 16 bytes a load (`ld.global.cs.v4.u32`, `.v2.u64`). A thread that reads a run of
+    /// consecutive words then asks for each of their sectors once, where a load a word, strided
+    /// across the warp, asks for a sector as many times as it holds words (and may find it
+    /// evicted from L1 between two of them, streaming lines being evicted first).
     ///
     /// # Safety
-    /// `p` points to `N` words of global memory, aligned to 16 bytes or to `N` words, whichever is
-    /// less.
-    unsafe fn load_streaming_run<const N: usize>(p: *const Self) -> [Self; N];
+    /// `p` points to `N` words of global memory, aligned to 16 bytes where 16-byte loads read them
+    /// (a 4- or 8-byte word, `N` a multiple of 4 or 2), else to the word's size.
+    #[inline(always)]
+    unsafe fn load_streaming_run<const N: usize>(p: *const Self) -> [Self; N] {
+        // SAFETY: the caller's `N` words.
+        core::array::from_fn(|k| unsafe { Self::load_streaming(p.add(k)) })
+    }
 }
 
-/// The 16 bytes at `$p` (a `*const $t`, aligned to 16), as `$words` words of type `$t`, with one
-/// streaming load; `$words` 1 is a plain `load_streaming`.
-macro_rules! stream_vector {
-    ($t:ty, 4, $p:expr) => {{
-        let (a, b, c, d): (u32, u32, u32, u32);
-        asm!("ld.global.cs.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];", a = out(reg32) a, b = out(reg32) b,
-            c = out(reg32) c, d = out(reg32) d, p = in(reg64) $p, options(nostack, preserves_flags, readonly));
-        [a as $t, b as $t, c as $t, d as $t]
-    }};
-    ($t:ty, 2, $p:expr) => {{
-        let (a, b): (u64, u64);
-        asm!("ld.global.cs.v2.u64 {{{a}, {b}}}, [{p}];", a = out(reg64) a, b = out(reg64) b, p = in(reg64) $p,
-            options(nostack, preserves_flags, readonly));
-        [a as $t, b as $t]
-    }};
-    ($t:ty, 1, $p:expr) => {
-        [<$t as StreamWord>::load_streaming($p)]
+/// [`StreamWord::load_streaming_run`] of the words `$t` (of `$bits` bits), `16 / size` of them a
+/// load (`ld.global.cs.v4.u32` or `.v2.u64`, given as `$load` with its outputs `$word`s) when `N`
+/// is a multiple of that, else a word a load.
+macro_rules! stream_run_by_16_bytes {
+    ($t:ty, $reg:ident, [$($word:ident),+], $load:literal) => {
+        #[inline(always)]
+        unsafe fn load_streaming_run<const N: usize>(p: *const $t) -> [$t; N] {
+            const WORDS: usize = [$(stringify!($word)),+].len();
+            const _: () = assert!(WORDS * core::mem::size_of::<$t>() == 16, "one load is 16 bytes");
+            if N % WORDS != 0 {
+                // SAFETY: the caller's `N` words.
+                return core::array::from_fn(|k| unsafe { Self::load_streaming(p.add(k)) });
+            }
+            let mut run = [0; N];
+            for k in (0..N).step_by(WORDS) {
+                $(let $word: $t;)+
+                // SAFETY: the caller's `N` words from `p`, aligned to 16 bytes, `N` a multiple
+                // of `WORDS`: so the 16 bytes at word `k`.
+                unsafe {
+                    asm!($load, $($word = out($reg) $word,)+ p = in(reg64) p.add(k),
+                        options(nostack, preserves_flags, readonly));
+                }
+                run[k..k + WORDS].copy_from_slice(&[$($word),+]);
+            }
+            run
+        }
     };
 }
 
 macro_rules! shared_word {
-    ($($t:ty, $reg:ty, $class:ident, $bits:literal, $words:tt;)*) => {$(
+    ($($t:ty, $reg:ty, $class:ident, $bits:literal $(, $run:tt)?;)*) => {$(
         impl StreamWord for $t {
             #[inline(always)]
             unsafe fn load_streaming(p: *const $t) -> $t {
@@ -196,26 +210,7 @@ macro_rules! shared_word {
                 }
                 v as $t
             }
-            #[inline(always)]
-            unsafe fn load_streaming_run<const N: usize>(p: *const $t) -> [$t; N] {
-                // Words a 16-byte load holds (1: the type is read a word a load).
-                const WORDS: usize = $words;
-                let mut run = [0 as $t; N];
-                if WORDS > 1 && N % WORDS == 0 {
-                    for k in (0..N).step_by(WORDS) {
-                        // SAFETY: `N` a multiple of `WORDS` words from `p`, aligned to 16 bytes, are
-                        // the caller's; so the 16 bytes at word `k`.
-                        let words = unsafe { stream_vector!($t, $words, p.add(k)) };
-                        run[k..k + WORDS].copy_from_slice(&words);
-                    }
-                } else {
-                    for (k, word) in run.iter_mut().enumerate() {
-                        // SAFETY: the caller's `N` words.
-                        *word = unsafe { Self::load_streaming(p.add(k)) };
-                    }
-                }
-                run
-            }
+            $(stream_run_by_16_bytes! $run;)?
         }
         impl SharedWord for $t {
             #[inline(always)]
@@ -242,10 +237,10 @@ macro_rules! shared_word {
 
 // PTX has no 8-bit registers: a byte is loaded into, and stored from, the low bits of a 16-bit one.
 shared_word! {
-    u8, u16, reg16, "8", 1;
-    u16, u16, reg16, "16", 1;
-    u32, u32, reg32, "32", 4;
-    u64, u64, reg64, "64", 2;
+    u8, u16, reg16, "8";
+    u16, u16, reg16, "16";
+    u32, u32, reg32, "32", (u32, reg32, [a, b, c, d], "ld.global.cs.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];");
+    u64, u64, reg64, "64", (u64, reg64, [a, b], "ld.global.cs.v2.u64 {{{a}, {b}}}, [{p}];");
 }
 
 /// Block-wide barrier. Never call it under a condition that differs between the block's threads.

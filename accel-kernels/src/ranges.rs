@@ -118,7 +118,8 @@ pub struct Reads<P, R, F> {
 /// Called from every thread of a 1-D launch whose blocks are whole warps, over `segments` of
 /// `total` values, after [`range_starts`] filled `starts` for them (ranges of [`RANGE`] values,
 /// the width its [`finish_ranges`] is then given); `reads` must be safe for every value `i` of
-/// every row.
+/// every row, `reads.prefetch_run(i)` for every multiple `i` of [`RANGE_ITEMS`] with
+/// `i + RANGE_ITEMS <= total`, and give what `reads.prefetch` gives for each of those values.
 #[inline(always)]
 pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, R, F, S, L>(
     segments: SegView,
@@ -159,7 +160,8 @@ pub unsafe fn reduce_ranges<T: DeviceElem, Q: Copy, P, R, F, S, L>(
         // -> 172M; the product 1% faster, `fold_seg` over rows of 32 4%). A short run is read a
         // value a load, clamped to the run (so without conditions).
         let prefetched: Option<[Q; RANGE_ITEMS]> = if hi - lo == RANGE_ITEMS {
-            // `lo = start + lane * RANGE_ITEMS`, unclamped: a multiple of the run's length.
+            // Neither bound was clamped: `lo = start + lane * RANGE_ITEMS`, a multiple of the run's
+            // length, and `lo + RANGE_ITEMS = hi <= total`.
             Some((reads.prefetch_run)(lo))
         } else {
             (lo < hi).then(|| core::array::from_fn(|j| (reads.prefetch)((lo + j).min(hi - 1))))

@@ -683,9 +683,10 @@ unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
 ) -> u32 {
     // The thread index read here, not hoisted out of the tile loop of the caller: the 16 striped
     // positions and lane masks worked out from it otherwise stayed live across the loop and
-    // spilled (212 bytes at 3 blocks a multiprocessor; now 64 at 4; 2^28 f32 850 µs against
-    // 947 µs, H200, tenth session).
+    // spilled (212 bytes at 3 blocks a multiprocessor; now 24 at 3 and 64 at 4, which then fit;
+    // 2^28 f32 947 µs before, 850 µs with both, H200, tenth session).
     let t = device::thread_idx_here();
+    // `device::lane()` and `device::warp_in_block()`, from the index read here.
     let (lane, warp) = ((t % WARP) as u32, t / WARP);
     let Claimed { j, row, pos, lo, hi } = tile;
     let TileSteps { reverse, status, seed, load, combine, emit, row_start } = *steps;

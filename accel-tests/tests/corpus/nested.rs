@@ -75,6 +75,13 @@ fn row_sums_and_minima(n: Nested<i64>) -> (Vector<i64>, Vector<i64>) {
     n.map(|row| (row.sum(), row.fold(i64::MAX, |a, b| a.min(b))))
 }
 
+/// Each row's largest pair, part by part, of two 4-byte columns (the ranges walk reads a lane's
+/// run of each 16 bytes a load, and zips them).
+#[accel]
+fn row_maxima_pairs(n: Nested<(i32, u32)>) -> Vector<(i32, u32)> {
+    n.map(|row| row.fold((i32::MIN, 0u32), |a, b| (a.0.max(b.0), a.1.max(b.1))))
+}
+
 /// Each row's largest value, of elements narrower than a word (the walks read them a value a
 /// load, where they read 4- and 8-byte columns 16 bytes a load).
 #[accel]
@@ -378,8 +385,8 @@ fn indexed_rows(on: &Target) -> Check {
     Ok(())
 }
 
-/// Segmented folds of a non-commutative operator and of commutative ones (over 8-, 2- and 1-byte
-/// elements) on every pattern
+/// Segmented folds of a non-commutative operator and of commutative ones (over 8-, 4-, 2- and
+/// 1-byte elements) on every pattern
 /// of row lengths (rows spanning many of the walk's ranges, rows of 10^5 among empty ones,
 /// Zipf), under each walk in turn on the GPU: ranges of 256 values (`tiles`), rows split into
 /// parts (`warp`), wide ranges (`block`), then the automatic choice.
@@ -415,6 +422,12 @@ fn every_walk(on: &Target) -> Check {
                 .unzip();
             all_same(on, "row sums", &gs.to_vec(), &rs.to_vec(), &want_sums).map_err(here)?;
             all_same(on, "row minima", &gm.to_vec(), &rm.to_vec(), &want_minima).map_err(here)?;
+            let pairs: Vec<(i32, u32)> = rng.vec::<i32>(total).into_iter().zip(rng.vec::<u32>(total)).collect();
+            let n = nested_from(&lengths, pairs)?;
+            let (g, r) = both!(on, row_maxima_pairs(&n));
+            let want: Vec<(i32, u32)> =
+                rows(&n).iter().map(|r| r.iter().fold((i32::MIN, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)))).collect();
+            all_same(on, "row maxima (i32, u32)", &g.to_vec(), &r.to_vec(), &want).map_err(here)?;
             let narrow: Vec<i16> = rng.vec::<i16>(total);
             let n = nested_from(&lengths, narrow)?;
             let (g, r) = both!(on, row_maxima_i16(&n));

@@ -552,6 +552,35 @@ mod tests {
     }
 
     #[test]
+    fn the_ranges_walk_reads_runs_of_several_arrays_zipped_and_of_a_manifest_operand_whole() {
+        // The kernel ending in `_range_reduce` of `src`'s one segmented fold.
+        let ranges_walk = |src: &str| {
+            let p = crate::pipeline::optimise(&program(src), crate::pipeline::Options::default());
+            let src = module_source(std::slice::from_ref(&p)).unwrap();
+            let kernels = src.split("pub unsafe extern \"ptx-kernel\" fn ");
+            let mut found =
+                kernels.filter(|k| k.split_whitespace().next().is_some_and(|n| n.ends_with("_range_reduce")));
+            found.next().unwrap_or_else(|| panic!("no ranges walk: {src}")).to_string()
+        };
+        let run = ". run_streaming :: < { :: accel_kernels :: abi :: RANGE_ITEMS } > (__i)";
+        // Two arrays read at the element's index: a run of each, zipped.
+        let zipped = ranges_walk(
+            "fn f(a: Vector<i32>, b: Vector<u32>, lens: Vector<i32>) -> Vector<i32> {
+                 a.zip_with(b, |x, y| x * (y as i32)).fold_seg(0, |p, q| p + q, lens)
+             }",
+        );
+        assert!(zipped.contains("let __runs = (") && zipped.matches(run).count() == 2, "{zipped}");
+        assert!(zipped.contains("(__runs . 0 [__j] , __runs . 1 [__j] ,)"), "{zipped}");
+        // A manifest operand: its own run.
+        let manifest =
+            ranges_walk("fn f(a: Vector<i32>, lens: Vector<i32>) -> Vector<i32> { a.fold_seg(0, |p, q| p + q, lens) }");
+        assert!(manifest.contains(&format!("prefetch_run : | __i : usize | unsafe {{ (__a0) {run}")), "{manifest}");
+        // No read at the element's index: the run of indices.
+        let none = super::own_reads::runs_streaming(&[]).to_string();
+        assert!(none.contains("from_fn (| __j | __i + __j)"), "{none}");
+    }
+
+    #[test]
     fn fast_math_changes_the_float_operations_of_the_kernels_and_their_names() {
         let source = program(
             "fn f(xs: Vector<f32>, ys: Vector<f64>, ns: Vector<i32>) -> (Vector<f32>, Vector<f64>, Vector<i32>) {

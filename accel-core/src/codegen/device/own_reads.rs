@@ -66,16 +66,21 @@ impl Split {
 /// array of `arrays` from `index`, zipped into a run of tuples where there are several, or the
 /// run of indices where there are none (as [`Split::prefetched`] is made).
 fn run_streaming(cg: &Gen, arrays: &[Expr]) -> syn::Result<TokenStream> {
-    let runs = arrays
+    let arrays = arrays.iter().map(|a| cg.reference(a)).collect::<syn::Result<Vec<_>>>()?;
+    Ok(runs_streaming(&arrays))
+}
+
+/// `|__i| [..; RANGE_ITEMS]`: the runs from `__i` of the arrays `arrays` (tokens of views), zipped
+/// into a run of tuples where there are several, or the run of indices where there are none.
+pub(super) fn runs_streaming(arrays: &[TokenStream]) -> TokenStream {
+    // SAFETY (of the generated code): the walker's run lies inside each array, where the element's
+    // own reads (proved in bounds, or the operand itself) lie, and starts at a multiple of its
+    // length.
+    let runs: Vec<TokenStream> = arrays
         .iter()
-        .map(|array| {
-            let a = cg.reference(array)?;
-            // SAFETY (of the generated code): the walker's run lies inside the array, where the
-            // element's own reads (proved in bounds) lie, and starts at a multiple of its length.
-            Ok(quote!(unsafe { (#a).run_streaming::<{ ::accel_kernels::abi::RANGE_ITEMS }>(__i) }))
-        })
-        .collect::<syn::Result<Vec<_>>>()?;
-    Ok(match runs.as_slice() {
+        .map(|a| quote!(unsafe { (#a).run_streaming::<{ ::accel_kernels::abi::RANGE_ITEMS }>(__i) }))
+        .collect();
+    match runs.as_slice() {
         [] => quote!(|__i: usize| ::core::array::from_fn(|__j| __i + __j)),
         [one] => quote!(|__i: usize| #one),
         _ => {
@@ -85,7 +90,7 @@ fn run_streaming(cg: &Gen, arrays: &[Expr]) -> syn::Result<TokenStream> {
                 ::core::array::from_fn(|__j| (#(__runs.#parts[__j],)*))
             })
         }
-    })
+    }
 }
 
 /// Splits `body`, whose index is `index`, at the end of its leading `let`s of own reads

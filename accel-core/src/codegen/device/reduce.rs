@@ -75,9 +75,7 @@ pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
         return Ok(Load {
             prefetch: quote!(|__i: usize| __a0.get_linear(__i)),
             prefetch_streaming: quote!(|__i: usize| __a0.at_streaming([__i])),
-            prefetch_run_streaming: quote!(
-                |__i: usize| __a0.run_streaming::<{ ::accel_kernels::abi::RANGE_ITEMS }>(__i)
-            ),
+            prefetch_run_streaming: own_reads::runs_streaming(&[quote!(__a0)]),
             finish: quote!(|__x, _: usize, _: usize| __x),
             reads_row: false,
         });
@@ -87,7 +85,7 @@ pub(super) fn load(cg: &Gen, op: &ArrayOp) -> syn::Result<Load> {
         return Ok(Load {
             prefetch: quote!(|__i: usize| __i),
             prefetch_streaming: quote!(|__i: usize| __i),
-            prefetch_run_streaming: quote!(|__i: usize| ::core::array::from_fn(|__j| __i + __j)),
+            prefetch_run_streaming: own_reads::runs_streaming(&[]),
             finish: quote!(|_, __i: usize, _: usize| __a0.get_linear(__i)),
             reads_row: false,
         });
