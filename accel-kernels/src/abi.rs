@@ -155,7 +155,7 @@ pub mod walk {
 /// and rely on it for the 16-byte streaming loads of a run of a column
 /// (`device::StreamWord::load_streaming_run`, from a multiple of the run's length).
 pub const COLUMN_ALIGN: usize = 16;
-const _: () = assert!(COLUMN_ALIGN % 16 == 0, "runs of a column are read 16 bytes a load from its start");
+const _: () = assert!(COLUMN_ALIGN.is_multiple_of(16), "runs of a column are read 16 bytes a load from its start");
 
 /// Length of the error slot in `u64` words.
 pub const ERROR_SLOT_WORDS: usize = 16;

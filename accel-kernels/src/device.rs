@@ -177,7 +177,7 @@ macro_rules! stream_run_by_16_bytes {
         unsafe fn load_streaming_run<const N: usize>(p: *const $t) -> [$t; N] {
             const WORDS: usize = [$(stringify!($word)),+].len();
             const _: () = assert!(WORDS * core::mem::size_of::<$t>() == 16, "one load is 16 bytes");
-            if N % WORDS != 0 {
+            if !N.is_multiple_of(WORDS) {
                 // SAFETY: the caller's `N` words.
                 return core::array::from_fn(|k| unsafe { Self::load_streaming(p.add(k)) });
             }
