@@ -78,13 +78,25 @@ pub fn grid_threads() -> usize {
 /// Lane within the warp (blocks are 1-D and a multiple of the warp size).
 #[inline(always)]
 pub fn lane() -> u32 {
-    (thread_idx() % WARP) as u32
+    lane_of(thread_idx())
 }
 
 /// Warp index within the block.
 #[inline(always)]
 pub fn warp_in_block() -> usize {
-    thread_idx() / WARP
+    warp_of(thread_idx())
+}
+
+/// The lane of the thread of index `t` in its block.
+#[inline(always)]
+pub fn lane_of(t: usize) -> u32 {
+    (t % WARP) as u32
+}
+
+/// The warp (within its block) of the thread of index `t` in its block.
+#[inline(always)]
+pub fn warp_of(t: usize) -> usize {
+    t / WARP
 }
 
 /// This warp's index in the whole grid.
@@ -163,23 +175,33 @@ pub trait StreamWord: Copy {
     /// (a 4- or 8-byte word, `N` a multiple of 4 or 2), else to the word's size.
     #[inline(always)]
     unsafe fn load_streaming_run<const N: usize>(p: *const Self) -> [Self; N] {
-        // SAFETY: the caller's `N` words.
-        core::array::from_fn(|k| unsafe { Self::load_streaming(p.add(k)) })
+        // SAFETY: the caller's contract.
+        unsafe { stream_word_by_word(p) }
     }
 }
 
-/// [`StreamWord::load_streaming_run`] of the words `$t` (of `$bits` bits), `16 / size` of them a
-/// load (`ld.global.cs.v4.u32` or `.v2.u64`, given as `$load` with its outputs `$word`s) when `N`
-/// is a multiple of that, else a word a load.
+/// `N` words from `p`, a [`StreamWord::load_streaming`] each.
+///
+/// # Safety
+/// `p` points to `N` words of global memory, aligned to the word's size.
+#[inline(always)]
+unsafe fn stream_word_by_word<W: StreamWord, const N: usize>(p: *const W) -> [W; N] {
+    // SAFETY: the caller's `N` words.
+    core::array::from_fn(|k| unsafe { W::load_streaming(p.add(k)) })
+}
+
+/// [`StreamWord::load_streaming_run`] of the words `$t` (in registers of class `$reg`), `16 /
+/// size` of them a load (`ld.global.cs.v4.u32` or `.v2.u64`, given as `$load` with its outputs
+/// `$word`s) when `N` is a multiple of that, else a word a load.
 macro_rules! stream_run_by_16_bytes {
-    ($t:ty, $reg:ident, [$($word:ident),+], $load:literal) => {
+    ($t:ty, $reg:ident, ([$($word:ident),+], $load:literal)) => {
         #[inline(always)]
         unsafe fn load_streaming_run<const N: usize>(p: *const $t) -> [$t; N] {
             const WORDS: usize = [$(stringify!($word)),+].len();
             const _: () = assert!(WORDS * core::mem::size_of::<$t>() == 16, "one load is 16 bytes");
             if !N.is_multiple_of(WORDS) {
                 // SAFETY: the caller's `N` words.
-                return core::array::from_fn(|k| unsafe { Self::load_streaming(p.add(k)) });
+                return unsafe { stream_word_by_word(p) };
             }
             let mut run = [0; N];
             for k in (0..N).step_by(WORDS) {
@@ -210,7 +232,7 @@ macro_rules! shared_word {
                 }
                 v as $t
             }
-            $(stream_run_by_16_bytes! $run;)?
+            $(stream_run_by_16_bytes!($t, $class, $run);)?
         }
         impl SharedWord for $t {
             #[inline(always)]
@@ -239,8 +261,8 @@ macro_rules! shared_word {
 shared_word! {
     u8, u16, reg16, "8";
     u16, u16, reg16, "16";
-    u32, u32, reg32, "32", (u32, reg32, [a, b, c, d], "ld.global.cs.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];");
-    u64, u64, reg64, "64", (u64, reg64, [a, b], "ld.global.cs.v2.u64 {{{a}, {b}}}, [{p}];");
+    u32, u32, reg32, "32", ([a, b, c, d], "ld.global.cs.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];");
+    u64, u64, reg64, "64", ([a, b], "ld.global.cs.v2.u64 {{{a}, {b}}}, [{p}];");
 }
 
 /// Block-wide barrier. Never call it under a condition that differs between the block's threads.

@@ -686,8 +686,7 @@ unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
     // spilled (212 bytes at 3 blocks a multiprocessor; now 24 at 3 and 64 at 4, which then fit;
     // 2^28 f32 947 µs before, 850 µs with both, H200, tenth session).
     let t = device::thread_idx_here();
-    // `device::lane()` and `device::warp_in_block()`, from the index read here.
-    let (lane, warp) = ((t % WARP) as u32, t / WARP);
+    let (lane, warp) = (device::lane_of(t), device::warp_of(t));
     let Claimed { j, row, pos, lo, hi } = tile;
     let TileSteps { reverse, status, seed, load, combine, emit, row_start } = *steps;
     let at = |q: usize| if reverse { hi - 1 - q } else { lo + q };

@@ -510,23 +510,29 @@ mod tests {
         assert!(walks[1].contains(": usize , row_") && !walks[1].contains("segment_of"), "{}", walks[1]);
     }
 
+    /// The device module of the program `src`, optimised as the build optimises it.
+    fn optimised_module(src: &str) -> String {
+        let p = crate::pipeline::optimise(&program(src), crate::pipeline::Options::default());
+        module_source(std::slice::from_ref(&p)).unwrap()
+    }
+
+    /// The first kernel of `module` whose name ends in `suffix` (its node's number is the
+    /// optimiser's), from its name to the next kernel.
+    fn kernel_ending<'m>(module: &'m str, suffix: &str) -> &'m str {
+        let mut found = module
+            .split("pub unsafe extern \"ptx-kernel\" fn ")
+            .filter(|k| k.split_whitespace().next().is_some_and(|name| name.ends_with(suffix)));
+        found.next().unwrap_or_else(|| panic!("no kernel `*{suffix}`: {module}"))
+    }
+
     #[test]
     fn the_ranges_walk_streams_its_values_and_the_other_walks_do_not() {
-        let p = crate::pipeline::optimise(
-            &program(
-                "fn spmv(rows: Nested<(u32, f32)>, x: Vector<f32>) -> Vector<f32> {
-                     rows.map(|row| row.map(|(c, v)| v * x[c as usize]).sum())
-                 }",
-            ),
-            crate::pipeline::Options::default(),
+        let src = optimised_module(
+            "fn spmv(rows: Nested<(u32, f32)>, x: Vector<f32>) -> Vector<f32> {
+                 rows.map(|row| row.map(|(c, v)| v * x[c as usize]).sum())
+             }",
         );
-        let src = module_source(std::slice::from_ref(&p)).unwrap();
-        // The kernel whose name ends in `suffix` (its node's number is the optimiser's).
-        let kernel_of = |suffix: &str| {
-            let kernels = src.split("pub unsafe extern \"ptx-kernel\" fn ");
-            let mut found = kernels.filter(|k| k.split_whitespace().next().is_some_and(|name| name.ends_with(suffix)));
-            found.next().unwrap_or_else(|| panic!("no kernel `*{suffix}`: {src}"))
-        };
+        let kernel_of = |suffix: &str| kernel_ending(&src, suffix);
         // The walk by ranges reads each value once, as a stream: a value alone (a lane's short
         // run), or a lane's whole run of the entries' one array (both columns) at once; the
         // values' reads elsewhere, and the gathers of `x` everywhere, are plain loads.
@@ -553,15 +559,8 @@ mod tests {
 
     #[test]
     fn the_ranges_walk_reads_runs_of_several_arrays_zipped_and_of_a_manifest_operand_whole() {
-        // The kernel ending in `_range_reduce` of `src`'s one segmented fold.
-        let ranges_walk = |src: &str| {
-            let p = crate::pipeline::optimise(&program(src), crate::pipeline::Options::default());
-            let src = module_source(std::slice::from_ref(&p)).unwrap();
-            let kernels = src.split("pub unsafe extern \"ptx-kernel\" fn ");
-            let mut found =
-                kernels.filter(|k| k.split_whitespace().next().is_some_and(|n| n.ends_with("_range_reduce")));
-            found.next().unwrap_or_else(|| panic!("no ranges walk: {src}")).to_string()
-        };
+        // The ranges walk of `src`'s one segmented fold.
+        let ranges_walk = |src: &str| kernel_ending(&optimised_module(src), "_range_reduce").to_string();
         let run = ". run_streaming :: < { :: accel_kernels :: abi :: RANGE_ITEMS } > (__i)";
         // Two arrays read at the element's index: a run of each, zipped.
         let zipped = ranges_walk(
