@@ -422,27 +422,44 @@ fn every_walk(on: &Target) -> Check {
                 .unzip();
             all_same(on, "row sums", &gs.to_vec(), &rs.to_vec(), &want_sums).map_err(here)?;
             all_same(on, "row minima", &gm.to_vec(), &rm.to_vec(), &want_minima).map_err(here)?;
-            let pairs: Vec<(i32, u32)> = rng.vec::<i32>(total).into_iter().zip(rng.vec::<u32>(total)).collect();
-            let n = nested_from(&lengths, pairs)?;
-            let (g, r) = both!(on, row_maxima_pairs(&n));
-            let want: Vec<(i32, u32)> =
-                rows(&n).iter().map(|r| r.iter().fold((i32::MIN, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)))).collect();
-            all_same(on, "row maxima (i32, u32)", &g.to_vec(), &r.to_vec(), &want).map_err(here)?;
-            let narrow: Vec<i16> = rng.vec::<i16>(total);
-            let n = nested_from(&lengths, narrow)?;
-            let (g, r) = both!(on, row_maxima_i16(&n));
-            let want: Vec<i16> = rows(&n).iter().map(|r| r.iter().copied().fold(i16::MIN, i16::max)).collect();
-            all_same(on, "row maxima (i16)", &g.to_vec(), &r.to_vec(), &want).map_err(here)?;
-            let bytes: Vec<u8> = rng.vec::<u8>(total);
-            let n = nested_from(&lengths, bytes)?;
-            let (g, r) = both!(on, row_maxima_u8(&n));
-            let want: Vec<u8> = rows(&n).iter().map(|r| r.iter().copied().fold(0, u8::max)).collect();
-            all_same(on, "row maxima (u8)", &g.to_vec(), &r.to_vec(), &want).map_err(here)?;
+            row_maxima_of_narrow_and_paired(on, &lengths, &mut rng).map_err(here)?;
         }
         Ok(())
     });
     on.rt()?.set_expand_strategy(None);
     result
+}
+
+/// Each row's maxima over a tuple of two 4-byte columns, over 2-byte and over 1-byte elements
+/// (random values, rows of `lengths`), against the interpreter and a plain-Rust oracle.
+fn row_maxima_of_narrow_and_paired(on: &Target, lengths: &[usize], rng: &mut Rng) -> Check {
+    let total: usize = lengths.iter().sum();
+    let pairs: Vec<(i32, u32)> = rng.vec::<i32>(total).into_iter().zip(rng.vec::<u32>(total)).collect();
+    let n = nested_from(lengths, pairs)?;
+    let (g, r) = both!(on, row_maxima_pairs(&n));
+    let want: Vec<(i32, u32)> =
+        rows(&n).iter().map(|r| r.iter().fold((i32::MIN, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)))).collect();
+    all_same(on, "row maxima (i32, u32)", &g.to_vec(), &r.to_vec(), &want)?;
+    let n = nested_from(lengths, rng.vec::<i16>(total))?;
+    let (g, r) = both!(on, row_maxima_i16(&n));
+    let want: Vec<i16> = rows(&n).iter().map(|r| r.iter().copied().fold(i16::MIN, i16::max)).collect();
+    all_same(on, "row maxima (i16)", &g.to_vec(), &r.to_vec(), &want)?;
+    let n = nested_from(lengths, rng.vec::<u8>(total))?;
+    let (g, r) = both!(on, row_maxima_u8(&n));
+    let want: Vec<u8> = rows(&n).iter().map(|r| r.iter().copied().fold(0, u8::max)).collect();
+    all_same(on, "row maxima (u8)", &g.to_vec(), &r.to_vec(), &want)
+}
+
+/// [`row_maxima_of_narrow_and_paired`] on every pattern of row lengths, on every backend (the GPU
+/// under each walk in turn is [`every_walk`]'s).
+fn narrow_and_paired_rows(on: &Target) -> Check {
+    for pattern in 0..12 {
+        let mut rng = Rng::new("nested::narrow_and_paired_rows", pattern);
+        let lengths = row_lengths(pattern, &mut rng);
+        row_maxima_of_narrow_and_paired(on, &lengths, &mut rng)
+            .map_err(|e| at(&format!("row lengths pattern {pattern}"), e))?;
+    }
+    Ok(())
 }
 
 /// `map_rows` over matrices of awkward shapes (no rows, empty rows, widths around the warp,
@@ -749,6 +766,7 @@ pub fn tests() -> Vec<Test> {
         case("nested::map_rows::scanned_from_seeds", matrix_scans_seeded),
         case("nested::map::modular_rows", modular_rows),
         case("nested::map::scanned_rows", scanned_rows),
+        case("nested::map::narrow_and_paired_rows", narrow_and_paired_rows),
         exclusive("nested::map::every_walk", every_walk).cuda_only(),
         case("nested::map_rows::matrices", matrix_rows),
     ]
