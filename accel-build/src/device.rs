@@ -349,6 +349,12 @@ mod tests {
         let at = tuned.find(&directives).unwrap();
         assert!(tuned[..at].ends_with(&format!("{ranged}_param_0\n)\n")), "{tuned}");
         assert_eq!(tuned.replace(&directives, ""), ptx);
+        // The ranges walk's second build asks for more blocks.
+        let dense = accel_core::kernel::kernel_name_in("f_0123", 2, Role::RangeReduceDense);
+        let more = Role::RangeReduceDense.blocks_per_sm().expect("the dense build asks for blocks");
+        assert!(more > blocks);
+        let tuned = with_occupancy(&format!(".version 8.7\n{}", entry(&dense)));
+        assert!(tuned.contains(&format!("{dense}_param_0\n)\n.maxntid 256, 1, 1\n.minnctapersm {more}\n")), "{tuned}");
     }
 
     #[test]

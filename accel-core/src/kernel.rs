@@ -97,6 +97,10 @@ pub enum Role {
     /// (`accel_kernels::ranges`), after the module's [`range_starts`]: the rows that begin and
     /// end in one range, and each range's two partials.
     RangeReduce,
+    /// [`Role::RangeReduce`] built for more resident blocks
+    /// (`accel_kernels::abi::RANGE_DENSE_BLOCKS_PER_SM`), which the host launches in its place
+    /// when it needs no more local memory (ptxas kept its registers without spilling).
+    RangeReduceDense,
     /// Segmented reductions over a vector by wide ranges of values, a warp folding each row's
     /// piece of its range with all its lanes (`accel_kernels::ranges::reduce_wide`), after the
     /// module's [`range_starts`] for that width: the rows that begin and end in one range, and
@@ -138,6 +142,7 @@ impl Role {
             Role::Reduce => "reduce",
             Role::Finish => "finish",
             Role::RangeReduce => "range_reduce",
+            Role::RangeReduceDense => "range_reduce_dense",
             Role::WideReduce => "wide_reduce",
             Role::RangeFinish => "range_finish",
             Role::Chunks => "chunks",
@@ -158,6 +163,7 @@ impl Role {
     pub fn blocks_per_sm(self) -> Option<u32> {
         match self {
             Role::RangeReduce => Some(accel_kernels::abi::RANGE_BLOCKS_PER_SM),
+            Role::RangeReduceDense => Some(accel_kernels::abi::RANGE_DENSE_BLOCKS_PER_SM),
             Role::Scan => Some(accel_kernels::abi::SCAN_BLOCKS_PER_SM),
             Role::Generate
             | Role::GenerateEach
@@ -177,12 +183,13 @@ impl Role {
     }
 
     /// Every role.
-    pub const ALL: [Role; 16] = [
+    pub const ALL: [Role; 17] = [
         Role::Generate,
         Role::GenerateEach,
         Role::Reduce,
         Role::Finish,
         Role::RangeReduce,
+        Role::RangeReduceDense,
         Role::WideReduce,
         Role::RangeFinish,
         Role::Chunks,
@@ -225,6 +232,7 @@ impl Role {
             Role::Reduce
             | Role::Finish
             | Role::RangeReduce
+            | Role::RangeReduceDense
             | Role::WideReduce
             | Role::Chunks
             | Role::Carries
@@ -671,9 +679,14 @@ pub fn roles(op: &ArrayOp) -> &'static [Role] {
     match form(epilogue_source(op).unwrap_or(op)) {
         Form::Elementwise if elementwise_role(op) == Role::GenerateEach => &[Role::GenerateEach],
         Form::Elementwise => &[Role::Generate],
-        Form::Reduce { a, rows, .. } if walks_ranges(a, rows) => {
-            &[Role::Reduce, Role::Finish, Role::RangeReduce, Role::WideReduce, Role::RangeFinish]
-        }
+        Form::Reduce { a, rows, .. } if walks_ranges(a, rows) => &[
+            Role::Reduce,
+            Role::Finish,
+            Role::RangeReduce,
+            Role::RangeReduceDense,
+            Role::WideReduce,
+            Role::RangeFinish,
+        ],
         Form::Reduce { .. } => &[Role::Reduce, Role::Finish],
         // Long rows of a regular array are scanned in one pass (`SCAN` alone); segments in three.
         Form::Scan { segmented: false, .. } => &[Role::Carries, Role::Scan],
@@ -1152,6 +1165,7 @@ pub(crate) mod tests {
         assert_eq!(Role::Counts.threads(1000), 1000);
         assert_eq!(Role::Reduce.threads(8), 8 * WARP);
         assert_eq!((Role::RangeReduce.threads(8), Role::RangeFinish.threads(8)), (8 * WARP, 8));
+        assert_eq!(Role::RangeReduceDense.threads(8), Role::RangeReduce.threads(8));
         assert_eq!(Role::Scan.threads(usize::MAX), usize::MAX);
         assert!([Role::Generate, Role::Write, Role::Finish].iter().all(|r| r.threads(0) == 0));
         let suffixes: std::collections::HashSet<_> = Role::ALL.iter().map(|r| r.suffix()).collect();

@@ -71,9 +71,15 @@ pub const RANGE: usize = WARP * RANGE_ITEMS;
 /// reduction keeps resident on a multiprocessor (its PTX entry declares it, so that ptxas keeps
 /// its registers within 80): the kernel waits on its loads, and the reads a lane issues before it
 /// works anything out (8 values with their columns, in a CSR product) otherwise take it to 86
-/// registers and 2 blocks (H200: the product 9% slower, docs/benchmarks.md); asking for 4 makes
-/// the product spill and run 12% slower.
+/// registers and 2 blocks (H200: the product 9% slower, docs/benchmarks.md). The same kernel is
+/// also built for [`RANGE_DENSE_BLOCKS_PER_SM`].
 pub const RANGE_BLOCKS_PER_SM: u32 = 3;
+/// Blocks of [`BLOCK_THREADS`] of the second build of the same kernel, which the host launches
+/// when it needs no more local memory than the first: more warps waiting on their loads where
+/// ptxas fits the walk in 64 registers without spilling (`fold_seg` of `f32` rows of 4 and 32
+/// values 7–8% faster on an H200, eleventh session), the first where that spills (a CSR product,
+/// 124 bytes of spill: 19% slower).
+pub const RANGE_DENSE_BLOCKS_PER_SM: u32 = 4;
 /// Blocks of [`BLOCK_THREADS`] that a node's scan kernel keeps resident on a multiprocessor (its
 /// PTX entry declares it, so that ptxas keeps its registers within 80). A block of the single pass
 /// (`crate::scan::scan_single_pass`) spends much of a tile waiting at its barriers for the

@@ -98,6 +98,10 @@ fn properties() {
     assert_eq!((grid(0), grid(1), grid(256), grid(257)), (0, 1, 1, 2));
     assert_eq!(grid(usize::MAX) as usize, gpu.sm_count() * blocks);
     assert_eq!(gpu.resident_warps(&fill), gpu.sm_count() * blocks * 8);
+    // What the host compares to choose between two builds of a kernel (a ranges walk's).
+    assert_eq!(fill.local_bytes(), 0);
+    let local = gpu.kernel(PTX, "local_array").unwrap().local_bytes();
+    assert!(local >= 64, "{local} bytes of local memory a thread, for an array of 64");
     let (free, total) = gpu.mem_info().unwrap();
     assert!(0 < free && free <= total);
     assert_eq!(gpu.error_slot().len(), 16 * 8);

@@ -461,6 +461,16 @@ impl Context {
             .map(|b| usize::try_from(b).unwrap_or(0))
     }
 
+    /// The local memory a thread of `function` uses, in bytes: its stack frame and the
+    /// registers ptxas spilled.
+    pub(super) fn local_bytes(&self, function: Function) -> DriverResult<usize> {
+        self.bind()?;
+        let attribute = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES;
+        // SAFETY: `function` belongs to a loaded module of this context.
+        unsafe { result::function::get_function_attribute(function.0, attribute) }
+            .map(|b| usize::try_from(b).unwrap_or(0))
+    }
+
     /// Launches `function` on `grid` blocks of `block` threads in `stream`'s order, passing
     /// `words`.
     ///

@@ -41,6 +41,8 @@ struct Entrypoint {
     parameters: usize,
     /// Blocks of `BLOCK_THREADS` threads a multiprocessor holds at once (registers permitting).
     resident_blocks: usize,
+    /// Local memory a thread uses, in bytes (its stack frame and spilled registers).
+    local_bytes: usize,
 }
 
 impl Modules {
@@ -93,6 +95,12 @@ impl Kernel {
     /// Blocks of `BLOCK_THREADS` threads of this kernel that one multiprocessor runs at once.
     pub fn resident_blocks(&self) -> usize {
         self.entry.resident_blocks
+    }
+
+    /// Local memory a thread of this kernel uses, in bytes: its stack frame and the registers
+    /// the assembler spilled.
+    pub fn local_bytes(&self) -> usize {
+        self.entry.local_bytes
     }
 
     pub(super) fn function(&self) -> Function {
@@ -192,7 +200,8 @@ impl Gpu {
         }
         let resident_blocks =
             self.device.cx.resident_blocks(function, BLOCK_THREADS).map_err(|e| backend_error(context(), e))?.max(1);
-        Ok(Entrypoint { function, name: name.into(), parameters: sizes.len(), resident_blocks })
+        let local_bytes = self.device.cx.local_bytes(function).map_err(|e| backend_error(context(), e))?;
+        Ok(Entrypoint { function, name: name.into(), parameters: sizes.len(), resident_blocks, local_bytes })
     }
 }
 

@@ -214,20 +214,20 @@ pub(super) fn kernels(
         let partials = quote!(let __partials = ranges::Partials { store: #store, load: #partial };);
         let (prefetch, prefetch_run, finish, reads_row) =
             (&load.prefetch_streaming, &load.prefetch_run_streaming, &load.finish, load.reads_row);
-        kernels.push((
-            Role::RangeReduce,
-            quote! {
-                #setup
-                #partials
-                let __reads = ranges::Reads {
-                    prefetch: #prefetch,
-                    prefetch_run: #prefetch_run,
-                    finish: #finish,
-                    by_row: #reads_row,
-                };
-                ranges::reduce_ranges(__a1, __starts, __reads, __f, &__partials, __emit)
-            },
-        ));
+        let range_reduce = quote! {
+            #setup
+            #partials
+            let __reads = ranges::Reads {
+                prefetch: #prefetch,
+                prefetch_run: #prefetch_run,
+                finish: #finish,
+                by_row: #reads_row,
+            };
+            ranges::reduce_ranges(__a1, __starts, __reads, __f, &__partials, __emit)
+        };
+        // Twice: the build for more resident blocks is launched where it does not spill.
+        kernels.push((Role::RangeReduce, range_reduce.clone()));
+        kernels.push((Role::RangeReduceDense, range_reduce));
         kernels.push((
             Role::WideReduce,
             quote! {

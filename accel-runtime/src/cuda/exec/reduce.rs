@@ -78,7 +78,7 @@ impl Exec<'_> {
             let walk = self.walk(row_count, a_len);
             let (role, width) = match walk {
                 Walk::Rows => (None, 0),
-                Walk::Ranges => (Some(Role::RangeReduce), RANGE),
+                Walk::Ranges => (Some(self.range_reduce_role(call.id)?), RANGE),
                 Walk::Wide => {
                     let warps = self.gpu.resident_warps(self.kernel(call.id, Role::WideReduce)?);
                     (Some(Role::WideReduce), walk::wide_width(a_len, warps))
@@ -135,6 +135,15 @@ impl Exec<'_> {
         }
         all.push(RangeStarts { stream, width, starts: starts.clone() });
         Ok(starts)
+    }
+
+    /// Which build of node `node`'s ranges walk to launch: the one for more resident blocks
+    /// ([`Role::RangeReduceDense`]) unless the assembler spilled registers to fit it, that is,
+    /// unless it uses more local memory than the other ([`Role::RangeReduce`]).
+    fn range_reduce_role(&self, node: usize) -> Result<Role> {
+        let dense = self.kernel(node, Role::RangeReduceDense)?.local_bytes();
+        let spare = self.kernel(node, Role::RangeReduce)?.local_bytes();
+        Ok(if dense <= spare { Role::RangeReduceDense } else { Role::RangeReduce })
     }
 
     /// How a segmented reduction over a vector of `total` values in `rows` rows walks them:
