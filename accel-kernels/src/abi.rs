@@ -77,7 +77,7 @@ pub const RANGE_BLOCKS_PER_SM: u32 = 3;
 /// Blocks of [`BLOCK_THREADS`] of the second build of the same kernel, which the host launches
 /// when it needs no more local memory than the first: more warps waiting on their loads where
 /// ptxas fits the walk in 64 registers without spilling (`fold_seg` of `f32` rows of 4 and 32
-/// values 7–8% faster on an H200, eleventh session), the first where that spills (a CSR product,
+/// values 7–10% faster on an H200, eleventh session), the first where that spills (a CSR product,
 /// 124 bytes of spill: 19% slower).
 pub const RANGE_DENSE_BLOCKS_PER_SM: u32 = 4;
 /// Blocks of [`BLOCK_THREADS`] that a node's scan kernel keeps resident on a multiprocessor (its
