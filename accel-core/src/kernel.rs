@@ -51,7 +51,7 @@ pub enum Scratch {
     /// gave none, and only written for results that [`mirrors_result`]), starts (the
     /// [`range_starts`] of the ranges walks, read by their kernels; null for the others), width
     /// (the values of a range under the ranges walks, `accel_kernels::abi::RANGE` for
-    /// [`Role::RangeReduce`]; 0 for the others)]`. Under the ranges walks the partials are two
+    /// either build of [`Role::RangeReduce`]; 0 for the others)]`. Under the ranges walks the partials are two
     /// per range (head and tail). Partials and carries hold
     /// the combining function's element type, which the output of an epilogue need not have.
     Reduce,
@@ -99,7 +99,7 @@ pub enum Role {
     RangeReduce,
     /// [`Role::RangeReduce`] built for more resident blocks
     /// (`accel_kernels::abi::RANGE_DENSE_BLOCKS_PER_SM`), which the host launches in its place
-    /// when it needs no more local memory (ptxas kept its registers without spilling).
+    /// when it needs no more local memory than that one (ptxas spilled nothing more to fit it).
     RangeReduceDense,
     /// Segmented reductions over a vector by wide ranges of values, a warp folding each row's
     /// piece of its range with all its lanes (`accel_kernels::ranges::reduce_wide`), after the
@@ -264,7 +264,7 @@ pub mod offsets_scan {
 }
 
 /// The module-wide kernel of the segmented reductions that walk fixed ranges of values
-/// ([`Role::RangeReduce`], [`Role::WideReduce`]): the row holding the first value of each range
+/// ([`Role::RangeReduce`] in either build, [`Role::WideReduce`]): the row holding the first value of each range
 /// (`[segment count, total, offsets pointer, starts pointer, width]`; `ranges(total, width) + 1`
 /// starts, `accel_kernels::ranges::range_starts`), a thread per range; it cannot fail.
 pub mod range_starts {
@@ -674,7 +674,9 @@ pub fn form(op: &ArrayOp) -> Form<'_> {
 }
 
 /// The kernels of a node, in launch order; empty for nodes the host handles alone. An epilogue
-/// has the kernels of its reduction or scan.
+/// has the kernels of its reduction or scan. A node's run launches some of them: a reduction
+/// either its own `Reduce` (and `Finish`) or one of the ranges walks (`RangeReduce` or its dense
+/// build, or `WideReduce`) and `RangeFinish`.
 pub fn roles(op: &ArrayOp) -> &'static [Role] {
     match form(epilogue_source(op).unwrap_or(op)) {
         Form::Elementwise if elementwise_role(op) == Role::GenerateEach => &[Role::GenerateEach],

@@ -42,7 +42,8 @@ pub struct Kernel {
     pub bytes_read_per_element: usize,
     /// Bytes written per output element (for reductions: per input element, amortised).
     pub bytes_written_per_element: usize,
-    /// Its launches on the GPU, in order ([`crate::kernel::roles`]).
+    /// The kernels it may launch on the GPU, in launch order ([`crate::kernel::roles`]; a run
+    /// launches some of them).
     pub launches: Vec<crate::kernel::Role>,
     /// The parameters of those launches, in word order ([`crate::kernel::layout`]), as text.
     pub parameters: Vec<String>,

@@ -142,8 +142,8 @@ impl Exec<'_> {
     /// unless it uses more local memory than the other ([`Role::RangeReduce`]).
     fn range_reduce_role(&self, node: usize) -> Result<Role> {
         let dense = self.kernel(node, Role::RangeReduceDense)?.local_bytes();
-        let spare = self.kernel(node, Role::RangeReduce)?.local_bytes();
-        Ok(if dense <= spare { Role::RangeReduceDense } else { Role::RangeReduce })
+        let fewer_blocks = self.kernel(node, Role::RangeReduce)?.local_bytes();
+        Ok(if dense <= fewer_blocks { Role::RangeReduceDense } else { Role::RangeReduce })
     }
 
     /// How a segmented reduction over a vector of `total` values in `rows` rows walks them:
