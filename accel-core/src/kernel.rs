@@ -50,10 +50,10 @@ pub enum Scratch {
     /// host memory that the finishing warp writes each result into as well; null when the host
     /// gave none, and only written for results that [`mirrors_result`]), starts (the
     /// [`range_starts`] of the ranges walks, read by their kernels; null for the others), width
-    /// (the values of a range under the ranges walks, `accel_kernels::abi::RANGE` for
-    /// either build of [`Role::RangeReduce`]; 0 for the others)]`. Under the ranges walks the partials are two
-    /// per range (head and tail). Partials and carries hold
-    /// the combining function's element type, which the output of an epilogue need not have.
+    /// (the values of a range under the ranges walks, `accel_kernels::abi::RANGE` for either
+    /// build of [`Role::RangeReduce`]; 0 for the others)]`. Under the ranges walks the partials
+    /// are two per range (head and tail). Partials and carries hold the combining function's
+    /// element type, which the output of an epilogue need not have.
     Reduce,
     /// Scans: `[parts, partials, partial flags]` as for a reduction (no tickets), then
     /// `[carries (element vector), carry flags]`. For the single pass, all zeroed: the partial
@@ -264,9 +264,10 @@ pub mod offsets_scan {
 }
 
 /// The module-wide kernel of the segmented reductions that walk fixed ranges of values
-/// ([`Role::RangeReduce`] in either build, [`Role::WideReduce`]): the row holding the first value of each range
-/// (`[segment count, total, offsets pointer, starts pointer, width]`; `ranges(total, width) + 1`
-/// starts, `accel_kernels::ranges::range_starts`), a thread per range; it cannot fail.
+/// ([`Role::RangeReduce`] in either build, [`Role::WideReduce`]): the row holding the first
+/// value of each range (`[segment count, total, offsets pointer, starts pointer, width]`;
+/// `ranges(total, width) + 1` starts, `accel_kernels::ranges::range_starts`), a thread per range;
+/// it cannot fail.
 pub mod range_starts {
     pub const NAME: &str = "accel_range_starts";
 }
