@@ -773,6 +773,46 @@ pub fn may_fail(op: &ArrayOp) -> bool {
     skeleton_checks || lambdas.iter().any(|l| closure_may_fail(&l.body))
 }
 
+/// Whether `op`'s kernel `role` keeps a thread's first failure in registers until its end
+/// (`accel_kernels::ctx::Ctx<true>`) instead of recording each failure where it happens.
+///
+/// Failures are recorded where they happen by the skeletons that read a lane's values in batches
+/// ahead of the closures that check them and hold many values at once: the segmented walks by
+/// ranges (their reads prefetched before the rows are worked out) and a permute's scatter. There
+/// a first failure carried through the kernel costs the registers the batches need (H200: the CSR
+/// product's ranges walk 2% faster without it, its wide walk 8-13%, a radix sort's scatter 5.4x).
+/// Everywhere else, and wherever a closure loops (`iterate`, `while_loop`), a branch at each
+/// checked operation splits the code between a thread's loads or a loop's rounds: the rows walk
+/// of a product with gathers ran 1.8x slower with it, an expand with a source per thread 2.5x,
+/// N-body's force loop 33% (docs/benchmarks.md, Run 24).
+pub fn defers_failures(op: &ArrayOp, role: Role) -> bool {
+    let batched = match role {
+        Role::RangeReduce | Role::RangeReduceDense | Role::WideReduce | Role::Scatter => true,
+        Role::Generate
+        | Role::GenerateEach
+        | Role::Reduce
+        | Role::Finish
+        | Role::RangeFinish
+        | Role::Chunks
+        | Role::Carries
+        | Role::Scan
+        | Role::Defaults
+        | Role::Counts
+        | Role::Write
+        | Role::Spread
+        | Role::Compact => false,
+    };
+    let (_, _, lambdas) = with_closures(op);
+    let loops = lambdas.iter().any(|l| {
+        let mut loops = false;
+        visit::pre_order(&l.body, &mut |e| {
+            loops |= matches!(e.kind, ExprKind::Iterate { .. } | ExprKind::WhileLoop { .. });
+        });
+        loops
+    });
+    !batched || loops
+}
+
 /// Whether scalar code compiled into a kernel has a failing path: an index, or an integer
 /// division or remainder.
 fn closure_may_fail(e: &Expr) -> bool {

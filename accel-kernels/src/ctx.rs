@@ -2,16 +2,25 @@
 //! code, recording the first failure in the host's error slot (layout in [`crate::abi`]).
 //!
 //! A failure does not stop the kernel: the failing operation yields a zero/default value and the
-//! kernel runs to its end, after which the host turns the slot into an `accel::Error`.
+//! kernel runs to its end, after which the host turns the slot into an `accel::Error`. A checked
+//! read is straight-line up to its load: a read outside its array loads a zero from a static word
+//! instead of branching, so the loads of a thread's elements (a row's gathers `x[col]` in a
+//! sparse product, say) are in flight together, where a branch to an error path before each load
+//! would make each wait for the one before. The slot is claimed with one compare-and-swap, so only
+//! the first failure to reach it is recorded.
 //!
-//! A thread keeps its first failure in registers ([`Ctx::fail`] chooses with selects, no branch)
-//! and writes it to the slot once, at the kernel's end ([`Ctx::flush`], which every generated
-//! kernel with an error slot calls last). A checked read is straight-line code too: a read outside
-//! its array loads a zero from a static word instead. So a checked read costs a few register
-//! operations and never splits the code between two loads: the loads of a thread's elements
-//! (a row's gathers `x[col]` in a sparse product, say) are in flight together, where a branch to
-//! an error path before each load would make each wait for the one before. The slot is claimed
-//! with one compare-and-swap, so only the first thread to flush a failure is recorded.
+//! Where a failure is written depends on the kernel, which the code generator chooses
+//! (`accel_core::kernel::defers_failures`) as the context's `DEFER`:
+//! - recorded where it happens (`Ctx<false>`), behind a branch that only a failing thread takes,
+//!   after the load: nothing is carried through the kernel. For the skeletons that read a lane's
+//!   values in batches ahead of their checks and hold many values at once (the segmented walks
+//!   by ranges, a permute's scatter), where a first failure carried through costs the registers
+//!   the batches need (the CSR product's ranges walk: 80 registers and 8 bytes spilled with it,
+//!   77 and none without; a radix sort's scatter 94 and 32);
+//! - kept in registers until the kernel's end (`Ctx<true>`), chosen by selects, and written once
+//!   by [`Ctx::flush`]: everywhere else, and wherever a closure loops (`iterate`, `while_loop`),
+//!   where a branch at each checked operation would split the code between a thread's loads or
+//!   a loop's rounds (N-body's force loop ran 33% slower with the branches).
 
 use crate::abi::{code, site};
 use crate::device;
@@ -24,8 +33,9 @@ use core::cell::Cell;
 /// index components, three shape components and a value.
 const FAILURE_WORDS: usize = 9;
 
-/// Where a kernel records its first error, and the first failure of this thread until then.
-pub struct Ctx {
+/// Where a kernel records its first error, and, when `DEFER`, the first failure of this thread
+/// until the kernel's end (see the module documentation).
+pub struct Ctx<const DEFER: bool> {
     slot: *mut u64,
     /// The code of the first failure, 0 while there is none.
     code: Cell<u32>,
@@ -33,11 +43,11 @@ pub struct Ctx {
     words: Cell<[u64; FAILURE_WORDS]>,
 }
 
-impl Ctx {
+impl<const DEFER: bool> Ctx<DEFER> {
     /// # Safety
     /// `slot` points to the launch's zeroed error slot of `ERROR_SLOT_WORDS` words in global memory.
     #[inline(always)]
-    pub unsafe fn new(slot: *mut u64) -> Ctx {
+    pub unsafe fn new(slot: *mut u64) -> Ctx<DEFER> {
         Ctx { slot, code: Cell::new(0), words: Cell::new([0; FAILURE_WORDS]) }
     }
 
@@ -47,8 +57,8 @@ impl Ctx {
         self.read_at(site::INDEX, a, ix)
     }
 
-    /// `a[ix]`, or `E::zero()` after recording `INDEX_OUT_OF_BOUNDS` at `site`. No branch: an
-    /// index outside reads element 0 of zeros ([`DeviceElem::or_zeros`]).
+    /// `a[ix]`, or `E::zero()` after recording `INDEX_OUT_OF_BOUNDS` at `site`. No branch before
+    /// the load: an index outside reads element 0 of zeros ([`DeviceElem::or_zeros`]).
     #[inline(always)]
     pub fn read_at<E: DeviceElem, const R: usize>(&self, site: u64, a: &View<E, R>, ix: [usize; R]) -> E {
         let mut inside = true;
@@ -116,35 +126,42 @@ impl Ctx {
         self.fail_if(true, code, site, index, shape, value);
     }
 
-    /// [`Ctx::fail`] where `failed`, chosen by selects: the failure stays in registers until
-    /// [`Ctx::flush`].
+    /// [`Ctx::fail`] where `failed`: recorded at once, behind a branch, or (when `DEFER`) chosen
+    /// by selects and kept in registers until [`Ctx::flush`].
     #[inline(always)]
     fn fail_if(&self, failed: bool, code: u32, site: u64, index: &[usize], shape: &[usize], value: u64) {
         let at = |s: &[usize], k: usize| s.get(k).map_or(0, |&x| x as u64);
         let (i0, i1, i2) = (at(index, 0), at(index, 1), at(index, 2));
         let (s0, s1, s2) = (at(shape, 0), at(shape, 1), at(shape, 2));
         let new = [site, index.len() as u64, i0, i1, i2, s0, s1, s2, value];
+        if !DEFER {
+            if failed {
+                write_failure(self.slot, code, new);
+            }
+            return;
+        }
         let first = failed & (self.code.get() == 0);
         let old = self.words.get();
         self.code.set(if first { code } else { self.code.get() });
         self.words.set(core::array::from_fn(|k| if first { new[k] } else { old[k] }));
     }
 
-    /// Writes this thread's first failure, if any, to the slot unless another thread's is there
-    /// already. Generated kernels call it once, at their end.
+    /// Writes this thread's first failure, if one is kept, to the slot unless another thread's is
+    /// there already (a context that does not defer has written its failures already). Generated
+    /// kernels call it once, at their end.
     #[inline(always)]
     pub fn flush(&self) {
         let code = self.code.get();
-        if code != 0 {
+        if DEFER && code != 0 {
             let [site, rank, i0, i1, i2, s0, s1, s2, value] = self.words.get();
             record(self.slot, code, site, rank, i0, i1, i2, s0, s1, s2, value);
         }
     }
 }
 
-/// The cold path of [`Ctx::flush`]: claims the slot and writes the failure there. Out of line, and
-/// given the slot and the words as scalars, so that no `Ctx` and no array needs an address (the
-/// failure stays in registers until here; an array argument would be passed through memory).
+/// The cold path of [`Ctx::flush`]: [`write_failure`] out of line, given the words as scalars, so
+/// that no `Ctx` and no array needs an address (the failure stays in registers until here; an
+/// array argument would be passed through memory).
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
@@ -161,14 +178,25 @@ fn record(
     s2: u64,
     value: u64,
 ) {
+    write_failure(slot, code, [site, rank, i0, i1, i2, s0, s1, s2, value]);
+}
+
+/// Claims the slot for `code` and writes the failure's words there, unless another failure has
+/// claimed it. Inlined where a failure is recorded at once: a call there would make every value
+/// live across it, on the hot path too, obey the call's register conventions.
+#[inline(always)]
+fn write_failure(slot: *mut u64, code: u32, words: [u64; FAILURE_WORDS]) {
     // SAFETY: `Ctx::new`'s contract: the slot is valid for ERROR_SLOT_WORDS words. Word 0's low
     // half (little-endian) is claimed once; only the winner writes the other words, and the host
     // reads them after the kernel has finished.
     unsafe {
-        if device::cas32(slot.cast::<u32>(), 0, code) != 0 {
+        // A slot claimed already is seen with a load, not an atomic: where every element fails,
+        // a kernel recording failures where they happen would queue one atomic an element on
+        // this word.
+        if slot.cast::<u32>().read_volatile() != 0 || device::cas32(slot.cast::<u32>(), 0, code) != 0 {
             return;
         }
-        for (k, word) in [site, rank, i0, i1, i2, s0, s1, s2, value].into_iter().enumerate() {
+        for (k, word) in words.into_iter().enumerate() {
             slot.add(1 + k).write(word);
         }
     }

@@ -16,7 +16,8 @@ pub(super) struct Words {
     /// (the same 64-bit word in the ABI), which tells NVPTX that the column is in global memory.
     types: Vec<TokenStream>,
     pub(super) binds: Vec<TokenStream>,
-    /// Whether the kernel takes an error slot (binds `__cx`, which its end must flush).
+    /// Whether the kernel takes an error slot (binds `__cx`, which its end must flush: a context
+    /// that defers its failures writes them there).
     pub(super) error_slot: bool,
 }
 
@@ -124,7 +125,8 @@ pub(super) fn prologue(cg: &Gen, op: &ArrayOp, ty: &Type) -> syn::Result<(Words,
         match param {
             Param::ErrorSlot => {
                 let slot = w.word();
-                w.bind(quote!(__cx), quote!(unsafe { Ctx::new(#slot as *mut u64) }));
+                // Each kernel of the node says whether it defers its failures (`__DEFER`).
+                w.bind(quote!(__cx), quote!(unsafe { Ctx::<__DEFER>::new(#slot as *mut u64) }));
                 w.error_slot = true;
             }
             Param::Output(t) => {

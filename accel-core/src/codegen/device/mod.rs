@@ -90,14 +90,16 @@ fn node_kernels(program: &Program, prefix: &str, id: usize, op: &ArrayOp, ty: &T
     };
     let results = Results::new(&cg, &outs[0], epilogue, ty, kernel::mirrors_result(computed, ty))?;
     let mut kernels = Vec::new();
-    // A thread's first failure is kept in registers until its end (`Ctx::flush`), so that no
-    // checked operation branches to an error path between the loads of a thread's elements.
+    // A kernel that defers its failures keeps a thread's first one in registers until its end
+    // (`Ctx::flush`; `kernel::defers_failures`).
     let flush = words.error_slot.then(|| quote!(__cx.flush();));
     for (role, body) in bodies(&cg, computed, ty, &outs, &results, error_id)? {
         let name = format_ident!("{}", kernel::kernel_name_in(prefix, id, role));
+        let defer = kernel::defers_failures(op, role);
         kernels.push(quote! {
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn #name(#params) {
+                const __DEFER: bool = #defer;
                 #(#binds)*
                 unsafe { #body };
                 #flush
@@ -313,6 +315,59 @@ mod tests {
             }
             assert_eq!(kernel::program_may_fail(&p), fails, "{src}");
             assert_eq!(any, fails, "{src}");
+        }
+    }
+
+    /// The kernels that record failures where they happen are the batched walks and the scatter,
+    /// unless a closure loops; every other kernel keeps its threads' first failure until its end
+    /// (`kernel::defers_failures`), and each kernel's code says which it does.
+    #[test]
+    fn kernels_defer_their_failures_unless_batched_and_loop_free() {
+        let batched = [Role::RangeReduce, Role::RangeReduceDense, Role::WideReduce, Role::Scatter];
+        let cases = [
+            (
+                "fn f(cs: Vector<u32>, x: Vector<f32>, ls: Vector<u64>) -> Vector<f32> {
+                     cs.map(|c| x[c as usize]).fold_seg(0.0, |a, b| a + b, ls)
+                 }",
+                false,
+            ),
+            ("fn f(xs: Vector<u32>, x: Vector<f32>) -> Vector<f32> { xs.map(|c| x[c as usize] * 2.0) }", false),
+            (
+                "fn f(xs: Vector<u32>, w: Vector<f32>) -> Vector<f32> {
+                     xs.map(|x| w[x as usize]).permute(fill(8, 0.0f32), |i| i % 8, |a, b| a + b)
+                 }",
+                false,
+            ),
+            (
+                "fn f(cs: Vector<u32>, x: Vector<f32>, ls: Vector<u64>) -> Vector<f32> {
+                     cs.map(|c| iterate(3, 0.0f32, |s| s + x[c as usize])).fold_seg(0.0, |a, b| a + b, ls)
+                 }",
+                true,
+            ),
+            (
+                "fn f(xs: Vector<usize>) -> Vector<usize> {
+                     xs.map(|x| while_loop(x, |v| v > 0 && xs[v % 7] > 1, |v| v / 2))
+                 }",
+                true,
+            ),
+        ];
+        for (src, loops) in cases {
+            let p = crate::pipeline::optimise(&program(src), crate::pipeline::Options::default());
+            let prefix = p.kernel_prefix();
+            let (id, (op, ty)) = kernel::typed_array_nodes(&p)
+                .into_iter()
+                .enumerate()
+                .rfind(|(_, (op, _))| kernel::may_fail(op))
+                .expect("a node that may fail");
+            let code: String = node_kernels(&p, &prefix, id, op, ty).unwrap().to_string().split_whitespace().collect();
+            for &role in kernel::roles(op) {
+                let defers = loops || !batched.contains(&role);
+                assert_eq!(kernel::defers_failures(op, role), defers, "{role:?} of {src}");
+                let name = kernel::kernel_name_in(&prefix, id, role);
+                let kernel = code.split(&format!("fn{name}(")).nth(1).expect("the role's kernel");
+                let stated = kernel.split("const__DEFER:bool=").nth(1).expect("a stated choice");
+                assert!(stated.starts_with(&format!("{defers};")), "{role:?} of {src}:\n{kernel}");
+            }
         }
     }
 
