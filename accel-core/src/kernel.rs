@@ -134,6 +134,34 @@ pub enum Role {
 }
 
 impl Role {
+    /// Whether the kernel records a failure where it happens (`accel_kernels::ctx::Ctx<false>`)
+    /// rather than keeping a thread's first one in registers to its end, when no closure loops
+    /// ([`defers_failures`]): the kernels whose registers a carried failure was measured to
+    /// crowd, the segmented walks by ranges (their reads prefetched in batches) and a permute's
+    /// scatter. H200 (docs/benchmarks.md, Run 24): the CSR product's ranges walk 77 registers
+    /// and no spill where it took 80 and spilled 8 bytes, its wide walk 6-13% faster, a radix
+    /// sort's scatter 32 registers where it took 94 (the sort 5.4-5.9x faster). Elsewhere the
+    /// branch at each check costs more: it split the rows walk's batch of a lane's loads (a
+    /// product's rows walk 1.8x slower) and the loop of an expand's source per thread (2.5x).
+    pub fn records_failures_at_once(self) -> bool {
+        match self {
+            Role::RangeReduce | Role::RangeReduceDense | Role::WideReduce | Role::Scatter => true,
+            Role::Generate
+            | Role::GenerateEach
+            | Role::Reduce
+            | Role::Finish
+            | Role::RangeFinish
+            | Role::Chunks
+            | Role::Carries
+            | Role::Scan
+            | Role::Defaults
+            | Role::Counts
+            | Role::Write
+            | Role::Spread
+            | Role::Compact => false,
+        }
+    }
+
     /// The suffix of the kernel's name (see [`kernel_name`]).
     pub fn suffix(self) -> &'static str {
         match self {
@@ -774,43 +802,22 @@ pub fn may_fail(op: &ArrayOp) -> bool {
 }
 
 /// Whether `op`'s kernel `role` keeps a thread's first failure in registers until its end
-/// (`accel_kernels::ctx::Ctx<true>`) instead of recording each failure where it happens.
-///
-/// Failures are recorded where they happen by the skeletons that read a lane's values in batches
-/// ahead of the closures that check them and hold many values at once: the segmented walks by
-/// ranges (their reads prefetched before the rows are worked out) and a permute's scatter. There
-/// a first failure carried through the kernel costs the registers the batches need (H200: the CSR
-/// product's ranges walk 2% faster without it, its wide walk 8-13%, a radix sort's scatter 5.4x).
-/// Everywhere else, and wherever a closure loops (`iterate`, `while_loop`), a branch at each
-/// checked operation splits the code between a thread's loads or a loop's rounds: the rows walk
-/// of a product with gathers ran 1.8x slower with it, an expand with a source per thread 2.5x,
-/// N-body's force loop 33% (docs/benchmarks.md, Run 24).
+/// (`accel_kernels::ctx::Ctx<true>`) instead of recording each failure where it happens: unless
+/// the role records at once ([`Role::records_failures_at_once`]) and no closure loops (`iterate`,
+/// `while_loop`), where a branch at each checked operation of every round would split the loop.
 pub fn defers_failures(op: &ArrayOp, role: Role) -> bool {
-    let batched = match role {
-        Role::RangeReduce | Role::RangeReduceDense | Role::WideReduce | Role::Scatter => true,
-        Role::Generate
-        | Role::GenerateEach
-        | Role::Reduce
-        | Role::Finish
-        | Role::RangeFinish
-        | Role::Chunks
-        | Role::Carries
-        | Role::Scan
-        | Role::Defaults
-        | Role::Counts
-        | Role::Write
-        | Role::Spread
-        | Role::Compact => false,
-    };
     let (_, _, lambdas) = with_closures(op);
     let loops = lambdas.iter().any(|l| {
         let mut loops = false;
-        visit::pre_order(&l.body, &mut |e| {
-            loops |= matches!(e.kind, ExprKind::Iterate { .. } | ExprKind::WhileLoop { .. });
-        });
+        visit::pre_order(&l.body, &mut |e| loops |= is_scalar_loop(e));
         loops
     });
-    !batched || loops
+    !role.records_failures_at_once() || loops
+}
+
+/// Whether `e` is a scalar loop (`iterate`, `while_loop`).
+fn is_scalar_loop(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Iterate { .. } | ExprKind::WhileLoop { .. })
 }
 
 /// Whether scalar code compiled into a kernel has a failing path: an index, or an integer
@@ -1036,8 +1043,7 @@ pub fn is_compute_heavy(op: &ArrayOp) -> bool {
     let mut heavy = false;
     visit::for_each_operand(op, &mut |child, _, _| {
         visit::pre_order(child, &mut |e| {
-            heavy |= matches!(&e.kind, ExprKind::Math(f, _) if f.is_transcendental())
-                || matches!(&e.kind, ExprKind::Iterate { .. } | ExprKind::WhileLoop { .. });
+            heavy |= matches!(&e.kind, ExprKind::Math(f, _) if f.is_transcendental()) || is_scalar_loop(e);
         })
     });
     heavy

@@ -12,11 +12,11 @@
 //! Where a failure is written depends on the kernel, which the code generator chooses
 //! (`accel_core::kernel::defers_failures`) as the context's `DEFER`:
 //! - recorded where it happens (`Ctx<false>`), behind a branch that only a failing thread takes,
-//!   after the load: nothing is carried through the kernel. For the skeletons that read a lane's
-//!   values in batches ahead of their checks and hold many values at once (the segmented walks
-//!   by ranges, a permute's scatter), where a first failure carried through costs the registers
-//!   the batches need (the CSR product's ranges walk: 80 registers and 8 bytes spilled with it,
-//!   77 and none without; a radix sort's scatter 94 and 32);
+//!   after the load: nothing is carried through the kernel. For the skeletons whose registers a
+//!   first failure carried through was measured to crowd: those holding many values at once (the
+//!   segmented walks by ranges, whose reads are prefetched in batches, and a permute's scatter;
+//!   the CSR product's ranges walk took 80 registers and spilled 8 bytes with it, 77 and none
+//!   without, a radix sort's scatter 94 and 32);
 //! - kept in registers until the kernel's end (`Ctx<true>`), chosen by selects, and written once
 //!   by [`Ctx::flush`]: everywhere else, and wherever a closure loops (`iterate`, `while_loop`),
 //!   where a branch at each checked operation would split the code between a thread's loads or
@@ -37,9 +37,9 @@ const FAILURE_WORDS: usize = 9;
 /// until the kernel's end (see the module documentation).
 pub struct Ctx<const DEFER: bool> {
     slot: *mut u64,
-    /// The code of the first failure, 0 while there is none.
+    /// The code of the first failure, 0 while there is none (used only when `DEFER`).
     code: Cell<u32>,
-    /// Its words ([`FAILURE_WORDS`]).
+    /// Its words ([`FAILURE_WORDS`]; used only when `DEFER`).
     words: Cell<[u64; FAILURE_WORDS]>,
 }
 
@@ -119,7 +119,8 @@ impl<const DEFER: bool> Ctx<DEFER> {
         }
     }
 
-    /// Records an error unless this thread has one already. `index` and `shape` hold at most 3
+    /// Records an error: at once, unless the slot is claimed already, or (when `DEFER`) unless
+    /// this thread has one already, written by [`Ctx::flush`]. `index` and `shape` hold at most 3
     /// components (more are dropped); the rank recorded is `index.len()`.
     #[inline(always)]
     pub fn fail(&self, code: u32, site: u64, index: &[usize], shape: &[usize], value: u64) {
@@ -154,7 +155,7 @@ impl<const DEFER: bool> Ctx<DEFER> {
         let code = self.code.get();
         if DEFER && code != 0 {
             let [site, rank, i0, i1, i2, s0, s1, s2, value] = self.words.get();
-            record(self.slot, code, site, rank, i0, i1, i2, s0, s1, s2, value);
+            write_failure_cold(self.slot, code, site, rank, i0, i1, i2, s0, s1, s2, value);
         }
     }
 }
@@ -165,7 +166,7 @@ impl<const DEFER: bool> Ctx<DEFER> {
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn record(
+fn write_failure_cold(
     slot: *mut u64,
     code: u32,
     site: u64,
@@ -183,7 +184,7 @@ fn record(
 
 /// Claims the slot for `code` and writes the failure's words there, unless another failure has
 /// claimed it. Inlined where a failure is recorded at once: a call there would make every value
-/// live across it, on the hot path too, obey the call's register conventions.
+/// live across it obey the call's register conventions, on the hot path too.
 #[inline(always)]
 fn write_failure(slot: *mut u64, code: u32, words: [u64; FAILURE_WORDS]) {
     // SAFETY: `Ctx::new`'s contract: the slot is valid for ERROR_SLOT_WORDS words. Word 0's low
@@ -192,8 +193,9 @@ fn write_failure(slot: *mut u64, code: u32, words: [u64; FAILURE_WORDS]) {
     unsafe {
         // A slot claimed already is seen with a load, not an atomic: where every element fails,
         // a kernel recording failures where they happen would queue one atomic an element on
-        // this word.
-        if slot.cast::<u32>().read_volatile() != 0 || device::cas32(slot.cast::<u32>(), 0, code) != 0 {
+        // this word. The load is a strong one, as the word is written by other threads' atomics.
+        let claim = slot.cast::<u32>();
+        if device::load_relaxed32(claim) != 0 || device::cas32(claim, 0, code) != 0 {
             return;
         }
         for (k, word) in words.into_iter().enumerate() {

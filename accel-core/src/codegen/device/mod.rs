@@ -318,50 +318,56 @@ mod tests {
         }
     }
 
-    /// The kernels that record failures where they happen are the batched walks and the scatter,
-    /// unless a closure loops; every other kernel keeps its threads' first failure until its end
-    /// (`kernel::defers_failures`), and each kernel's code says which it does.
+    /// Which kernels keep their threads' first failure to their end (`kernel::defers_failures`),
+    /// and that each kernel's code says so.
     #[test]
     fn kernels_defer_their_failures_unless_batched_and_loop_free() {
-        let batched = [Role::RangeReduce, Role::RangeReduceDense, Role::WideReduce, Role::Scatter];
-        let cases = [
+        use Role::*;
+        let walks = [(Reduce, true), (Finish, true), (RangeReduce, false), (RangeReduceDense, false)];
+        let walks = [walks.as_slice(), &[(WideReduce, false), (RangeFinish, true)]].concat();
+        let looping_walks: Vec<(Role, bool)> = walks.iter().map(|&(role, _)| (role, true)).collect();
+        let cases: [(&str, Vec<(Role, bool)>); 5] = [
             (
                 "fn f(cs: Vector<u32>, x: Vector<f32>, ls: Vector<u64>) -> Vector<f32> {
                      cs.map(|c| x[c as usize]).fold_seg(0.0, |a, b| a + b, ls)
                  }",
-                false,
+                walks,
             ),
-            ("fn f(xs: Vector<u32>, x: Vector<f32>) -> Vector<f32> { xs.map(|c| x[c as usize] * 2.0) }", false),
+            (
+                "fn f(xs: Vector<u32>, x: Vector<f32>) -> Vector<f32> { xs.map(|c| x[c as usize] * 2.0) }",
+                vec![(Generate, true)],
+            ),
             (
                 "fn f(xs: Vector<u32>, w: Vector<f32>) -> Vector<f32> {
                      xs.map(|x| w[x as usize]).permute(fill(8, 0.0f32), |i| i % 8, |a, b| a + b)
                  }",
-                false,
+                vec![(Defaults, true), (Scatter, false)],
             ),
             (
                 "fn f(cs: Vector<u32>, x: Vector<f32>, ls: Vector<u64>) -> Vector<f32> {
                      cs.map(|c| iterate(3, 0.0f32, |s| s + x[c as usize])).fold_seg(0.0, |a, b| a + b, ls)
                  }",
-                true,
+                looping_walks,
             ),
             (
                 "fn f(xs: Vector<usize>) -> Vector<usize> {
                      xs.map(|x| while_loop(x, |v| v > 0 && xs[v % 7] > 1, |v| v / 2))
                  }",
-                true,
+                vec![(GenerateEach, true)],
             ),
         ];
-        for (src, loops) in cases {
+        for (src, expected) in cases {
             let p = crate::pipeline::optimise(&program(src), crate::pipeline::Options::default());
             let prefix = p.kernel_prefix();
+            let roles: Vec<Role> = expected.iter().map(|&(role, _)| role).collect();
             let (id, (op, ty)) = kernel::typed_array_nodes(&p)
                 .into_iter()
                 .enumerate()
-                .rfind(|(_, (op, _))| kernel::may_fail(op))
-                .expect("a node that may fail");
+                .find(|(_, (op, _))| kernel::roles(op) == roles.as_slice())
+                .expect("the node of the expected kernels");
+            assert!(kernel::may_fail(op), "{src}");
             let code: String = node_kernels(&p, &prefix, id, op, ty).unwrap().to_string().split_whitespace().collect();
-            for &role in kernel::roles(op) {
-                let defers = loops || !batched.contains(&role);
+            for (role, defers) in expected {
                 assert_eq!(kernel::defers_failures(op, role), defers, "{role:?} of {src}");
                 let name = kernel::kernel_name_in(&prefix, id, role);
                 let kernel = code.split(&format!("fn{name}(")).nth(1).expect("the role's kernel");
