@@ -323,9 +323,15 @@ mod tests {
     #[test]
     fn kernels_defer_their_failures_unless_batched_and_loop_free() {
         use Role::*;
-        let walks = [(Reduce, true), (Finish, true), (RangeReduce, false), (RangeReduceDense, false)];
-        let walks = [walks.as_slice(), &[(WideReduce, false), (RangeFinish, true)]].concat();
-        let looping_walks: Vec<(Role, bool)> = walks.iter().map(|&(role, _)| (role, true)).collect();
+        let walks = vec![
+            (Reduce, true),
+            (Finish, true),
+            (RangeReduce, false),
+            (RangeReduceDense, false),
+            (WideReduce, false),
+            (RangeFinish, true),
+        ];
+        let looping_walks = walks.iter().map(|&(role, _)| (role, true)).collect();
         let cases: [(&str, Vec<(Role, bool)>); 5] = [
             (
                 "fn f(cs: Vector<u32>, x: Vector<f32>, ls: Vector<u64>) -> Vector<f32> {
