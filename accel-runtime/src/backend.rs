@@ -181,20 +181,10 @@ impl Cpu {
             Ok(value)
         };
         match &self.pool {
-            Pool::Own(pool) => {
-                let (mut run, mut result) = (Some(run), None);
-                install(pool, &mut || result = run.take().map(|run| run()));
-                result.expect("the pool ran the call")
-            }
+            Pool::Own(pool) => pool.install(run),
             Pool::Global => run(),
         }
     }
-}
-
-/// Runs `job` in `pool`, waiting for it. Not generic, so that rayon's hand-over to a pool is
-/// compiled once, not once per `#[accel]` function (`cpu::par` says why that matters).
-fn install(pool: &rayon::ThreadPool, job: &mut (dyn FnMut() + Send)) {
-    pool.install(job)
 }
 
 impl std::fmt::Debug for Cpu {

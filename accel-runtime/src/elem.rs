@@ -11,9 +11,10 @@
 //! per-element allocation and no locking. The one `unsafe` operation is
 //! [`Columns::get_unchecked`], for the reads that fusion proves in bounds.
 
-use crate::cpu::par::{chunk_len, is_long, par_map_items};
+use crate::cpu::par::{chunk_len, is_long};
 use accel_core::types::{ElemType, ScalarType};
 use accel_core::value::{ElemValue, ScalarValue};
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::fmt::Debug;
 use std::mem::MaybeUninit;
@@ -227,9 +228,7 @@ fn filled_vec<T: Copy + PartialEq + Default + Send + Sync + bytemuck::Zeroable>(
         v.resize(n, e);
         return Ok(v);
     }
-    par_map_items(v.spare_capacity_mut()[..n].chunks_mut(chunk_len(n)).collect(), |_, part| {
-        part.fill(MaybeUninit::new(e))
-    });
+    v.spare_capacity_mut()[..n].par_chunks_mut(chunk_len(n)).for_each(|part| part.fill(MaybeUninit::new(e)));
     // SAFETY: the capacity is at least `n`, and the first `n` elements were just written.
     unsafe { v.set_len(n) };
     Ok(v)

@@ -6,15 +6,6 @@
 //! equal work ([`par_items`]), so that a million short segments and one huge segment both split
 //! well. A task is never smaller than [`MIN_CHUNK`] elements, below which rayon's overhead (about
 //! a microsecond a task) outweighs the work.
-//!
-//! The skeletons enter rayon in one place, [`par_map_items`], through a function that is not
-//! generic ([`for_each_task`]): rayon's splitting, joining and job code is compiled once for the
-//! whole backend. Generic, it was compiled again for every skeleton of every `#[accel]` function
-//! of a crate, with that function's closures: the test corpus had 330 thousand monomorphised
-//! functions, 192 thousand of which named rayon; erased, it has 131 thousand. A task's work
-//! stays generic and inlined (the loops over its elements vectorise as before); what is erased
-//! costs one indirect call and two uncontended locks a task, against a task of at least
-//! [`MIN_CHUNK`] elements.
 
 use super::source::Source;
 use crate::elem::{Columns, ColumnsMut, Elem};
@@ -22,7 +13,6 @@ use crate::shape;
 use accel_core::{Error, Result};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::{Mutex, PoisonError};
 
 /// Fewest elements worth a task of their own.
 pub(crate) const MIN_CHUNK: usize = 1 << 14;
@@ -113,51 +103,6 @@ pub(crate) fn uniform_ends(n: usize, chunk: usize) -> Vec<usize> {
     (1..=n.div_ceil(chunk)).map(|c| (c * chunk).min(n)).collect()
 }
 
-/// Runs `task(g)` once for every `g` in `0..n`, in parallel on the current thread pool unless
-/// there is only one. The skeletons' one way into rayon, and not generic (see the module
-/// documentation).
-fn for_each_task(n: usize, task: &(dyn Fn(usize) + Sync)) {
-    if n == 1 {
-        task(0);
-    } else {
-        (0..n).into_par_iter().for_each(task);
-    }
-}
-
-/// `f(g, item)` for each item of `items` (the `g`-th), each moved into a task of its own;
-/// returns the results in item order. Plain loops, not iterator adapters: this is instantiated
-/// for every task of every skeleton, and kept small.
-pub(crate) fn par_map_items<I: Send, T: Send>(items: Vec<I>, f: impl Fn(usize, I) -> T + Sync) -> Vec<T> {
-    let n = items.len();
-    // A task's item in, its result out; each slot is locked twice, by its own task only.
-    let mut slots: Vec<Mutex<Task<I, T>>> = Vec::with_capacity(n);
-    for item in items {
-        slots.push(Mutex::new(Task::Ready(item)));
-    }
-    for_each_task(n, &|g| {
-        let mut slot = slots[g].lock().unwrap_or_else(PoisonError::into_inner);
-        let Task::Ready(item) = std::mem::replace(&mut *slot, Task::Running) else { unreachable!("a task runs once") };
-        drop(slot);
-        let result = f(g, item);
-        *slots[g].lock().unwrap_or_else(PoisonError::into_inner) = Task::Done(result);
-    });
-    let mut results = Vec::with_capacity(n);
-    for slot in slots {
-        let Task::Done(result) = slot.into_inner().unwrap_or_else(PoisonError::into_inner) else {
-            unreachable!("every task ran")
-        };
-        results.push(result);
-    }
-    results
-}
-
-/// A task of [`par_map_items`]: its item, then its result.
-enum Task<I, T> {
-    Ready(I),
-    Running,
-    Done(T),
-}
-
 /// Allocates `ends.last()` elements and fills region `g` (`ends[g - 1]..ends[g]`, from 0) with
 /// `fill(g, region)` on the thread pool; returns the columns and each region's result in order.
 pub(crate) fn par_write<E: Elem, T: Send>(
@@ -166,7 +111,12 @@ pub(crate) fn par_write<E: Elem, T: Send>(
 ) -> Result<(E::Columns, Vec<T>)> {
     let total = ends.last().copied().unwrap_or(0);
     let mut cols = E::Columns::filled(total, E::default())?;
-    let results = par_map_items(Out::new(&mut cols).split_ends(ends), fill);
+    let regions = Out::new(&mut cols).split_ends(ends);
+    let results = if regions.len() <= 1 {
+        regions.into_iter().enumerate().map(|(g, r)| fill(g, r)).collect()
+    } else {
+        regions.into_par_iter().enumerate().map(|(g, r)| fill(g, r)).collect()
+    };
     Ok((cols, results))
 }
 
@@ -388,7 +338,7 @@ pub(crate) fn fold_range<E: Elem, const R: usize>(
     }
     let chunk = chunk_len(range.len());
     let starts: Vec<usize> = range.clone().step_by(chunk).collect();
-    let partials = par_map_items(starts, |_, s| fold1_run(src, s..(s + chunk).min(range.end), f));
+    let partials: Vec<E> = starts.into_par_iter().map(|s| fold1_run(src, s..(s + chunk).min(range.end), f)).collect();
     let mut parts = partials.into_iter();
     let init = match z {
         Some(z) => z,

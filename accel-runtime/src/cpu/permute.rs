@@ -29,12 +29,13 @@
 //! Limits: a destination out of range is `IndexOutOfBounds`. A heavily skewed scatter to many destinations runs one block at a time.
 
 use super::Ctx;
-use super::par::{Out, chunk_len, for_each_index, is_long, par_build_indexed, par_map_items, uniform_ends};
+use super::par::{Out, chunk_len, for_each_index, is_long, par_build_indexed, uniform_ends};
 use super::source::Source;
 use crate::array::Array;
 use crate::elem::{Columns, Elem};
 use crate::shape;
 use accel_core::{Error, Result};
+use rayon::prelude::*;
 
 /// Marks a dropped source.
 const DROPPED: usize = usize::MAX;
@@ -151,7 +152,7 @@ fn scatter<E: Elem, const R: usize, const R2: usize>(
             }
         } else {
             let mut dst = vec![DROPPED; n];
-            par_map_items(dst.chunks_mut(chunk).collect(), |c, part| {
+            dst.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
                 let mut ix = shape::unravel(c * chunk, shape);
                 for slot in part {
                     *slot = dest(ix);
@@ -182,18 +183,21 @@ fn by_partials<E: Elem, P: Copy + Send + Sync, const R: usize, const R2: usize>(
     apply: impl Fn(P, E) -> E + Sync,
 ) -> Result<E::Columns> {
     let (m, n, shape) = (defaults.len(), src.len(), src.shape());
-    let partials: Vec<Vec<P>> = par_map_items((0..n.div_ceil(chunk)).collect(), |_, c| {
-        let mut acc: Vec<P> = vec![empty; m];
-        let mut ix = shape::unravel(c * chunk, shape);
-        for i in c * chunk..(c * chunk + chunk).min(n) {
-            let d = dest(ix);
-            if d != DROPPED {
-                acc[d] = add(src.get_at(i, ix), acc[d]);
+    let partials: Vec<Vec<P>> = (0..n.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| {
+            let mut acc: Vec<P> = vec![empty; m];
+            let mut ix = shape::unravel(c * chunk, shape);
+            for i in c * chunk..(c * chunk + chunk).min(n) {
+                let d = dest(ix);
+                if d != DROPPED {
+                    acc[d] = add(src.get_at(i, ix), acc[d]);
+                }
+                shape::step(shape, &mut ix);
             }
-            shape::step(shape, &mut ix);
-        }
-        acc
-    });
+            acc
+        })
+        .collect();
     par_build_indexed(defaults.shape(), |d, ix| partials.iter().fold(defaults.get_at(d, ix), |old, p| apply(p[d], old)))
 }
 
@@ -210,13 +214,16 @@ fn by_buckets<E: Elem, const R: usize>(
     let block = chunk_len(m);
     let blocks = m.div_ceil(block);
     // counts[c][b]: sources of chunk c bound for block b.
-    let counts: Vec<Vec<usize>> = par_map_items(dst.chunks(chunk).collect(), |_, part| {
-        let mut k = vec![0; blocks];
-        for &d in part.iter().filter(|&&d| d != DROPPED) {
-            k[d / block] += 1;
-        }
-        k
-    });
+    let counts: Vec<Vec<usize>> = dst
+        .par_chunks(chunk)
+        .map(|part| {
+            let mut k = vec![0; blocks];
+            for &d in part.iter().filter(|&&d| d != DROPPED) {
+                k[d / block] += 1;
+            }
+            k
+        })
+        .collect();
     // Buckets are block-major, chunk-minor: every block's sources in ascending source order.
     let kept: usize = counts.iter().flatten().sum();
     let mut order = vec![0usize; kept];
@@ -233,7 +240,7 @@ fn by_buckets<E: Elem, const R: usize>(
         }
         block_ends.push(at);
     }
-    par_map_items(slots, |c, mut mine| {
+    slots.into_par_iter().enumerate().for_each(|(c, mut mine)| {
         let mut fill = vec![0; blocks];
         for (j, &d) in dst[c * chunk..].iter().take(chunk).enumerate() {
             if d != DROPPED {
@@ -244,7 +251,7 @@ fn by_buckets<E: Elem, const R: usize>(
         }
     });
     let order = &order;
-    par_map_items(Out::new(out).split_ends(&uniform_ends(m, block)), |b, mut part| {
+    Out::new(out).split_ends(&uniform_ends(m, block)).into_par_iter().enumerate().for_each(|(b, mut part)| {
         let from = if b == 0 { 0 } else { block_ends[b - 1] };
         for &j in &order[from..block_ends[b]] {
             let d = dst[j] - b * block;
