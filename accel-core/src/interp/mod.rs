@@ -7,9 +7,16 @@
 //! by reading it. Scalar arithmetic goes through [`crate::ops`], as the generated CPU code does,
 //! so that elements agree bit for bit.
 //!
-//! The only concession to speed: during evaluation values are held as `Val`, a [`Value`] whose
-//! arrays sit behind `Rc`, so that binding, reading or passing an array never copies it (an
-//! `xs[i]` inside a closure over a large array stays O(1)).
+//! Two concessions to speed:
+//! - during evaluation values are held as `Val`, a [`Value`] whose arrays sit behind `Rc`, so
+//!   that binding, reading or passing an array never copies it (an `xs[i]` inside a closure over a
+//!   large array stays O(1));
+//! - a `generate` read at one index (`generate(shape, f)[ix]`) computes that element alone, after
+//!   the bounds check any read makes. Fusion leaves such reads in the programs it makes, nested
+//!   where a row operator reads per-row values: built in full, the flattened programs of the
+//!   nested-parallelism tests took the cube of a row's length (76 seconds for two rows of 257).
+//!   It is what the backends do with a fused producer, so an element never read is never
+//!   computed, and an error it would raise is not raised (`docs/semantics.md`, "Errors").
 
 mod array;
 mod host;
@@ -20,7 +27,7 @@ pub mod scalar;
 mod tests;
 
 use crate::error::{Error, Result};
-use crate::ir::{ArrayOp, Expr, Program, ReadSite};
+use crate::ir::{ArrayOp, Expr, ExprKind, Program, ReadSite};
 use crate::types::{ElemType, Type};
 use crate::value::{ArrayValue, ElemValue, ScalarValue, SegmentsValue, Value};
 use std::fmt;
@@ -309,13 +316,24 @@ impl Host for Interp {
     }
 
     fn index(&mut self, array: &Expr, index: &Expr, site: ReadSite) -> Result<Val> {
-        let a = self.eval_array(array)?;
-        let ix = self.eval_index(index)?;
         // A read written in the source is named by its number (`ReadSite::out_of_bounds`).
-        let element = read(&a, &ix, site.name()).map_err(|e| match site.number() {
+        let located = |e: Error| match site.number() {
             Some(n) => e.at_read(n),
             None => e,
-        })?;
+        };
+        // A `generate` read at one index, as fusion leaves producers in the programs it makes
+        // (`generate(n, f)[i]`): only the element read is computed (see the module docs).
+        if let ExprKind::Array(op) = &array.kind
+            && let ArrayOp::Generate { shape, f, .. } = &**op
+        {
+            let shape = self.eval_index(shape)?;
+            let ix = self.eval_index(index)?;
+            check_inside(&ix, &shape, site.name()).map_err(located)?;
+            return Ok(Val::Elem(self.apply_elem(f, [Val::index(&ix)])?));
+        }
+        let a = self.eval_array(array)?;
+        let ix = self.eval_index(index)?;
+        let element = read(&a, &ix, site.name()).map_err(located)?;
         Ok(Val::Elem(element.clone()))
     }
 
@@ -416,13 +434,19 @@ fn flat(ix: &[usize], shape: &[usize]) -> usize {
 
 /// A bounds-checked read; out of range is `IndexOutOfBounds` in `op`.
 fn read<'a>(a: &'a ArrayValue, ix: &[usize], op: &str) -> Result<&'a ElemValue> {
-    if ix.len() != a.rank() {
-        return Err(ill_typed(format!("an index of rank {} into an array of rank {}", ix.len(), a.rank())));
-    }
-    if ix.iter().zip(&a.shape).any(|(i, d)| i >= d) {
-        return Err(Error::index_out_of_bounds(op, ix, &a.shape));
-    }
+    check_inside(ix, &a.shape, op)?;
     Ok(&a.data[flat(ix, &a.shape)])
+}
+
+/// Whether `ix` lies inside `shape`: out of range is `IndexOutOfBounds` in `op`.
+fn check_inside(ix: &[usize], shape: &[usize], op: &str) -> Result<()> {
+    if ix.len() != shape.len() {
+        return Err(ill_typed(format!("an index of rank {} into an array of rank {}", ix.len(), shape.len())));
+    }
+    if ix.iter().zip(shape).any(|(i, d)| i >= d) {
+        return Err(Error::index_out_of_bounds(op, ix, shape));
+    }
+    Ok(())
 }
 
 /// An array result of a node of type `ty` (which gives its element type and rank).

@@ -575,6 +575,27 @@ fn tuples_of_arrays() {
 }
 
 #[test]
+fn a_generate_read_at_one_index_computes_that_element_alone() {
+    // Element `(i, j)` is `12 / (i - j)`, which fails on the diagonal alone.
+    let g = || {
+        let f = lam(&[ixt(2)], |p| {
+            let diff = bin(Op::Sub, cast(proj(p[0].clone(), 0), I64), cast(proj(p[0].clone(), 1), I64));
+            bin(Op::Div, c(12i64), diff)
+        });
+        aop(A::Generate { shape: tuple(vec![c(3usize), c(4usize)]), f, from: vec![] }, at(I64, 2))
+    };
+    let at_ = |i: usize, j: usize| tuple(vec![c(i), c(j)]);
+    assert_eq!(run0(index(g(), at_(2, 0))), Ok(sc(6i64)));
+    assert_eq!(run0(index(g(), at_(0, 3))), Ok(sc(-4i64)));
+    assert_eq!(run0(index(g(), at_(1, 1))), Err(in_test(Error::division_by_zero("/"))));
+    // Checked against the generate's shape, as any read is.
+    assert_eq!(run0(index(g(), at_(3, 0))), Err(in_test(Error::index_out_of_bounds("index", &[3, 0], &[3, 4]))));
+    assert_eq!(run0(index(g(), at_(0, 4))), Err(in_test(Error::index_out_of_bounds("index", &[0, 4], &[3, 4]))));
+    // Built in full (read through a `let`), the array fails on its diagonal.
+    assert_eq!(run0(let_in(g(), |a| index(a, at_(2, 0)))), Err(in_test(Error::division_by_zero("/"))));
+}
+
+#[test]
 fn index_shape_and_len() {
     let m = arr(&[2, 3], &[1i32, 2, 3, 4, 5, 6]);
     let at_ = |i: usize, j: usize| tuple(vec![c(i), c(j)]);
