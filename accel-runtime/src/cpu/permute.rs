@@ -36,6 +36,7 @@ use crate::elem::{Columns, Elem};
 use crate::shape;
 use accel_core::{Error, Result};
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// Marks a dropped source.
 const DROPPED: usize = usize::MAX;
@@ -182,23 +183,41 @@ fn by_partials<E: Elem, P: Copy + Send + Sync, const R: usize, const R2: usize>(
     add: impl Fn(E, P) -> P + Sync,
     apply: impl Fn(P, E) -> E + Sync,
 ) -> Result<E::Columns> {
-    let (m, n, shape) = (defaults.len(), src.len(), src.shape());
+    let (m, n) = (defaults.len(), src.len());
     let partials: Vec<Vec<P>> = (0..n.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
             let mut acc: Vec<P> = vec![empty; m];
-            let mut ix = shape::unravel(c * chunk, shape);
-            for i in c * chunk..(c * chunk + chunk).min(n) {
-                let d = dest(ix);
-                if d != DROPPED {
-                    acc[d] = add(src.get_at(i, ix), acc[d]);
-                }
-                shape::step(shape, &mut ix);
-            }
+            add_run(&mut acc, src, dest, c * chunk..(c * chunk + chunk).min(n), &add);
             acc
         })
         .collect();
     par_build_indexed(defaults.shape(), |d, ix| partials.iter().fold(defaults.get_at(d, ix), |old, p| apply(p[d], old)))
+}
+
+/// Adds the sources `run` of `src` into the partial `acc` at their destinations ([`by_partials`]).
+/// A function of its own, never inlined, that gets the partial as a `&mut` argument: LLVM then
+/// knows that the partial's stores alias nothing that `dest` and `src` read, and keeps their
+/// captures (the histogram's bounds and bin width, its samples' pointer) and the partial's
+/// pointer in registers across the loop. Inlined into the task, with the partial a local `Vec`,
+/// it loaded them again for every source.
+#[inline(never)]
+fn add_run<E: Elem, P: Copy, const R: usize>(
+    acc: &mut [P],
+    src: &impl Source<E, R>,
+    dest: &impl Fn([usize; R]) -> usize,
+    run: Range<usize>,
+    add: &impl Fn(E, P) -> P,
+) {
+    let shape = src.shape();
+    let mut ix = shape::unravel(run.start, shape);
+    for i in run {
+        let d = dest(ix);
+        if d != DROPPED {
+            acc[d] = add(src.get_at(i, ix), acc[d]);
+        }
+        shape::step(shape, &mut ix);
+    }
 }
 
 /// The buckets strategy: a stable counting sort of source indices by destination block, then
