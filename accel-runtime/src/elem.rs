@@ -8,8 +8,11 @@
 //! Storage is reached through [`Columns`] (read) and [`ColumnsMut`] (write a disjoint part).
 //! Parallel skeletons allocate the result once, split its [`ColumnsMut`] view into disjoint
 //! regions with [`ColumnsMut::split_at`] and fill the regions on different threads: no
-//! per-element allocation and no locking. The one `unsafe` operation is
-//! [`Columns::get_unchecked`], for the reads that fusion proves in bounds.
+//! per-element allocation and no locking. A skeleton that writes every element once, in order
+//! (a `generate`, a `map`), splits a [`ColumnsFresh`] view of storage not yet written instead,
+//! and so skips filling the result with a value first: a whole pass over its memory. The
+//! `unsafe` operations are [`Columns::get_unchecked`], for the reads that fusion proves in
+//! bounds, and [`Columns::commit_fresh`], once every fresh slot is written.
 
 use crate::cpu::par::{chunk_len, is_long};
 use accel_core::types::{ElemType, ScalarType};
@@ -66,6 +69,12 @@ pub trait Columns<E>: Clone + Default + PartialEq + Debug + Send + Sync + 'stati
     where
         Self: 'a;
 
+    /// A writable view of storage reserved after the last element and not yet written
+    /// ([`Columns::fresh`]).
+    type Fresh<'a>: ColumnsFresh<E>
+    where
+        Self: 'a;
+
     /// A shared view of the columns held by value: a slice for a scalar, a tuple of the parts'
     /// views for a tuple. A closure that captures it reaches an element's column in one load
     /// (its pointer), where one that captures `&Self` reads the `Vec`'s pointer through it too.
@@ -110,6 +119,32 @@ pub trait Columns<E>: Clone + Default + PartialEq + Debug + Send + Sync + 'stati
     /// are filled by the thread pool; short all-zero ones are allocated zeroed, so untouched pages
     /// cost nothing.
     fn filled(n: usize, e: E) -> accel_core::Result<Self>;
+
+    /// Empty columns with room for `n` elements, or `Error::OutOfHostMemory` where the
+    /// allocation fails. Fill them through [`Columns::fresh`] and [`Columns::commit_fresh`].
+    ///
+    /// ```
+    /// use accel_runtime::{Columns, ColumnsFresh};
+    ///
+    /// let mut cols = <(Vec<f32>, Vec<i32>)>::with_room(3).unwrap();
+    /// let (mut head, mut tail) = cols.fresh(3).split_at(1);
+    /// head.write_mapped(0, &[1], |k| (k as f32, k));
+    /// tail.write_mapped(0, &[2, 3], |k| (k as f32 / 2.0, -k));
+    /// // SAFETY: the three fresh slots were written, by the two halves.
+    /// unsafe { cols.commit_fresh(3) };
+    /// assert_eq!(cols.to_vec(), [(1.0, 1), (1.0, -2), (1.5, -3)]);
+    /// ```
+    fn with_room(n: usize) -> accel_core::Result<Self>;
+
+    /// A view of the `n` slots after the last element, to be split into disjoint regions and
+    /// written. Panics if the columns have no room for `n` more elements.
+    fn fresh(&mut self, n: usize) -> Self::Fresh<'_>;
+
+    /// Makes the `n` slots after the last element part of the columns.
+    ///
+    /// # Safety
+    /// Every one of those slots was written through a view from [`Columns::fresh`].
+    unsafe fn commit_fresh(&mut self, n: usize);
 
     /// The elements of `range`. Panics if the range is outside `0..len`.
     fn iter_range(&self, range: Range<usize>) -> Self::Iter<'_>;
@@ -164,8 +199,6 @@ impl ColumnBytes for bool {
     }
 }
 
-/// A mutable view of a contiguous run of elements in [`Columns`]; views of disjoint runs can be
-/// written from different threads.
 /// A shared view of columns, copied by value ([`Columns::Ref`]).
 pub trait ColumnsRef<E>: Copy + Send + Sync {
     /// Element `i`. Panics if `i >= len` (callers check indices first).
@@ -178,6 +211,46 @@ pub trait ColumnsRef<E>: Copy + Send + Sync {
     unsafe fn get_unchecked(self, i: usize) -> E;
 }
 
+/// A writable view of storage not yet written ([`Columns::fresh`]): a slot can be written but
+/// never read. Views of disjoint runs can be written from different threads.
+pub trait ColumnsFresh<E>: Send + Sized {
+    /// Number of slots in the view.
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes `f(src[k])` into slot `at + k` for every `k`, column by column (a tuple's `f` is
+    /// called once per column and the other parts dropped, so keep it a projection). Panics if
+    /// `at + src.len() > len`.
+    fn write_mapped<S: Copy>(&mut self, at: usize, src: &[S], f: impl Fn(S) -> E);
+
+    /// The views of `0..mid` and `mid..len`. Panics if `mid > len`.
+    fn split_at(self, mid: usize) -> (Self, Self);
+}
+
+impl<T: Copy + Send> ColumnsFresh<T> for &mut [MaybeUninit<T>] {
+    #[inline]
+    fn len(&self) -> usize {
+        <[MaybeUninit<T>]>::len(self)
+    }
+
+    #[inline]
+    fn write_mapped<S: Copy>(&mut self, at: usize, src: &[S], f: impl Fn(S) -> T) {
+        for (slot, &s) in self[at..at + src.len()].iter_mut().zip(src) {
+            slot.write(f(s));
+        }
+    }
+
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        self.split_at_mut(mid)
+    }
+}
+
+/// A mutable view of a contiguous run of elements in [`Columns`]; views of disjoint runs can be
+/// written from different threads.
 pub trait ColumnsMut<E>: Send + Sized {
     fn len(&self) -> usize;
 
@@ -218,12 +291,10 @@ fn filled_vec<T: Copy + PartialEq + Default + Send + Sync + bytemuck::Zeroable>(
     n: usize,
     e: T,
 ) -> accel_core::Result<Vec<T>> {
-    let out_of_memory = || accel_core::Error::out_of_host_memory(n.saturating_mul(size_of::<T>()));
     if !is_long(n) && e == T::default() {
-        return bytemuck::allocation::try_zeroed_slice_box(n).map(Vec::from).map_err(|()| out_of_memory());
+        return bytemuck::allocation::try_zeroed_slice_box(n).map(Vec::from).map_err(|()| out_of_room::<T>(n));
     }
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| out_of_memory())?;
+    let mut v = vec_with_room(n)?;
     if !is_long(n) {
         v.resize(n, e);
         return Ok(v);
@@ -232,6 +303,18 @@ fn filled_vec<T: Copy + PartialEq + Default + Send + Sync + bytemuck::Zeroable>(
     // SAFETY: the capacity is at least `n`, and the first `n` elements were just written.
     unsafe { v.set_len(n) };
     Ok(v)
+}
+
+/// An empty vector with room for `n` elements, or `Error::OutOfHostMemory`.
+fn vec_with_room<T>(n: usize) -> accel_core::Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| out_of_room::<T>(n))?;
+    Ok(v)
+}
+
+/// The error of an allocation of `n` elements of `T` that failed.
+fn out_of_room<T>(n: usize) -> accel_core::Error {
+    accel_core::Error::out_of_host_memory(n.saturating_mul(size_of::<T>()))
 }
 
 macro_rules! scalar_elem {
@@ -258,6 +341,7 @@ macro_rules! scalar_elem {
         impl Columns<$t> for Vec<$t> {
             type Iter<'a> = std::iter::Copied<std::slice::Iter<'a, $t>>;
             type Mut<'a> = &'a mut [$t];
+            type Fresh<'a> = &'a mut [MaybeUninit<$t>];
             type Ref<'a> = &'a [$t];
 
             #[inline]
@@ -280,6 +364,21 @@ macro_rules! scalar_elem {
 
             fn filled(n: usize, e: $t) -> accel_core::Result<Self> {
                 filled_vec(n, e)
+            }
+
+            fn with_room(n: usize) -> accel_core::Result<Self> {
+                vec_with_room(n)
+            }
+
+            #[inline]
+            fn fresh(&mut self, n: usize) -> Self::Fresh<'_> {
+                &mut self.spare_capacity_mut()[..n]
+            }
+
+            unsafe fn commit_fresh(&mut self, n: usize) {
+                // SAFETY: the caller wrote the `n` slots after the last element, which lie within
+                // the capacity (`fresh` checked that).
+                unsafe { self.set_len(self.len() + n) }
             }
 
             #[inline]
@@ -396,6 +495,7 @@ macro_rules! tuple_elem {
         impl<$($T: Copy,)+ $($C: Columns<$T>),+> Columns<($($T,)+)> for ($($C,)+) {
             type Iter<'a> = TupleIter<($($C::Iter<'a>,)+)>;
             type Mut<'a> = ($($C::Mut<'a>,)+);
+            type Fresh<'a> = ($($C::Fresh<'a>,)+);
             type Ref<'a> = ($($C::Ref<'a>,)+);
 
             #[inline]
@@ -414,6 +514,20 @@ macro_rules! tuple_elem {
 
             fn filled(n: usize, e: ($($T,)+)) -> accel_core::Result<Self> {
                 Ok(($($C::filled(n, e.$idx)?,)+))
+            }
+
+            fn with_room(n: usize) -> accel_core::Result<Self> {
+                Ok(($($C::with_room(n)?,)+))
+            }
+
+            #[inline]
+            fn fresh(&mut self, n: usize) -> Self::Fresh<'_> {
+                ($(self.$idx.fresh(n),)+)
+            }
+
+            unsafe fn commit_fresh(&mut self, n: usize) {
+                // SAFETY: the caller wrote the `n` slots of every column.
+                unsafe { $(self.$idx.commit_fresh(n);)+ }
             }
 
             #[inline]
@@ -449,6 +563,24 @@ macro_rules! tuple_elem {
             unsafe fn get_unchecked(self, i: usize) -> ($($T,)+) {
                 // SAFETY: the caller's `i` is below the length, which every column has.
                 unsafe { ($(self.$idx.get_unchecked(i),)+) }
+            }
+        }
+
+        impl<$($T,)+ $($M: ColumnsFresh<$T>),+> ColumnsFresh<($($T,)+)> for ($($M,)+) {
+            #[inline]
+            fn len(&self) -> usize {
+                self.0.len()
+            }
+
+            #[inline]
+            fn write_mapped<S: Copy>(&mut self, at: usize, src: &[S], f: impl Fn(S) -> ($($T,)+)) {
+                $(self.$idx.write_mapped(at, src, |s| f(s).$idx);)+
+            }
+
+            #[inline]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                let halves = ($(self.$idx.split_at(mid),)+);
+                (($(halves.$idx.0,)+), ($(halves.$idx.1,)+))
             }
         }
 
@@ -561,6 +693,23 @@ mod tests {
         b.set(0, (2, 2.5));
         assert_eq!((a.len(), b.len(), b.get(0)), (2, 3, (2, 2.5)));
         assert_eq!(cols.to_vec()[1..3], [(1, 1.5), (2, 2.5)]);
+    }
+
+    #[test]
+    fn fresh_slots_follow_the_last_element() {
+        let mut cols = <(Vec<i32>, Vec<bool>)>::from_vec(vec![(1, true)]);
+        cols.0.reserve(2);
+        cols.1.reserve(2);
+        let mut slots = cols.fresh(2);
+        slots.write_mapped(0, &[20, 30], |x| (x, x > 25));
+        // SAFETY: both fresh slots were written.
+        unsafe { cols.commit_fresh(2) };
+        assert_eq!(cols.to_vec(), [(1, true), (20, false), (30, true)]);
+        let mut room = <Vec<u8> as Columns<u8>>::with_room(2).unwrap();
+        let past_the_end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            room.fresh(2).write_mapped(1, &[1, 2], |x: u8| x)
+        }));
+        assert!(past_the_end.is_err() && room.is_empty());
     }
 
     #[test]

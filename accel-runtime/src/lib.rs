@@ -42,7 +42,7 @@ pub mod value;
 pub use accel_core::kernel::Strategy;
 pub use accel_core::{Error, Result};
 pub use array::{Array, Matrix, Scalar, Vector};
-pub use elem::{Columns, ColumnsMut, ColumnsRef, Elem, IndexLike};
+pub use elem::{Columns, ColumnsFresh, ColumnsMut, ColumnsRef, Elem, IndexLike};
 pub use nested::{Nested, SegmentStats, Segments};
 pub use runtime::{BackendKind, Runtime};
 pub use value::{FromValue, IntoValue};
