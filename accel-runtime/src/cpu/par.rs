@@ -275,20 +275,35 @@ fn fill_row_block<E: Elem, const R: usize>(
 
 /// Calls `f(i, ix)` for every index `ix` of `shape` (at linear position `i`) in row-major order, a
 /// row of the innermost dimension at a time (the index is stepped only between rows).
-pub(crate) fn for_each_index<const R: usize>(shape: [usize; R], mut f: impl FnMut(usize, [usize; R])) {
+pub(crate) fn for_each_index<const R: usize>(shape: [usize; R], f: impl FnMut(usize, [usize; R])) {
+    for_each_index_in(shape, 0..shape::size(shape), f);
+}
+
+/// [`for_each_index`] over the linear positions `run` alone. Within a row the innermost
+/// coordinate is a plain counter: stepped per element, the whole index went through a compare
+/// and a conditional move at every element, a chain each element's reads waited on.
+pub(crate) fn for_each_index_in<const R: usize>(
+    shape: [usize; R],
+    run: Range<usize>,
+    mut f: impl FnMut(usize, [usize; R]),
+) {
+    if run.is_empty() {
+        return;
+    }
     if R == 0 {
         return f(0, [0; R]);
     }
     let inner = shape[R - 1];
-    if inner == 0 {
-        return;
-    }
-    let mut ix = [0; R];
-    for r in 0..shape::size(shape) / inner {
-        for j in 0..inner {
-            ix[R - 1] = j;
-            f(r * inner + j, ix);
+    let mut ix = shape::unravel(run.start, shape);
+    let mut i = run.start;
+    while i < run.end {
+        let at = ix[R - 1];
+        let len = (inner - at).min(run.end - i);
+        for k in 0..len {
+            ix[R - 1] = at + k;
+            f(i + k, ix);
         }
+        i += len;
         shape::step(shape, &mut ix);
     }
 }
@@ -544,6 +559,14 @@ mod tests {
         let mut scalar = Vec::new();
         for_each_index([], |i, ix| scalar.push((i, ix)));
         assert_eq!(scalar, [(0, [])]);
+        // Runs that start and end inside a row, span whole rows, or are empty.
+        let shape = [3, 4, 5];
+        for run in [0..60, 7..8, 3..48, 5..10, 19..41, 59..60, 12..12] {
+            let mut seen = Vec::new();
+            for_each_index_in(shape, run.clone(), |i, ix| seen.push((i, ix)));
+            let want: Vec<_> = run.clone().map(|i| (i, shape::unravel(i, shape))).collect();
+            assert_eq!(seen, want, "{run:?}");
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@
 //! Limits: a destination out of range is `IndexOutOfBounds`. A heavily skewed scatter to many destinations runs one block at a time.
 
 use super::Ctx;
-use super::par::{Out, chunk_len, for_each_index, is_long, par_build_indexed, uniform_ends};
+use super::par::{Out, chunk_len, for_each_index, for_each_index_in, is_long, par_build_indexed, uniform_ends};
 use super::source::Source;
 use crate::array::Array;
 use crate::elem::{Columns, Elem};
@@ -154,11 +154,8 @@ fn scatter<E: Elem, const R: usize, const R2: usize>(
         } else {
             let mut dst = vec![DROPPED; n];
             dst.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
-                let mut ix = shape::unravel(c * chunk, shape);
-                for slot in part {
-                    *slot = dest(ix);
-                    shape::step(shape, &mut ix);
-                }
+                let start = c * chunk;
+                for_each_index_in(shape, start..start + part.len(), |i, ix| part[i - start] = dest(ix));
             });
             cx.check()?;
             let mut out = defaults.to_columns()?;
@@ -200,7 +197,9 @@ fn by_partials<E: Elem, P: Copy + Send + Sync, const R: usize, const R2: usize>(
 /// knows that the partial's stores alias nothing that `dest` and `src` read, and keeps their
 /// captures (the histogram's bounds and bin width, its samples' pointer) and the partial's
 /// pointer in registers across the loop. Inlined into the task, with the partial a local `Vec`,
-/// it loaded them again for every source.
+/// it loaded them again for every source. The sources are walked a row at a time
+/// ([`for_each_index_in`]): with the index stepped per source, each sample's load waited on a
+/// compare and a conditional move, and the loop ran 1.3 times rayon's time on 16 Xeon cores.
 #[inline(never)]
 fn add_run<E: Elem, P: Copy, const R: usize>(
     acc: &mut [P],
@@ -209,15 +208,12 @@ fn add_run<E: Elem, P: Copy, const R: usize>(
     run: Range<usize>,
     add: &impl Fn(E, P) -> P,
 ) {
-    let shape = src.shape();
-    let mut ix = shape::unravel(run.start, shape);
-    for i in run {
+    for_each_index_in(src.shape(), run, |i, ix| {
         let d = dest(ix);
         if d != DROPPED {
             acc[d] = add(src.get_at(i, ix), acc[d]);
         }
-        shape::step(shape, &mut ix);
-    }
+    });
 }
 
 /// The buckets strategy: a stable counting sort of source indices by destination block, then
