@@ -82,6 +82,12 @@ impl<E: Elem> Fresh<'_, E> {
         self.slots.len()
     }
 
+    /// Number of elements written so far.
+    #[inline]
+    pub(crate) fn written(&self) -> usize {
+        self.written
+    }
+
     /// Writes `block` after the elements written so far. Panics if it runs past the region.
     #[inline]
     pub(crate) fn push(&mut self, block: &[E]) {
@@ -143,13 +149,18 @@ pub(crate) fn par_write<E: Elem, T: Send>(
 ) -> Result<(E::Columns, Vec<T>)> {
     let total = ends.last().copied().unwrap_or(0);
     let mut cols = E::Columns::filled(total, E::default())?;
-    let regions = Out::new(&mut cols).split_ends(ends);
-    let results = if regions.len() <= 1 {
+    let results = for_each_region(Out::new(&mut cols).split_ends(ends), fill);
+    Ok((cols, results))
+}
+
+/// `fill(g, region)` for each region `g`, on the thread pool where there are several; the
+/// results in region order.
+fn for_each_region<V: Send, T: Send>(regions: Vec<V>, fill: impl Fn(usize, V) -> T + Sync) -> Vec<T> {
+    if regions.len() <= 1 {
         regions.into_iter().enumerate().map(|(g, r)| fill(g, r)).collect()
     } else {
         regions.into_par_iter().enumerate().map(|(g, r)| fill(g, r)).collect()
-    };
-    Ok((cols, results))
+    }
 }
 
 /// As [`par_write`] where `fill(g, region)` writes every element of its region, in order: the
@@ -159,18 +170,13 @@ fn par_fill<E: Elem>(ends: &[usize], fill: impl Fn(usize, &mut Fresh<'_, E>) + S
     let total = ends.last().copied().unwrap_or(0);
     let mut cols = E::Columns::with_room(total)?;
     let regions = split_at_ends(cols.fresh(total), ends, ColumnsFresh::split_at);
-    let run = |(g, slots)| {
+    for_each_region(regions, |g, slots| {
         let mut region = Fresh { slots, written: 0 };
         fill(g, &mut region);
         // Before the columns take the slots as theirs: a region left short is a bug here, never
         // memory read unwritten.
         assert_eq!(region.written, region.len(), "region {g} of a result was not written in full");
-    };
-    if regions.len() <= 1 {
-        regions.into_iter().enumerate().for_each(run);
-    } else {
-        regions.into_par_iter().enumerate().for_each(run);
-    }
+    });
     // SAFETY: the regions cover `0..total`, and each was written in full (asserted above).
     unsafe { cols.commit_fresh(total) };
     Ok(cols)
@@ -215,8 +221,8 @@ pub(crate) fn par_build_split<E: Elem, const R: usize>(
         let mut block = [E::default(); BLOCK];
         let inner = if R == 0 { 1 } else { shape[R - 1] };
         let mut row_span = span(ix);
-        let mut done = 0;
-        while done < out.len() {
+        while out.written() < out.len() {
+            let done = out.written();
             let at = if R == 0 { 0 } else { ix[R - 1] };
             let is_inside = row_span.contains(&at);
             // The block ends at the row's end, and at the span's start or end.
@@ -236,7 +242,6 @@ pub(crate) fn par_build_split<E: Elem, const R: usize>(
                 fill_row_block(block, start + done, ix, &outside);
             }
             out.push(block);
-            done += len;
             // To the element after the block: its row's next, or the next row's first.
             if R > 0 {
                 ix[R - 1] = at + len - 1;
