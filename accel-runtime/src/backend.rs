@@ -174,15 +174,24 @@ impl Cpu {
     /// Runs generated CPU code with a fresh [`Ctx`] (in the pool of its own, if it has one); an
     /// error recorded in the context and not yet taken is returned too.
     pub fn run<T: Send>(&self, f: impl FnOnce(&Ctx) -> Result<T> + Send) -> Result<T> {
-        let run = || {
-            let cx = Ctx::new();
-            let value = f(&cx)?;
-            cx.check()?;
-            Ok(value)
-        };
+        let mut f = Some(f);
+        let mut result = None;
+        self.enter(&mut || {
+            if let Some(f) = f.take() {
+                let cx = Ctx::new();
+                result = Some(f(&cx).and_then(|value| cx.check().map(|()| value)));
+            }
+        });
+        result.expect("the pool runs the call before `enter` returns")
+    }
+
+    /// Runs `work` in the pool of its own, if it has one, else on the calling thread. A trait
+    /// object: rayon's hand-over into a pool, compiled for every generated function, was a few
+    /// dozen functions each.
+    fn enter(&self, work: &mut (dyn FnMut() + Send)) {
         match &self.pool {
-            Pool::Own(pool) => pool.install(run),
-            Pool::Global => run(),
+            Pool::Own(pool) => pool.install(work),
+            Pool::Global => work(),
         }
     }
 }

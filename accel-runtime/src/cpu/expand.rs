@@ -17,12 +17,11 @@
 //! element, `value` once per result.
 
 use super::Ctx;
-use super::par::{Out, chunk_len, par_write, uniform_ends};
+use super::par::{Out, chunk_len, par_parts, par_write, uniform_ends};
 use super::source::Source;
 use crate::array::{Array, Vector};
 use crate::elem::{Columns, Elem, IndexLike};
 use accel_core::{Error, Result};
-use rayon::prelude::*;
 
 /// For each element `x` in order, `count(x)` results `value(x, 0)`, .., `value(x, count - 1)`.
 ///
@@ -45,26 +44,22 @@ pub fn expand<A: Elem, B: Elem, C: IndexLike>(
     let chunk = chunk_len(n);
     // Phase 1: counts, kept as exclusive offsets within each chunk, plus chunk totals.
     let mut offsets = vec![0usize; n + 1];
-    let totals: Vec<Result<usize>> = offsets[..n]
-        .par_chunks_mut(chunk)
-        .enumerate()
-        .map(|(c, part)| {
-            let mut total = 0usize;
-            let run = c * chunk..c * chunk + part.len();
-            for (j, (slot, x)) in part.iter_mut().zip(a.iter_range(run)).enumerate() {
-                *slot = total;
-                let k = count(x);
-                let k = k.to_index().ok_or_else(|| {
-                    Error::invalid_argument(
-                        "expand",
-                        format!("the count of element {} is {k:?}, which is negative", c * chunk + j),
-                    )
-                })?;
-                total = total.checked_add(k).ok_or_else(too_large)?;
-            }
-            Ok(total)
-        })
-        .collect();
+    let totals: Vec<Result<usize>> = par_parts(offsets[..n].chunks_mut(chunk).collect(), &|c, part: &mut [usize]| {
+        let mut total = 0usize;
+        let run = c * chunk..c * chunk + part.len();
+        for (j, (slot, x)) in part.iter_mut().zip(a.iter_range(run)).enumerate() {
+            *slot = total;
+            let k = count(x);
+            let k = k.to_index().ok_or_else(|| {
+                Error::invalid_argument(
+                    "expand",
+                    format!("the count of element {} is {k:?}, which is negative", c * chunk + j),
+                )
+            })?;
+            total = total.checked_add(k).ok_or_else(too_large)?;
+        }
+        Ok(total)
+    });
     cx.check()?;
     // Phase 2: chunk offsets.
     let mut starts = Vec::with_capacity(totals.len());
@@ -77,7 +72,9 @@ pub fn expand<A: Elem, B: Elem, C: IndexLike>(
         return Err(too_large());
     }
     offsets[n] = total;
-    offsets[..n].par_chunks_mut(chunk).zip(&starts).for_each(|(part, &s)| part.iter_mut().for_each(|o| *o += s));
+    par_parts(offsets[..n].chunks_mut(chunk).collect(), &|c, part: &mut [usize]| {
+        part.iter_mut().for_each(|o| *o += starts[c]);
+    });
     // Phase 3: equal chunks of the output, each starting at the element that covers it.
     let out_chunk = chunk_len(total);
     let offsets = &offsets;
@@ -122,19 +119,15 @@ pub fn filter<E: Elem>(cx: &Ctx, a: &impl Source<E, 1>, pred: impl Fn(E) -> bool
     let n = a.len();
     let chunk = chunk_len(n);
     let mut keep = vec![false; n];
-    let kept: Vec<usize> = keep
-        .par_chunks_mut(chunk)
-        .enumerate()
-        .map(|(c, part)| {
-            let mut k = 0;
-            let run = c * chunk..c * chunk + part.len();
-            for (slot, x) in part.iter_mut().zip(a.iter_range(run)) {
-                *slot = pred(x);
-                k += usize::from(*slot);
-            }
-            k
-        })
-        .collect();
+    let kept: Vec<usize> = par_parts(keep.chunks_mut(chunk).collect(), &|c, part: &mut [bool]| {
+        let mut k = 0;
+        let run = c * chunk..c * chunk + part.len();
+        for (slot, x) in part.iter_mut().zip(a.iter_range(run)) {
+            *slot = pred(x);
+            k += usize::from(*slot);
+        }
+        k
+    });
     let ends: Vec<usize> = kept
         .iter()
         .scan(0, |acc, k| {

@@ -29,13 +29,14 @@
 //! Limits: a destination out of range is `IndexOutOfBounds`. A heavily skewed scatter to many destinations runs one block at a time.
 
 use super::Ctx;
-use super::par::{Out, chunk_len, for_each_index, for_each_index_in, is_long, par_build_indexed, uniform_ends};
+use super::par::{
+    Out, chunk_len, for_each_index, for_each_index_in, is_long, par_build_indexed, par_parts, par_tasks, uniform_ends,
+};
 use super::source::Source;
 use crate::array::Array;
 use crate::elem::{Columns, Elem};
 use crate::shape;
 use accel_core::{Error, Result};
-use rayon::prelude::*;
 use std::ops::Range;
 
 /// Marks a dropped source.
@@ -153,7 +154,7 @@ fn scatter<E: Elem, const R: usize, const R2: usize>(
             }
         } else {
             let mut dst = vec![DROPPED; n];
-            dst.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
+            par_parts(dst.chunks_mut(chunk).collect(), &|c, part: &mut [usize]| {
                 let start = c * chunk;
                 for_each_index_in(shape, start..start + part.len(), |i, ix| part[i - start] = dest(ix));
             });
@@ -181,14 +182,11 @@ fn by_partials<E: Elem, P: Copy + Send + Sync, const R: usize, const R2: usize>(
     apply: impl Fn(P, E) -> E + Sync,
 ) -> Result<E::Columns> {
     let (m, n) = (defaults.len(), src.len());
-    let partials: Vec<Vec<P>> = (0..n.div_ceil(chunk))
-        .into_par_iter()
-        .map(|c| {
-            let mut acc: Vec<P> = vec![empty; m];
-            add_run(&mut acc, src, dest, c * chunk..(c * chunk + chunk).min(n), &add);
-            acc
-        })
-        .collect();
+    let partials: Vec<Vec<P>> = par_tasks(n.div_ceil(chunk), &|c| {
+        let mut acc: Vec<P> = vec![empty; m];
+        add_run(&mut acc, src, dest, c * chunk..(c * chunk + chunk).min(n), &add);
+        acc
+    });
     par_build_indexed(defaults.shape(), |d, ix| partials.iter().fold(defaults.get_at(d, ix), |old, p| apply(p[d], old)))
 }
 
@@ -229,16 +227,13 @@ fn by_buckets<E: Elem, const R: usize>(
     let block = chunk_len(m);
     let blocks = m.div_ceil(block);
     // counts[c][b]: sources of chunk c bound for block b.
-    let counts: Vec<Vec<usize>> = dst
-        .par_chunks(chunk)
-        .map(|part| {
-            let mut k = vec![0; blocks];
-            for &d in part.iter().filter(|&&d| d != DROPPED) {
-                k[d / block] += 1;
-            }
-            k
-        })
-        .collect();
+    let counts: Vec<Vec<usize>> = par_parts(dst.chunks(chunk).collect(), &|_, part: &[usize]| {
+        let mut k = vec![0; blocks];
+        for &d in part.iter().filter(|&&d| d != DROPPED) {
+            k[d / block] += 1;
+        }
+        k
+    });
     // Buckets are block-major, chunk-minor: every block's sources in ascending source order.
     let kept: usize = counts.iter().flatten().sum();
     let mut order = vec![0usize; kept];
@@ -255,7 +250,7 @@ fn by_buckets<E: Elem, const R: usize>(
         }
         block_ends.push(at);
     }
-    slots.into_par_iter().enumerate().for_each(|(c, mut mine)| {
+    par_parts(slots, &|c, mut mine: Vec<&mut [usize]>| {
         let mut fill = vec![0; blocks];
         for (j, &d) in dst[c * chunk..].iter().take(chunk).enumerate() {
             if d != DROPPED {
@@ -266,7 +261,7 @@ fn by_buckets<E: Elem, const R: usize>(
         }
     });
     let order = &order;
-    Out::new(out).split_ends(&uniform_ends(m, block)).into_par_iter().enumerate().for_each(|(b, mut part)| {
+    par_parts(Out::new(out).split_ends(&uniform_ends(m, block)), &|b, mut part: Out<'_, E>| {
         let from = if b == 0 { 0 } else { block_ends[b - 1] };
         for &j in &order[from..block_ends[b]] {
             let d = dst[j] - b * block;

@@ -17,7 +17,9 @@
 //! Limits: `scanl1`/`scanr1` of an empty row is an empty row; a seed is required by `WithSeed`
 //! and refused by `Inclusive`.
 
-use super::par::{Out, alloc_len, chunk_len, fold1_run, innermost, is_long, par_items_valued, with_innermost};
+use super::par::{
+    Out, alloc_len, chunk_len, fold1_run, innermost, is_long, par_items_valued, par_parts, par_tasks, with_innermost,
+};
 use super::source::Source;
 use super::{Ctx, check_rank_drop};
 use crate::array::Array;
@@ -25,7 +27,6 @@ use crate::elem::{Columns, Elem};
 use crate::shape;
 use accel_core::ir::{Direction, ScanKind};
 use accel_core::{Error, Result};
-use rayon::prelude::*;
 use std::ops::Range;
 
 /// Where one row's scan values go. With `a_j` the value after consuming `x_j` (left: the fold of
@@ -88,7 +89,8 @@ pub(crate) fn scan_row<E: Elem, B: Elem, const R: usize>(
         Direction::Left => 0..last,
         Direction::Right => 1..last + 1,
     };
-    let totals: Vec<E> = runs[fed].par_iter().map(|r| fold1_run(src, r.clone(), f)).collect();
+    let fed = &runs[fed];
+    let totals: Vec<E> = par_tasks(fed.len(), &|c| fold1_run(src, fed[c].clone(), f));
 
     // Phase 2: carries, from the seed.
     let mut carries = vec![layout.seed; runs.len()];
@@ -112,12 +114,8 @@ pub(crate) fn scan_row<E: Elem, B: Elem, const R: usize>(
     let mut ends: Vec<usize> = runs[..last].iter().map(|r| place(r.end)).collect();
     ends.push(out_len);
     let bases: Vec<usize> = std::iter::once(0).chain(ends[..last].iter().copied()).collect();
-    let finals: Vec<Option<E>> = out
-        .split_ends(&ends)
-        .into_par_iter()
-        .enumerate()
-        .map(|(c, part)| row.chunk(runs[c].clone(), part, bases[c], carries[c]))
-        .collect();
+    let finals: Vec<Option<E>> =
+        par_parts(out.split_ends(&ends), &|c, part| row.chunk(runs[c].clone(), part, bases[c], carries[c]));
     match layout.dir {
         Direction::Left => finals[last],
         Direction::Right => finals[0],
