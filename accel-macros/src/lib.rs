@@ -494,10 +494,26 @@ mod tests {
     use accel_core::ptx_dir;
     use std::path::Path;
 
+    /// A directory of the system's temporary one, removed when dropped.
+    struct BuildDir(std::path::PathBuf);
+
+    impl std::ops::Deref for BuildDir {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for BuildDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
     /// A fresh directory laid out like a build script's `ACCEL_PTX_DIR`: `files` as (path, text).
-    fn build_dir(case: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("accel-macros-test-{}-{case}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    fn build_dir(case: &str, files: &[(&str, &str)]) -> BuildDir {
+        let dir = BuildDir(std::env::temp_dir().join(format!("accel-macros-test-{}-{case}", std::process::id())));
+        let _ = std::fs::remove_dir_all(&*dir);
         std::fs::create_dir_all(dir.join(ptx_dir::PROGRAMS)).unwrap();
         for (file, text) in files {
             let path = dir.join(file);
