@@ -40,6 +40,20 @@ pub const fn scan_items(bytes: usize) -> usize {
     }
 }
 
+/// The fewest parts of a row that the second launch of a commutative reduction
+/// (`crate::reduce::finish_rows_striped`) folds with a whole block instead of one warp: from
+/// here one warp's fold takes two or more round trips to L2 (a batch of 256 partials each), a
+/// block's eight warps one.
+pub const FINISH_BLOCK_PARTS: usize = 512;
+
+/// Warps that fold each row of `parts` parts in the second launch of a commutative reduction: a
+/// block's (`BLOCK_THREADS / WARP`) from [`FINISH_BLOCK_PARTS`] parts on, else one. The kernel
+/// folds by it and the executor sizes every second launch by it (an order-preserving finish,
+/// which folds a row with one warp, leaves the other warps without a row).
+pub const fn finish_warps(parts: usize) -> usize {
+    if parts >= FINISH_BLOCK_PARTS { BLOCK_THREADS as usize / WARP } else { 1 }
+}
+
 /// Elements of a tile of a single-pass scan (`crate::scan::scan_single_pass`) of `items`
 /// elements a thread: tile `k` of a row holds its elements `k * tile ..`, the last shorter. The
 /// kernel cuts rows by it and the executor counts a row's tiles by it.
@@ -357,6 +371,14 @@ mod tests {
         // Narrow elements stop at 16 items, wide ones take one.
         assert_eq!((scan_items(1), scan_items(0)), (16, 16));
         assert_eq!((scan_items(65), scan_items(SCAN_SLOT)), (1, 1));
+    }
+
+    #[test]
+    fn long_rows_of_partials_are_finished_by_a_block() {
+        assert_eq!(finish_warps(FINISH_BLOCK_PARTS - 1), 1);
+        assert_eq!(finish_warps(FINISH_BLOCK_PARTS), BLOCK_THREADS as usize / WARP);
+        // A `fold_all` of 2^28 elements on 132 multiprocessors: a part per resident warp.
+        assert_eq!(finish_warps(132 * 32), 8);
     }
 
     #[test]

@@ -88,6 +88,34 @@ pub trait DeviceElem: Copy {
     }
 }
 
+/// Writes an optional element to a shared slot: the element at shared-space address `value`
+/// (when present) and its presence, 1 or 0, in the `u32` at `flag`.
+///
+/// # Safety
+/// `value` and `flag` lie in a block-shared buffer, `value` aligned to the element and `flag`
+/// to 4 bytes.
+#[inline(always)]
+pub unsafe fn store_shared_option<T: DeviceElem>(value: u32, flag: u32, v: Option<T>) {
+    // SAFETY: the caller's addresses.
+    unsafe {
+        if let Some(v) = v {
+            T::store_shared(value, v);
+        }
+        <u32 as DeviceElem>::store_shared(flag, v.is_some() as u32);
+    }
+}
+
+/// The optional element of a shared slot that [`store_shared_option`] wrote.
+///
+/// # Safety
+/// As [`store_shared_option`], and the slot written before a barrier that precedes this read (or
+/// by this thread).
+#[inline(always)]
+pub unsafe fn load_shared_option<T: DeviceElem>(value: u32, flag: u32) -> Option<T> {
+    // SAFETY: the caller's addresses and order.
+    unsafe { (<u32 as DeviceElem>::load_shared(flag) != 0).then(|| T::load_shared(value)) }
+}
+
 /// [`DeviceElem::prefetch_l2`] of one column of scalars.
 ///
 /// # Safety

@@ -16,7 +16,7 @@
 
 use crate::abi::{BLOCK_THREADS, ITEMS, SCAN_SLOT, TILE, WARP, single_pass_tile};
 use crate::device::{self, FULL_MASK};
-use crate::elem::DeviceElem;
+use crate::elem::{DeviceElem, load_shared_option, store_shared_option};
 use crate::rows::{Rows, chunk};
 use crate::warp::{self, cat, fold_items, lane_items, lanes, lanes_with_items, load_items};
 
@@ -441,19 +441,14 @@ impl<T: DeviceElem> BlockShared<T> {
         let (value, flag) = self.slot(k);
         // SAFETY: slot `k` and its flag lie in the buffer (`k <= WARPS`), aligned (`WARP_VALUES`
         // and `PREFIX_VALUE` are multiples of 16, a slot's size of the element's alignment).
-        unsafe {
-            if let Some(v) = v {
-                T::store_shared(value, v);
-            }
-            u32::store_shared(flag, v.is_some() as u32);
-        }
+        unsafe { store_shared_option(value, flag, v) }
     }
 
     #[inline(always)]
     fn read(&self, k: usize) -> Option<T> {
         let (value, flag) = self.slot(k);
         // SAFETY: as `set`; written before the barrier that precedes this read.
-        unsafe { (u32::load_shared(flag) != 0).then(|| T::load_shared(value)) }
+        unsafe { load_shared_option(value, flag) }
     }
 }
 

@@ -9,7 +9,7 @@ use accel_core::kernel::{Role, Rows, Strategy};
 use accel_core::types::Type;
 use accel_core::{Error, Result};
 use accel_kernels::abi::walk::{self, Walk};
-use accel_kernels::abi::{RANGE, TILE};
+use accel_kernels::abi::{self, RANGE, TILE};
 use std::sync::Arc;
 
 /// The largest input (elements) whose reduction finishes in one launch. Measured on an H100
@@ -109,7 +109,8 @@ impl Exec<'_> {
         let w = call.words(&[&out], &scratch);
         self.launch(call.id, Role::Reduce, split.rows * split.parts, &w)?;
         if split.parts > 1 && !one_launch {
-            self.launch(call.id, Role::Finish, split.rows, &w)?;
+            // A warp per row, or a block per row of many parts (`abi::finish_warps`).
+            self.launch(call.id, Role::Finish, split.rows * abi::finish_warps(split.parts), &w)?;
         }
         Ok(DValue::Array(out))
     }
