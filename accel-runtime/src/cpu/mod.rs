@@ -159,7 +159,7 @@ impl<'a, E: Elem, const R: usize> View<'a, E, R> {
     /// `ix` lies inside the shape.
     #[inline]
     pub unsafe fn element(&self, ix: [usize; R]) -> E {
-        debug_assert!(shape::contains(self.shape, ix), "a proven read at {ix:?} outside {:?}", self.shape);
+        debug_assert!(shape::contains(self.shape, ix), "an unchecked read at {ix:?} outside {:?}", self.shape);
         // SAFETY: the caller's `ix` inside the shape, whose size is the columns' length.
         unsafe { self.columns.get_unchecked(shape::ravel(self.shape, ix)) }
     }
@@ -259,7 +259,8 @@ impl Ctx {
     #[inline]
     pub fn read_source<E: Elem, const R: usize>(&self, number: u32, a: impl Elements<E, R>, ix: [usize; R]) -> E {
         let inside = self.check_source_index(number, ix, a.shape());
-        element_or_default(inside, a, ix)
+        // SAFETY: `inside` is the check of `ix` against `a`'s shape.
+        unsafe { element_or_default(inside, a, ix) }
     }
 
     /// [`Ctx::read_source`] of a read whose components in the bit mask `proved` (bit `d` for
@@ -314,7 +315,8 @@ impl Ctx {
     #[inline]
     pub fn read_in<E: Elem, const R: usize>(&self, op: &str, a: impl Elements<E, R>, ix: [usize; R]) -> E {
         let inside = self.check_index(op, ix, a.shape());
-        element_or_default(inside, a, ix)
+        // SAFETY: `inside` is the check of `ix` against `a`'s shape.
+        unsafe { element_or_default(inside, a, ix) }
     }
 
     /// Whether `ix` is inside `shape`; if not, records the error `outside` makes (only then).
@@ -373,10 +375,16 @@ impl Ctx {
     }
 }
 
-/// `a[ix]` if `inside` (the caller checked `ix` against `a`'s shape), else the default element.
+/// `a[ix]` if `inside`, else the default element.
+///
+/// # Safety
+/// `inside` only if `ix` lies inside `a`'s shape. (Read with no second check: a bounds check of
+/// the columns against their length, which the optimiser cannot tell equals the shape's size,
+/// made a sparse product's gathers of `x[col]` compare twice and reload the length per value.)
 #[inline]
-fn element_or_default<E: Elem, const R: usize>(inside: bool, a: impl Elements<E, R>, ix: [usize; R]) -> E {
-    if inside { a.get_linear(shape::ravel(a.shape(), ix)) } else { E::default() }
+unsafe fn element_or_default<E: Elem, const R: usize>(inside: bool, a: impl Elements<E, R>, ix: [usize; R]) -> E {
+    // SAFETY: the caller's `inside`.
+    if inside { unsafe { a.element(ix) } } else { E::default() }
 }
 
 /// Checks the `R1 == R - 1` relation of a skeleton that removes the innermost dimension.
