@@ -302,8 +302,15 @@ float_ops! {
 /// unsigned one by a `max` with 0 before `cvt` (one instruction; PTX's `max` returns the operand
 /// that is not NaN, and a negative input converts to 0 either way), a signed one by a test and a
 /// select after it. LLVM's lowering of `as` adds two compares and four selects instead (in a
-/// histogram's binning, 6 of the about 25 instructions of a sample's SASS). The device code
-/// generator calls it for every such `as`; the host keeps `as`.
+/// histogram's binning, 6 of the about 25 instructions of a sample's SASS).
+///
+/// On an x86-64 host, which has no conversion to an unsigned integer, LLVM's lowering of `as`
+/// to `u32`, `u64` or `usize` converts twice (below and above `2^63`) and clamps with compares
+/// and conditional moves, some ten instructions (a third of the CPU histogram's loop). The
+/// conversion of a value in `(-1, 2^bits)` (or `2^63` for 64 bits), the only values a program
+/// converts in practice, is one signed conversion, so that case is tested first and the others
+/// take `as` out of line. Elsewhere the host keeps `as`. The code generators of both backends
+/// call it for every float-to-integer `as` of 32 or 64 bits.
 pub trait ToInt<I>: Copy {
     fn to_int(self) -> I;
 }
@@ -330,11 +337,88 @@ macro_rules! to_int {
                 }
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
+                    host_to_int(self)
+                }
+            }
+        }
+    )*};
+}
+
+/// `x as I` on the host (see [`ToInt`]).
+#[cfg(not(target_arch = "nvptx64"))]
+trait HostToInt<I> {
+    fn host_to_int(self) -> I;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+fn host_to_int<F: HostToInt<I>, I>(x: F) -> I {
+    x.host_to_int()
+}
+
+/// The unsigned conversions, with their usual range tested first on x86-64 (see [`ToInt`]):
+/// `$limit` is the least float past the range where the signed conversion to `$wide` is exact.
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! host_to_unsigned {
+    ($($f:ty, $i:ty, $wide:ty, $limit:expr;)*) => {$(
+        impl HostToInt<$i> for $f {
+            #[inline(always)]
+            fn host_to_int(self) -> $i {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    /// The rest: negative, NaN, too large; out of line, so that the usual case
+                    /// stays one branch that is always taken the same way.
+                    #[cold]
+                    #[inline(never)]
+                    fn rest(x: $f) -> $i {
+                        x as $i
+                    }
+                    if self > -1.0 && self < $limit {
+                        // SAFETY: finite, and its truncation lies in `0..2^bits`, inside `$wide`.
+                        unsafe { self.to_int_unchecked::<$wide>() as $i }
+                    } else {
+                        rest(self)
+                    }
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                {
                     self as $i
                 }
             }
         }
     )*};
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+host_to_unsigned! {
+    f32, u32, i64, 4_294_967_296.0;
+    f64, u32, i64, 4_294_967_296.0;
+    f32, u64, i64, 9_223_372_036_854_775_808.0;
+    f64, u64, i64, 9_223_372_036_854_775_808.0;
+    f32, usize, i64, 9_223_372_036_854_775_808.0;
+    f64, usize, i64, 9_223_372_036_854_775_808.0;
+}
+
+/// The signed conversions keep `as`: x86-64 converts to a signed integer itself, and LLVM's
+/// lowering only adds the clamps.
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! host_to_signed {
+    ($($f:ty, $i:ty;)*) => {$(
+        impl HostToInt<$i> for $f {
+            #[inline(always)]
+            fn host_to_int(self) -> $i {
+                self as $i
+            }
+        }
+    )*};
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+host_to_signed! {
+    f32, i32;
+    f64, i32;
+    f32, i64;
+    f64, i64;
 }
 
 to_int! {
@@ -465,6 +549,49 @@ mod math {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ToInt` gives what `as` gives, for the edges of every range and a sample of every `f32`
+    /// bit pattern (and of `f64` ones).
+    #[test]
+    fn to_int_is_as_for_every_kind_of_float() {
+        // Every conversion of `x` (one float type) against `as`.
+        macro_rules! same_as_as {
+            ($x:expr) => {{
+                let x = $x;
+                assert_eq!(ToInt::<u32>::to_int(x), x as u32, "{x:?} as u32");
+                assert_eq!(ToInt::<u64>::to_int(x), x as u64, "{x:?} as u64");
+                assert_eq!(ToInt::<usize>::to_int(x), x as usize, "{x:?} as usize");
+                assert_eq!(ToInt::<i32>::to_int(x), x as i32, "{x:?} as i32");
+                assert_eq!(ToInt::<i64>::to_int(x), x as i64, "{x:?} as i64");
+            }};
+        }
+        let check32 = |x: f32| same_as_as!(x);
+        let check64 = |x: f64| same_as_as!(x);
+        let edges = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2f64.powi(31), 2f64.powi(32), 2f64.powi(63), 2f64.powi(64)];
+        for e in edges {
+            for x in [e, -e] {
+                for d in [-2.0, -1.0, -0.75, 0.0, 0.25, 1.0] {
+                    check64(x + d);
+                    check32((x + d) as f32);
+                }
+                // The neighbours of each edge, in each type.
+                let (x32, x64) = (x as f32, x);
+                for k in [-2i32, -1, 1, 2] {
+                    check32(f32::from_bits(x32.to_bits().wrapping_add_signed(k)));
+                    check64(f64::from_bits(x64.to_bits().wrapping_add_signed(k.into())));
+                }
+            }
+        }
+        for x in [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, f32::MIN, f32::MIN_POSITIVE] {
+            check32(x);
+            check64(f64::from(x));
+        }
+        // Every 65 537th bit pattern (a prime stride, through every exponent and sign).
+        for bits in (0..=u32::MAX).step_by(65_537) {
+            check32(f32::from_bits(bits));
+            check64(f64::from_bits(u64::from(bits).wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        }
+    }
 
     #[test]
     fn integers_wrap_and_division_by_zero_is_none() {

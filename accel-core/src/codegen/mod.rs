@@ -365,10 +365,12 @@ impl Gen {
                     t,
                     ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64 | ScalarType::Usize
                 );
-                Code::owned(if self.device && from_float && wide_int {
-                    // `cvt.rzi` (and a NaN test where PTX gives NaN no 0): the result of `as` in
-                    // fewer instructions than LLVM's lowering (`accel_kernels::ops::ToInt`).
-                    quote!(::accel_kernels::ops::ToInt::<#ty>::to_int(#v))
+                Code::owned(if from_float && wide_int {
+                    // The result of `as` in fewer instructions than LLVM's lowering
+                    // (`accel_kernels::ops::ToInt`): on the GPU `cvt.rzi` (and a NaN test where
+                    // PTX gives NaN no 0), on an x86-64 host the usual range tested first.
+                    let ops = self.ops();
+                    quote!(#ops::ToInt::<#ty>::to_int(#v))
                 } else {
                     quote!(((#v) as #ty))
                 })
