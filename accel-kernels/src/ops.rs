@@ -305,12 +305,12 @@ float_ops! {
 /// histogram's binning, 6 of the about 25 instructions of a sample's SASS).
 ///
 /// On an x86-64 host, which has no conversion to an unsigned integer, LLVM's lowering of `as`
-/// to `u32`, `u64` or `usize` converts twice (below and above `2^63`) and clamps with compares
-/// and conditional moves, some ten instructions (a third of the CPU histogram's loop). The
-/// conversion of a value in `(-1, 2^bits)` (or `2^63` for 64 bits), the only values a program
-/// converts in practice, is one signed conversion, so that case is tested first and the others
-/// take `as` out of line. Elsewhere the host keeps `as`. The code generators of both backends
-/// call it for every float-to-integer `as` of 32 or 64 bits.
+/// to `u64` or `usize` converts twice (below and above `2^63`), and to `u32` through a 64-bit
+/// signed conversion, then clamps with compares and conditional moves: some ten instructions,
+/// a third of the CPU histogram's loop. A value in `(-1, 2^32)` (`2^63` for 64 bits), which is
+/// what a program converts to an index or a bin, takes one signed conversion, so that case is
+/// tested first and the others take `as` out of line. Elsewhere the host keeps `as`. The code
+/// generators of both backends call it for every float-to-integer `as` of 32 or 64 bits.
 pub trait ToInt<I>: Copy {
     fn to_int(self) -> I;
 }
