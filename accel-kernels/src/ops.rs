@@ -337,7 +337,7 @@ macro_rules! to_int {
                 }
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
-                    host_to_int(self)
+                    HostToInt::<$i>::host_to_int(self)
                 }
             }
         }
@@ -348,12 +348,6 @@ macro_rules! to_int {
 #[cfg(not(target_arch = "nvptx64"))]
 trait HostToInt<I> {
     fn host_to_int(self) -> I;
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-fn host_to_int<F: HostToInt<I>, I>(x: F) -> I {
-    x.host_to_int()
 }
 
 /// The unsigned conversions, with their usual range tested first on x86-64 (see [`ToInt`]):
