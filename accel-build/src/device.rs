@@ -19,7 +19,7 @@
 
 use crate::toolchain::Toolchain;
 use crate::{Result, error, fnv1a, write};
-use accel_core::kernel::Role;
+use accel_core::kernel::{self, Role};
 use accel_core::ptx_dir;
 use std::path::{Path, PathBuf};
 
@@ -61,7 +61,11 @@ impl DeviceBuild<'_> {
     fn stamp(&self, manifest: &str, source: &str, version: &str) -> String {
         // The occupancy requests are applied to the module after rustc (`with_occupancy`): a
         // change of them must rebuild it too.
-        let occupancy = format!("{:?}", Role::ALL.map(|r| (r.suffix(), r.blocks_per_sm())));
+        let occupancy = format!(
+            "{:?} {:?}",
+            Role::ALL.map(|r| (r.suffix(), r.blocks_per_sm())),
+            kernel::entry_blocks_per_sm(kernel::offsets_scan::SCAN)
+        );
         let inputs =
             [manifest.as_bytes(), source.as_bytes(), &kernels_digest(), version.as_bytes(), occupancy.as_bytes()];
         format!("{:016x}", fnv1a(&inputs))
@@ -310,7 +314,7 @@ fn cargo_errors(stderr: &str) -> String {
     crate::head(&lines[first..].join("\n"), 60)
 }
 
-/// `ptx` with the occupancy each node kernel asks for (`Role::blocks_per_sm`) declared after its
+/// `ptx` with the occupancy each kernel asks for (`kernel::entry_blocks_per_sm`) declared after its
 /// parameters (`.maxntid` of the block size and `.minnctapersm`, which rustc has no attribute
 /// for), so that ptxas, here or in the driver, keeps its registers within what that many
 /// resident blocks leave.
@@ -322,7 +326,7 @@ fn with_occupancy(ptx: &str) -> String {
         out.push('\n');
         if let Some(name) = line.trim_start().strip_prefix(".visible .entry ") {
             let name = name.split('(').next().unwrap_or_default();
-            pending = Role::of_kernel(name).and_then(Role::blocks_per_sm);
+            pending = kernel::entry_blocks_per_sm(name);
         } else if line.trim() == ")"
             && let Some(blocks) = pending.take()
         {
@@ -355,6 +359,14 @@ mod tests {
         assert!(more > blocks);
         let tuned = with_occupancy(&format!(".version 8.7\n{}", entry(&dense)));
         assert!(tuned.contains(&format!("{dense}_param_0\n)\n.maxntid 256, 1, 1\n.minnctapersm {more}\n")), "{tuned}");
+        // The module-wide offsets scan asks for what a node's scan does.
+        let offsets = kernel::offsets_scan::SCAN;
+        let scan = Role::Scan.blocks_per_sm().expect("the scan asks for blocks");
+        let tuned = with_occupancy(&format!(".version 8.7\n{}", entry(offsets)));
+        assert!(
+            tuned.contains(&format!("{offsets}_param_0\n)\n.maxntid 256, 1, 1\n.minnctapersm {scan}\n")),
+            "{tuned}"
+        );
     }
 
     #[test]

@@ -277,6 +277,18 @@ pub fn single_pass_items(elem: &ElemType) -> Option<usize> {
     (elem.leaves().len() * 8 <= SCAN_SLOT).then(|| scan_items(elem.size_bytes()))
 }
 
+/// The resident blocks per multiprocessor that the PTX entry `name` asks ptxas to allow for
+/// (`.minnctapersm`): a node kernel's role's ([`Role::blocks_per_sm`]), and the module-wide
+/// offsets scan's, which runs the same single pass as a node's scan and is launched as a
+/// [`Role::Scan`] is; `None` for ptxas's own choice.
+pub fn entry_blocks_per_sm(name: &str) -> Option<u32> {
+    if name == offsets_scan::SCAN {
+        Role::Scan.blocks_per_sm()
+    } else {
+        Role::of_kernel(name).and_then(Role::blocks_per_sm)
+    }
+}
+
 /// The module-wide kernel: the exclusive prefix sums of `n + 1` `usize` counts into a separate
 /// offsets buffer (`[error slot, n + 1, parts, partials (length, column pointer), partial flags
 /// pointer, carries (length, column pointer), carry flags pointer, counts pointer, offsets
@@ -1095,18 +1107,18 @@ pub(crate) mod tests {
     #[test]
     fn single_pass_tiles_follow_the_element_and_stop_at_wide_ones() {
         let scalar = |s| ElemType::Scalar(s);
-        assert_eq!(single_pass_items(&scalar(ScalarType::F32)), Some(16));
-        assert_eq!(single_pass_items(&scalar(ScalarType::U8)), Some(16));
-        assert_eq!(single_pass_items(&ElemType::Tuple(vec![scalar(ScalarType::F64); 2])), Some(4));
-        assert_eq!(accel_kernels::abi::single_pass_tile(16), 4096);
+        assert_eq!(single_pass_items(&scalar(ScalarType::F32)), Some(32));
+        assert_eq!(single_pass_items(&scalar(ScalarType::U8)), Some(32));
+        assert_eq!(single_pass_items(&ElemType::Tuple(vec![scalar(ScalarType::F64); 2])), Some(8));
+        assert_eq!(accel_kernels::abi::single_pass_tile(32), 8192);
         // 32 scalars fit the block's shared slots, 33 do not: their rows take a warp each.
         let tuple = |e: ElemType, n| ElemType::Tuple(vec![e; n]);
         let thirty_two = tuple(tuple(tuple(scalar(ScalarType::U8), 4), 4), 2);
-        assert_eq!(single_pass_items(&thirty_two), Some(2));
+        assert_eq!(single_pass_items(&thirty_two), Some(4));
         assert_eq!(single_pass_items(&ElemType::Tuple(vec![thirty_two, scalar(ScalarType::U8)])), None);
         let padded = tuple(ElemType::Tuple(vec![scalar(ScalarType::U8), scalar(ScalarType::F64)]), 6);
-        assert_eq!(single_pass_items(&padded), Some(1));
-        assert_eq!(offsets_scan::ITEMS, 8);
+        assert_eq!(single_pass_items(&padded), Some(2));
+        assert_eq!(offsets_scan::ITEMS, 16);
     }
 
     #[test]

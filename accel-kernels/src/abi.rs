@@ -26,15 +26,16 @@ pub const TILE: usize = WARP * ITEMS;
 /// Elements each thread of an elementwise kernel computes per step (`generate`): a block's step
 /// is a tile of `BLOCK_THREADS * GENERATE_UNROLL` consecutive elements.
 pub const GENERATE_UNROLL: usize = 4;
-/// Elements each thread of a single-pass scan (`crate::scan::scan_single_pass`) holds in
-/// registers, for elements of `bytes` bytes (the sum of their scalars'): about 64 bytes' worth,
-/// from 1 to 16. A block's tile is `BLOCK_THREADS` times as many.
+/// Elements each thread of a single-pass scan (`crate::scan::scan_single_pass`) takes, for
+/// elements of `bytes` bytes (the sum of their scalars'): about 128 bytes' worth, from 1 to 32.
+/// A block's tile is `BLOCK_THREADS` times as many. (The items wait in shared memory, not in
+/// registers, while the tile looks back.)
 pub const fn scan_items(bytes: usize) -> usize {
-    let items = 64 / if bytes == 0 { 1 } else { bytes };
+    let items = 128 / if bytes == 0 { 1 } else { bytes };
     if items < 1 {
         1
-    } else if items > 16 {
-        16
+    } else if items > 32 {
+        32
     } else {
         items
     }
@@ -94,16 +95,19 @@ pub const RANGE_BLOCKS_PER_SM: u32 = 3;
 /// values 7–10% faster on an H200, eleventh session), the first where that spills (a CSR product,
 /// 124 bytes of spill: 19% slower).
 pub const RANGE_DENSE_BLOCKS_PER_SM: u32 = 4;
-/// Blocks of [`BLOCK_THREADS`] that a node's scan kernel keeps resident on a multiprocessor (its
-/// PTX entry declares it, so that ptxas keeps its registers within 80). A block of the single pass
+/// Blocks of [`BLOCK_THREADS`] that a node's scan kernel, and the module-wide offsets scan, keep
+/// resident on a multiprocessor (their PTX entries declare it, so that ptxas keeps their
+/// registers within 80). A block of the single pass
 /// (`crate::scan::scan_single_pass`) spends much of a tile waiting at its barriers for the
 /// look-back of its first warp; left to itself, ptxas gives the `f32` pass 96 registers and 2
 /// blocks, which then wait together. H200, `scanl1` of 2^28 `f32`: 1591 µs with 2 blocks,
 /// 1214 µs with 3 (no spill), 1175 µs with 4 (64 registers, 124 bytes of spill), in the fourth
 /// session; in the tenth, 947 µs with 3 (212 bytes of spill), then, with the tile's thread index
 /// read where it is used (`device::thread_idx_here`), 882–900 µs with 3 (24 bytes) and 850 µs
-/// with 4 (64 bytes).
-pub const SCAN_BLOCKS_PER_SM: u32 = 4;
+/// with 4 (64 bytes), tiles of 16 items a thread held in registers. In the nineteenth, with the
+/// items held in shared memory and 32 a thread (tiles of 8192 `f32`, 36 KB of shared memory a
+/// block): 816–819 µs with 3, 974–976 µs with 4 (main's 848–861 µs in the same calls).
+pub const SCAN_BLOCKS_PER_SM: u32 = 3;
 /// How a segmented reduction over a vector walks its input: its rows split into parts
 /// (`crate::reduce`, the node's reduce and finish kernels), fixed ranges of [`RANGE`] values a
 /// warp, a lane's values consecutive (`crate::ranges::reduce_ranges`), or wide ranges of
@@ -363,14 +367,14 @@ mod tests {
     }
 
     #[test]
-    fn scan_tiles_hold_about_64_bytes_a_thread() {
-        assert_eq!(scan_items(4), 16);
-        assert_eq!(scan_items(8), 8);
-        assert_eq!(scan_items(12), 5);
-        assert_eq!(scan_items(32), 2);
-        // Narrow elements stop at 16 items, wide ones take one.
-        assert_eq!((scan_items(1), scan_items(0)), (16, 16));
-        assert_eq!((scan_items(65), scan_items(SCAN_SLOT)), (1, 1));
+    fn scan_tiles_hold_about_128_bytes_a_thread() {
+        assert_eq!(scan_items(4), 32);
+        assert_eq!(scan_items(8), 16);
+        assert_eq!(scan_items(12), 10);
+        assert_eq!(scan_items(32), 4);
+        // Narrow elements stop at 32 items, wide ones take one.
+        assert_eq!((scan_items(1), scan_items(0)), (32, 32));
+        assert_eq!((scan_items(129), scan_items(SCAN_SLOT)), (1, 1));
     }
 
     #[test]

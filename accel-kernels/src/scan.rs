@@ -20,15 +20,15 @@ use crate::elem::{DeviceElem, load_shared_option, store_shared_option};
 use crate::rows::{Rows, chunk};
 use crate::warp::{self, cat, fold_items, lane_items, lanes, lanes_with_items, load_items};
 
-/// `$body` for `$k` = 0, 1, .. below `$n` (a constant of at most 16), written out: a thread's
+/// `$body` for `$k` = 0, 1, .. below `$n` (a constant of at most 32), written out: a thread's
 /// items stay in registers only if every loop over them is unrolled, and LLVM leaves loops with
 /// large bodies rolled.
 macro_rules! per_item {
     ($n:expr, |$k:ident| $body:block) => {
-        per_item!(@ $n, $k, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+        per_item!(@ $n, $k, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
     };
     (@ $n:expr, $k:ident, $body:block, $($i:literal)*) => {
-        const { assert!($n <= 16) };
+        const { assert!($n <= 32) };
         $(
             if $i < $n {
                 let $k: usize = $i;
@@ -453,14 +453,17 @@ impl<T: DeviceElem> BlockShared<T> {
 }
 
 /// Bytes of one thread's items that the block's exchange buffer ([`Exchange`]) holds: a tile
-/// whose items take more is loaded and emitted in the blocked arrangement directly.
-const EXCHANGE_BYTES: usize = 64;
+/// whose items take more is loaded and emitted in the blocked arrangement directly, its items
+/// held in registers. (`abi::scan_items` gives a thread at most this many bytes of items, so
+/// only elements with padding in their layout or wider than this take that path.)
+const EXCHANGE_BYTES: usize = 128;
 
 /// One warp's part of the block's exchange buffer, where a warp turns its `WARP * PER_THREAD`
 /// positions between the striped arrangement (lane `l` takes positions `l, l + 32, ...`: each
 /// load and store of the warp covers consecutive addresses) and the blocked one (lane `l` takes
-/// `l * PER_THREAD ..`: a lane scans consecutive items). One pad element follows every 32, so that
-/// the blocked reads `l * PER_THREAD + k` of a step fall in different banks.
+/// `l * PER_THREAD ..`: a lane scans consecutive items), and where the tile's items wait while
+/// it looks back. One pad element follows every 32, so that the blocked reads
+/// `l * PER_THREAD + k` of a step fall in different banks.
 struct Exchange<T, const PER_THREAD: usize> {
     /// The shared-space address of this warp's part.
     base: u32,
@@ -473,16 +476,24 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
     /// Elements of a warp's part, pads included.
     const PART: usize = WARP * PER_THREAD + PER_THREAD;
 
-    /// This warp's part; none where the items do not fit ([`Self::FITS`]), so that such a
-    /// kernel declares no buffer.
+    /// The block's buffer (its shared-space address); none where the items do not fit
+    /// ([`Self::FITS`]), so that such a kernel declares no buffer. Called once per kernel, by
+    /// [`scan_single_pass`]: every place in a kernel's code that declares the buffer reserves
+    /// its bytes again, and two of them (a full tile's code and a partial one's) would take
+    /// more static shared memory than a block may have.
     #[inline(always)]
-    fn of_warp(warp: usize) -> Self {
-        let base = if Self::FITS {
-            let buffer = device::shared_buffer!("accel_scan_exchange", 16, WARPS * (WARP + 1) * EXCHANGE_BYTES);
-            buffer + (warp * Self::PART * core::mem::size_of::<T>()) as u32
+    fn buffer() -> u32 {
+        if Self::FITS {
+            device::shared_buffer!("accel_scan_exchange", 16, WARPS * (WARP + 1) * EXCHANGE_BYTES)
         } else {
             0
-        };
+        }
+    }
+
+    /// Warp `warp`'s part of the block's `buffer` (from [`Self::buffer`]).
+    #[inline(always)]
+    fn of_warp(buffer: u32, warp: usize) -> Self {
+        let base = if Self::FITS { buffer + (warp * Self::PART * core::mem::size_of::<T>()) as u32 } else { 0 };
         Exchange { base, _elem: core::marker::PhantomData }
     }
 
@@ -512,10 +523,10 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
 /// A single-pass scan of long rows (decoupled look-back, after Merrill and Garland): each row is
 /// cut into `parts` tiles of `BLOCK_THREADS * PER_THREAD` elements from its start (the last
 /// shorter, any after it empty), which blocks claim in scan order through `status.ticket`.
-/// Thread `t` of a block holds the tile's positions `t * PER_THREAD ..` in registers: its warp
-/// loads them striped (each load of the warp coalesced, all of a lane's issued at once) and
-/// hands them over through shared memory ([`Exchange`]), and the scanned values go back the same
-/// way to be emitted striped; the block scans the threads' totals (shuffles within a warp, the
+/// Thread `t` of a block takes the tile's positions `t * PER_THREAD ..`: its warp loads them
+/// striped (each load of the warp coalesced, all of a lane's issued at once) into shared memory
+/// ([`Exchange`]), where they wait, out of the registers, until the tile's prefix is known; the
+/// scanned values replace them there and are emitted striped; the block scans the threads' totals (shuffles within a warp, the
 /// warps' totals through shared memory) for the tile's aggregate, which thread 0 publishes; warp
 /// 0 looks back at the predecessors' published values for what precedes the tile (the row's seed
 /// for the first tile) and publishes the tile's inclusive prefix; then every thread emits its
@@ -530,7 +541,8 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
 /// - on starting tile `j`, the block's threads call `prefetch(lo, hi)` with the elements of tile
 ///   `j + gridDim` (the one started about one round of the grid later), which asks L2 for them
 ///   (`prefetch.global.L2`, a line a thread): memory keeps streaming while blocks wait, and the
-///   tile's loads hit L2 when it starts. (Twice as far ahead was slower on an H200.)
+///   tile's loads hit L2 when it starts. (Twice as far ahead was slower on an H200; with tiles
+///   of 8192 `f32` held in shared memory, 2^28 elements take as long without it, 2^20 15% longer.)
 /// - a full tile runs a copy of the tile's code in which no item is guarded by a count (each
 ///   guard cost a 64-bit compare and a predicate kept in a register: more instructions than the
 ///   scan itself). Tiles are whole from each row's start, so every tile but a row's last is full;
@@ -539,9 +551,12 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
 ///   atomic's round trip. (Claimed before the look-back, a tile would wait through the look-back
 ///   of the one before, and its successors with it.)
 ///
-/// With 4 blocks a multiprocessor ptxas has 64 registers a thread, which the tile's work fits
-/// only if what it derives from the thread index is worked out again in each tile (see
-/// `scan_tile`).
+/// Since the items wait in shared memory, a thread's registers hold only the loads in flight,
+/// and a tile holds twice the elements it held in registers: 32 `f32` a thread, 3 blocks a
+/// multiprocessor in 80 registers, 36 KB of shared memory a block (2^28 `f32` 3.5–4% faster
+/// than 16 a thread in registers with 4 blocks, 2^24 10–15%; 4 blocks of the big tiles 14%
+/// slower; H200, nineteenth session). The registers hold the tile's work only if what it
+/// derives from the thread index is worked out again in each tile (see `scan_tile`).
 ///
 /// # Safety
 /// Called from every thread of a 1-D launch of `BLOCK_THREADS`-thread blocks; `load(i)` must be
@@ -565,6 +580,7 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
     prefetch: impl Fn(usize, usize),
 ) {
     let shared = BlockShared::<T>::get();
+    let exchange_buffer = Exchange::<T, PER_THREAD>::buffer();
     let tiles = rows.count() * parts;
     // Tile `j`'s row, its position in the row in scan order (the last part first for right
     // scans), and its elements: tiles are whole from the row's start, so that every tile but a
@@ -623,9 +639,9 @@ pub unsafe fn scan_single_pass<T: DeviceElem, const PER_THREAD: usize>(
         // SAFETY: the caller's contract, passed on.
         unsafe {
             next = if tile.hi - tile.lo == tile_elems {
-                scan_tile::<T, PER_THREAD, true>(&shared, tile, &steps, &claim)
+                scan_tile::<T, PER_THREAD, true>(&shared, exchange_buffer, tile, &steps, &claim)
             } else {
-                scan_tile::<T, PER_THREAD, false>(&shared, tile, &steps, &claim)
+                scan_tile::<T, PER_THREAD, false>(&shared, exchange_buffer, tile, &steps, &claim)
             };
         }
     }
@@ -665,6 +681,7 @@ struct TileSteps<'a, T: DeviceElem, S, L, C, E, W> {
 #[inline(always)]
 unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
     shared: &BlockShared<T>,
+    exchange_buffer: u32,
     tile: Claimed,
     steps: &TileSteps<
         T,
@@ -695,9 +712,13 @@ unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
     };
     let in_warp = |q: usize| FULL || q < warp_count;
     let in_thread = |k: usize| FULL || k < count;
-    let exchange = Exchange::<T, PER_THREAD>::of_warp(warp);
+    let exchange = Exchange::<T, PER_THREAD>::of_warp(exchange_buffer, warp);
     let striped = |k: usize| k * WARP + lane as usize;
-    let mut items = [T::zero(); PER_THREAD];
+    // Where the items fit the exchange buffer they stay there, not in registers, from the loads
+    // to the emits: registers hold a tile's loads only while they are in flight, so that a
+    // thread takes twice the items (and a tile twice the elements) at the same occupancy. Where
+    // they do not, a thread loads its items in the blocked arrangement and keeps them.
+    let mut held = [T::zero(); PER_THREAD];
     if Exchange::<T, PER_THREAD>::FITS {
         let mut loaded = [T::zero(); PER_THREAD];
         per_item!(PER_THREAD, |k| {
@@ -712,26 +733,30 @@ unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
             }
         });
         device::sync_warp();
-        per_item!(PER_THREAD, |k| {
-            if in_thread(k) {
-                // SAFETY: this lane's position, below `warp_count`, put before the barrier.
-                items[k] = unsafe { exchange.get(lane as usize * PER_THREAD + k) };
-            }
-        });
     } else {
         per_item!(PER_THREAD, |k| {
             if in_thread(k) {
-                items[k] = load(at(first + k));
+                held[k] = load(at(first + k));
             }
         });
     }
+    // This thread's item `k < count`, in scan order.
+    let item = |k: usize| {
+        if Exchange::<T, PER_THREAD>::FITS {
+            // SAFETY: this lane's position, below `warp_count`, put before the warp barrier;
+            // until the barrier before the striped emits only this lane touches it.
+            unsafe { exchange.get(lane as usize * PER_THREAD + k) }
+        } else {
+            held[k]
+        }
+    };
 
     // This thread's total, then its warp's scan of the totals: the threads with items are a
     // prefix of the block, so of each warp.
-    let mut mine = items[0];
+    let mut mine = item(0);
     per_item!(PER_THREAD, |k| {
         if k > 0 && in_thread(k) {
-            mine = combine(mine, items[k]);
+            mine = combine(mine, item(k));
         }
     });
     let has = if FULL { FULL_MASK } else { device::ballot(count > 0) };
@@ -780,16 +805,14 @@ unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
 
     let warp_start = cat(exclusive, warp_before, combine);
     let mut prefix = cat(warp_start, lane_before, combine);
-    // With the exchange, the inclusive values go back through the buffer to be emitted
-    // striped: every lane has read its items before any writes.
-    if Exchange::<T, PER_THREAD>::FITS {
-        device::sync_warp();
-    }
+    // With the exchange, each lane's inclusive values replace its items in the buffer, to be
+    // emitted striped after the warp's barrier.
     per_item!(PER_THREAD, |k| {
         if in_thread(k) {
+            let x = item(k);
             let inclusive = match prefix {
-                Some(p) => combine(p, items[k]),
-                None => items[k],
+                Some(p) => combine(p, x),
+                None => x,
             };
             if Exchange::<T, PER_THREAD>::FITS {
                 // SAFETY: this lane's position `first + k - warp_first < warp_count`.
