@@ -38,7 +38,8 @@
 #   their peers (CUB's benchmark, the CuPy kernels of baselines.py), 10 runs a case, and their
 #   table (icfp-table.md); perf runs them too.
 # Each step writes <step>.log into $OUT (default gpu-pack/out) and one line into summary.txt
-# there: its exit status, its duration and the last line of its log.
+# there: its exit status, its duration and the last line of its log. With GPU_RUN_BUNDLE=1 the
+# files are packed into $OUT/bundle.tar.xz at the end, beside summary.txt (see the end).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$here/out}"
@@ -233,4 +234,14 @@ for s in "${steps[@]}"; do
             ;;
     esac
 done
+
+# Where what comes back from $OUT is limited to a few files (the device tool returns 8),
+# GPU_RUN_BUNDLE=1 packs everything the steps wrote into $OUT/bundle.tar.xz and keeps only it and
+# summary.txt.
+if [ "${GPU_RUN_BUNDLE:-0}" = 1 ]; then
+    bundle="$(mktemp -d)/bundle.tar.xz"
+    tar -C "$out" -cJf "$bundle" . &&
+        find "$out" -mindepth 1 -maxdepth 1 ! -name summary.txt -exec rm -rf {} + &&
+        mv "$bundle" "$out/bundle.tar.xz" || status=1
+fi
 exit $status
