@@ -525,15 +525,15 @@ impl<T: DeviceElem, const PER_THREAD: usize> Exchange<T, PER_THREAD> {
 /// shorter, any after it empty), which blocks claim in scan order through `status.ticket`.
 /// Thread `t` of a block takes the tile's positions `t * PER_THREAD ..`: its warp loads them
 /// striped (each load of the warp coalesced, all of a lane's issued at once) into shared memory
-/// ([`Exchange`]), where they wait, out of the registers, until the tile's prefix is known; the
-/// scanned values replace them there and are emitted striped; the block scans the threads' totals (shuffles within a warp, the
-/// warps' totals through shared memory) for the tile's aggregate, which thread 0 publishes; warp
-/// 0 looks back at the predecessors' published values for what precedes the tile (the row's seed
-/// for the first tile) and publishes the tile's inclusive prefix; then every thread emits its
-/// items:
-/// `emit(row, index, exclusive, inclusive)` as in [`scan_chunks`], and `row_start(row)` once per
-/// row. Traffic: every element is read once and emitted once, plus one status word per tile (two
-/// values and two flags for elements wider than 32 bits). Three barriers per tile.
+/// ([`Exchange`]), where they wait, out of the registers, until the tile's prefix is known. The
+/// block scans the threads' totals (shuffles within a warp, the warps' totals through shared
+/// memory) for the tile's aggregate, which thread 0 publishes; warp 0 looks back at the
+/// predecessors' published values for what precedes the tile (the row's seed for the first
+/// tile) and publishes the tile's inclusive prefix; then the scanned values replace the items in
+/// shared memory and are emitted striped: `emit(row, index, exclusive, inclusive)` as in
+/// [`scan_chunks`], and `row_start(row)` once per row. Traffic: every element is read once and
+/// emitted once, plus one status word per tile (two values and two flags for elements wider than
+/// 32 bits). Three barriers per tile.
 ///
 /// A block spends most of a tile waiting (for its loads, at the barrier after the look-back), with
 /// only [`crate::abi::SCAN_BLOCKS_PER_SM`] blocks a multiprocessor to cover it. Three things
@@ -753,7 +753,7 @@ unsafe fn scan_tile<T: DeviceElem, const PER_THREAD: usize, const FULL: bool>(
 
     // This thread's total, then its warp's scan of the totals: the threads with items are a
     // prefix of the block, so of each warp.
-    let mut mine = item(0);
+    let mut mine = if in_thread(0) { item(0) } else { T::zero() };
     per_item!(PER_THREAD, |k| {
         if k > 0 && in_thread(k) {
             mine = combine(mine, item(k));
